@@ -1,0 +1,47 @@
+# Countersign — the two commands: `make run` and `make test`. See README.md.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+REQS := requirements/base.txt requirements/dev.txt requirements/constraints.txt
+# The install stamp carries a hash of the requirement files: change one and `make` reinstalls.
+STAMP := $(VENV)/.installed-$(shell cat $(REQS) 2>/dev/null | sha256sum | cut -c1-16)
+
+.PHONY: install run test lint migrate bootstrap infra-up infra-down clean-data browsers
+
+install: $(STAMP)
+
+$(STAMP): $(REQS)
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements/dev.txt -c requirements/constraints.txt
+	@rm -f $(VENV)/.installed-*
+	@touch $@
+
+infra-up: install
+	@$(PY) manage.py infra up
+
+infra-down: install
+	@$(PY) manage.py infra down
+
+migrate: infra-up
+	@$(PY) manage.py migrate_schemas --executor=standard -v 0
+
+bootstrap: migrate
+	@$(PY) manage.py bootstrap_demo
+
+# Everything in the foreground; one Ctrl-C stops web, worker, beat and the embedded servers.
+run: bootstrap
+	@trap '$(PY) manage.py infra down' EXIT; $(VENV)/bin/honcho -f Procfile.dev start
+
+test: install
+	$(PY) -m pytest
+
+lint: install
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy .
+
+clean-data: install
+	$(PY) manage.py infra down
+	rm -rf .data

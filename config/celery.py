@@ -1,0 +1,58 @@
+"""The Celery app: tenant-aware, fails closed without a tenant, resets the schema after tasks.
+
+tenant-schemas-celery stamps every task sent from a tenant context with that schema
+(``_schema_name`` header) and switches the worker's connection to it before the task runs.
+On top of that this module enforces the rules of DESIGN.md §4:
+
+* a task sent from the public schema, or with no schema at all, is refused before its body
+  runs (``MissingTenantError``) unless it is explicitly a platform task (``tenant_required =
+  False``, e.g. a beat job that fans out to every tenant);
+* after every task, whatever happened, the worker's connection is back on the public schema.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from celery.signals import task_postrun
+from tenant_schemas_celery.app import CeleryApp
+from tenant_schemas_celery.task import TenantTask
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+
+
+class MissingTenantError(RuntimeError):
+    """A tenant task arrived without a tenant schema; it is refused, never run in public."""
+
+
+class CountersignTask(TenantTask):
+    """Base task: runs in the schema it was sent from and refuses to run without one."""
+
+    abstract = True
+    tenant_required = True
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self.tenant_required:
+            from tenants.schema import PUBLIC, current_schema
+
+            if current_schema() in ("", PUBLIC):
+                raise MissingTenantError(
+                    f"task {self.name} was sent without a tenant; refusing to run it in the "
+                    "public schema"
+                )
+        return super().__call__(*args, **kwargs)
+
+
+app = CeleryApp("countersign", task_cls=CountersignTask)
+app.config_from_object("django.conf:settings", namespace="CELERY")
+app.autodiscover_tasks()
+
+
+@task_postrun.connect(dispatch_uid="countersign_reset_schema")
+def reset_schema_after_task(**_: Any) -> None:
+    """Leave every worker thread on the public schema, whatever the task did or raised."""
+    from tenants.schema import PUBLIC, current_schema, use_public_schema
+
+    if current_schema() != PUBLIC:
+        use_public_schema()

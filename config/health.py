@@ -1,0 +1,67 @@
+"""Liveness and readiness, answered before tenant resolution.
+
+Load balancers probe by IP or by an internal host name that is no tenant's domain, so these two
+paths are served by a middleware placed ahead of django-tenants' host lookup.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from django.conf import settings
+from django.db import DatabaseError, connection
+from django.db.migrations.executor import MigrationExecutor
+from django.http import HttpRequest, HttpResponse, JsonResponse
+
+from tenants.schema import use_public_schema
+
+
+def readiness_problems() -> list[str]:
+    """Why the process cannot serve traffic now; an empty list means ready."""
+    problems: list[str] = []
+    try:
+        # The previous request on this thread may have left a tenant schema selected.
+        use_public_schema()
+        connection.ensure_connection()
+        executor = MigrationExecutor(connection)
+        pending = executor.migration_plan(executor.loader.graph.leaf_nodes())
+        if pending:
+            problems.append(f"database: {len(pending)} unapplied migration(s) in the public schema")
+    except DatabaseError as error:
+        problems.append(f"database: {error.__class__.__name__}: {str(error).strip()[:200]}")
+    try:
+        import redis
+
+        client = redis.Redis.from_url(
+            settings.REDIS_URL, socket_timeout=1, socket_connect_timeout=1
+        )
+        client.ping()
+    except redis.RedisError as error:
+        problems.append(f"redis: {error.__class__.__name__}: {str(error).strip()[:200]}")
+    return problems
+
+
+def healthz() -> JsonResponse:
+    return JsonResponse({"status": "ok"})
+
+
+def readyz() -> JsonResponse:
+    problems = readiness_problems()
+    if problems:
+        return JsonResponse({"status": "unavailable", "problems": problems}, status=503)
+    return JsonResponse({"status": "ready"})
+
+
+class HealthCheckMiddleware:
+    """Serves /healthz and /readyz for any Host, without touching tenants or sessions."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if request.method in ("GET", "HEAD"):
+            if request.path == "/healthz":
+                return healthz()
+            if request.path == "/readyz":
+                return readyz()
+        return self.get_response(request)

@@ -1,0 +1,11 @@
+"""URLs of a tenant's host: everything staff, approvers, tenant admins and programs use."""
+
+from django.contrib import admin
+from django.contrib.auth import views as auth_views
+from django.urls import path
+
+urlpatterns = [
+    path("login/", auth_views.LoginView.as_view(), name="login"),
+    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("admin/", admin.site.urls),
+]

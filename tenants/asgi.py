@@ -1,0 +1,135 @@
+"""Tenancy and authentication for WebSocket connections (DESIGN.md §4, §6).
+
+``TenantWebSocketMiddleware`` does for WebSocket what django-tenants does for HTTP: it resolves
+the tenant from the Host header, then authenticates the connection inside that tenant's schema
+and puts ``tenant`` and ``user`` into the scope. Refusals are sent as an accept followed by a
+close with an application code (4401 unauthenticated, 4403 forbidden) because a close before
+accept reaches the client as a bare HTTP 403 with no code.
+
+Consumers run every database access through :func:`tenant_database_sync_to_async`, so it happens
+under the connection's tenant schema, never under whatever schema the worker thread had last.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Awaitable, Callable
+from http.cookies import SimpleCookie
+from types import SimpleNamespace
+from typing import Any, ParamSpec, TypeVar
+from urllib.parse import urlsplit
+
+from channels.db import database_sync_to_async
+from django.conf import settings
+from django.contrib.auth import get_user
+from django.utils.module_loading import import_string
+from django_tenants.utils import get_tenant_domain_model, schema_context, tenant_context
+
+from tenants.models import Tenant
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+CLOSE_UNAUTHENTICATED = 4401
+CLOSE_FORBIDDEN = 4403
+
+Scope = dict[str, Any]
+ASGIApp = Callable[
+    [Scope, Callable[..., Awaitable[Any]], Callable[..., Awaitable[Any]]], Awaitable[None]
+]
+
+
+def host_without_port(host: str) -> str:
+    return host.rsplit(":", 1)[0].lower() if not host.endswith("]") else host.lower()
+
+
+def _header(scope: Scope, name: bytes) -> str:
+    for key, value in scope.get("headers", []):
+        if key.lower() == name:
+            return str(value.decode("latin-1"))
+    return ""
+
+
+@database_sync_to_async
+def _tenant_for_host(host: str) -> Tenant | None:
+    with schema_context("public"):
+        domain = (
+            get_tenant_domain_model()
+            .objects.select_related("tenant")
+            .filter(domain=host_without_port(host))
+            .first()
+        )
+        return domain.tenant if domain is not None and domain.tenant.is_active else None
+
+
+@database_sync_to_async
+def _user_for_session(tenant: Tenant, session_key: str) -> Any:
+    """The user of a session cookie, looked up in ``tenant``'s own session and user tables."""
+    engine = import_string(settings.SESSION_ENGINE)
+    with tenant_context(tenant):
+        request = SimpleNamespace(session=engine.SessionStore(session_key))
+        user = get_user(request)  # type: ignore[arg-type]
+        return user if user.is_authenticated and user.is_active else None
+
+
+def origin_matches_host(scope: Scope) -> bool:
+    """True when the Origin header names exactly the host (and port) the client connected to."""
+    origin, host = _header(scope, b"origin"), _header(scope, b"host")
+    return bool(origin and host) and urlsplit(origin).netloc.lower() == host.lower()
+
+
+class TenantWebSocketMiddleware:
+    """Resolve tenant from Host, authenticate in that schema, refuse with 4401/4403."""
+
+    def __init__(self, inner: ASGIApp) -> None:
+        self.inner = inner
+
+    async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
+        tenant = await _tenant_for_host(_header(scope, b"host"))
+        if tenant is None:
+            return await _refuse(receive, send, CLOSE_FORBIDDEN)
+        user, code = await self._authenticate(scope, tenant)
+        if user is None:
+            return await _refuse(receive, send, code)
+        scope = {**scope, "tenant": tenant, "user": user}
+        return await self.inner(scope, receive, send)
+
+    async def _authenticate(self, scope: Scope, tenant: Tenant) -> tuple[Any, int]:
+        cookie = SimpleCookie(_header(scope, b"cookie"))
+        morsel = cookie.get(settings.SESSION_COOKIE_NAME)
+        if morsel is None:
+            return None, CLOSE_UNAUTHENTICATED
+        # A cookie rides along with any cross-site page's WebSocket: insist on a same-origin page.
+        if not origin_matches_host(scope):
+            return None, CLOSE_FORBIDDEN
+        user = await _user_for_session(tenant, morsel.value)
+        return (user, 0) if user is not None else (None, CLOSE_UNAUTHENTICATED)
+
+
+async def _refuse(receive: Any, send: Any, code: int) -> None:
+    message = await receive()
+    if message["type"] != "websocket.connect":
+        return
+    await send({"type": "websocket.accept"})
+    await send({"type": "websocket.close", "code": code})
+
+
+def tenant_database_sync_to_async(
+    tenant: Tenant,
+) -> Callable[[Callable[P, R]], Callable[P, Awaitable[R]]]:
+    """Decorate a sync function so it runs in a DB thread under ``tenant``'s schema."""
+
+    def decorate(func: Callable[P, R]) -> Callable[P, Awaitable[R]]:
+        @functools.wraps(func)
+        def in_tenant(*args: P.args, **kwargs: P.kwargs) -> R:
+            with tenant_context(tenant):
+                return func(*args, **kwargs)
+
+        return database_sync_to_async(in_tenant)
+
+    return decorate
+
+
+def tenant_group_name(tenant: Tenant, *parts: str) -> str:
+    """A channel-layer group name, always prefixed with the tenant schema (built server-side)."""
+    return ".".join([tenant.schema_name, *parts])

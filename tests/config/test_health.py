@@ -1,0 +1,54 @@
+"""/healthz answers without the database; /readyz reports what keeps the process from serving."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from django.test import Client
+
+from config.infra import EmbeddedInfra
+
+
+@pytest.fixture
+def restart_redis_after(embedded_infra: EmbeddedInfra) -> Iterator[EmbeddedInfra]:
+    yield embedded_infra
+    embedded_infra.up()
+
+
+def test_healthz_answers_for_any_host_without_touching_the_database() -> None:
+    response = Client(HTTP_HOST="probe.internal").get("/healthz")
+
+    assert response.status_code == 200
+    assert response.json() == {"status": "ok"}
+
+
+def test_readyz_is_ready_when_database_redis_and_migrations_are(db: None) -> None:
+    response = Client(HTTP_HOST="localhost").get("/readyz")
+
+    assert response.status_code == 200
+    assert response.json() == {"status": "ready"}
+
+
+def test_readyz_says_503_with_the_reason_while_redis_is_stopped_and_200_when_back(
+    db: None, restart_redis_after: EmbeddedInfra
+) -> None:
+    restart_redis_after.stop_redis()
+    down = Client().get("/readyz")
+    restart_redis_after.up()
+    back = Client().get("/readyz")
+
+    assert down.status_code == 503
+    assert down.json()["status"] == "unavailable"
+    assert any(problem.startswith("redis: ") for problem in down.json()["problems"])
+    assert back.status_code == 200
+
+
+def test_readyz_reports_unapplied_migrations(db: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    from django.db.migrations.executor import MigrationExecutor
+
+    monkeypatch.setattr(MigrationExecutor, "migration_plan", lambda self, targets: ["0099_new"])
+    response = Client().get("/readyz")
+
+    assert response.status_code == 503
+    assert "unapplied migration" in response.json()["problems"][0]

@@ -1,0 +1,135 @@
+"""Suite-wide fixtures: the embedded servers, two tenants, clients and a real Celery worker.
+
+The test database lives on the embedded PostgreSQL of ``.data/test`` (never the dev data of a
+running ``make run``), started by the same code as ``manage.py infra up``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from django.db import connection
+from django.test import Client
+from django_tenants.utils import tenant_context
+
+from config.infra import EmbeddedInfra, default_infra
+from tenants.models import Tenant
+from tenants.schema import use_public_schema
+from tenants.services import TenantSpec, tenant_get_or_create
+
+TENANT_A = TenantSpec(schema_name="alpha", name="Alpha Academy", domains=("alpha.localhost",))
+TENANT_B = TenantSpec(schema_name="beta", name="Beta Clinic", domains=("beta.localhost",))
+
+
+@pytest.fixture(scope="session")
+def embedded_infra() -> Iterator[EmbeddedInfra]:
+    """Start the embedded PostgreSQL and Redis for the session; stop them if we started them."""
+    infra = default_infra()
+    was_running = all(server.running for server in infra.status())
+    infra.up()
+    yield infra
+    if not was_running:
+        infra.down()
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(
+    embedded_infra: EmbeddedInfra, django_db_modify_db_settings_parallel_suffix: None
+) -> None:
+    """Make pytest-django's database set-up wait for the embedded server."""
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup: None, django_db_blocker: pytest.FixtureRequest) -> None:
+    """After the public schema is migrated, create the two test tenants' schemas once."""
+    with django_db_blocker.unblock():  # type: ignore[attr-defined]
+        tenant_get_or_create(spec=TENANT_A)
+        tenant_get_or_create(spec=TENANT_B)
+
+
+def _tenant(spec: TenantSpec) -> Tenant:
+    # A transactional test's flush empties the public tables, so re-create the row when needed;
+    # the schema itself survives and is not migrated again.
+    tenant, _ = tenant_get_or_create(spec=spec)
+    return tenant
+
+
+@pytest.fixture
+def tenant_a(db: None) -> Tenant:
+    return _tenant(TENANT_A)
+
+
+@pytest.fixture
+def tenant_b(db: None) -> Tenant:
+    return _tenant(TENANT_B)
+
+
+@pytest.fixture
+def in_tenant_a(tenant_a: Tenant) -> Iterator[Tenant]:
+    with tenant_context(tenant_a):
+        yield tenant_a
+
+
+# Tables a tenant schema keeps between tests: migrations, permissions and the role groups.
+_KEPT_TENANT_TABLES = {
+    "django_migrations",
+    "django_content_type",
+    "auth_permission",
+    "auth_group",
+    "auth_group_permissions",
+}
+
+
+def _truncate_test_tenant_schemas() -> None:
+    """Empty the test tenants' tables: a transactional test's flush only reaches public."""
+    schemas = [TENANT_A.schema_name, TENANT_B.schema_name]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT schemaname, tablename FROM pg_tables WHERE schemaname = ANY(%s)", [schemas]
+        )
+        tables = [
+            f'"{schema}"."{table}"'
+            for schema, table in cursor.fetchall()
+            if table not in _KEPT_TENANT_TABLES
+        ]
+        if tables:
+            cursor.execute(f"TRUNCATE {', '.join(tables)} RESTART IDENTITY CASCADE")
+
+
+@pytest.fixture(autouse=True)
+def _clean_schemas_after_each_test(
+    request: pytest.FixtureRequest, django_db_blocker: Any
+) -> Iterator[None]:
+    yield
+    use_public_schema()
+    if "transactional_db" in request.fixturenames:
+        with django_db_blocker.unblock():
+            _truncate_test_tenant_schemas()
+
+
+def host_client(tenant: Tenant) -> Client:
+    """A Django test client whose requests carry the tenant's host name."""
+    return Client(HTTP_HOST=tenant.get_primary_domain().domain)
+
+
+@pytest.fixture
+def client_a(tenant_a: Tenant) -> Client:
+    return host_client(tenant_a)
+
+
+@pytest.fixture
+def client_b(tenant_b: Tenant) -> Client:
+    return host_client(tenant_b)
+
+
+@pytest.fixture
+def celery_worker_thread(transactional_db: None) -> Iterator[None]:
+    """A real Celery worker (solo pool, in a thread of this process) on the embedded Redis."""
+    from celery.contrib.testing.worker import start_worker
+
+    from config.celery import app
+
+    with start_worker(app, pool="solo", perform_ping_check=False, shutdown_timeout=10):
+        yield
