@@ -192,6 +192,17 @@ class EmbeddedInfra:
     def _pg_user(self) -> str | None:
         return PG_SYSTEM_USER if os.geteuid() == 0 else None
 
+    def _pg_identity(self) -> dict[str, object]:
+        """Run as the server user with its own group only: keeping root's group would make the
+        permission checks use group bits of root-owned folders (mktemp's 0700, for one)."""
+        user = self._pg_user()
+        if user is None:
+            return {}
+        import pwd
+
+        entry = pwd.getpwnam(user)
+        return {"user": entry.pw_uid, "group": entry.pw_gid, "extra_groups": []}
+
     def _pg_running(self) -> bool:
         return (
             _pid_alive(_read_pid(self.pg_data / "postmaster.pid"))
@@ -205,7 +216,7 @@ class EmbeddedInfra:
         command = [str(self._pg_bin / exe), *args]
         result = subprocess.run(
             command,
-            user=self._pg_user(),
+            **self._pg_identity(),
             capture_output=True,
             text=True,
             check=False,
