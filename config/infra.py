@@ -192,16 +192,18 @@ class EmbeddedInfra:
     def _pg_user(self) -> str | None:
         return PG_SYSTEM_USER if os.geteuid() == 0 else None
 
-    def _pg_identity(self) -> dict[str, object]:
-        """Run as the server user with its own group only: keeping root's group would make the
-        permission checks use group bits of root-owned folders (mktemp's 0700, for one)."""
+    def _pg_identity(self) -> tuple[int, int] | None:
+        """(uid, gid) of the server user, or None when we are not root.
+
+        The server runs with that user's own group only: keeping root's group would make the
+        permission checks use the group bits of root-owned folders (mktemp's 0700, for one)."""
         user = self._pg_user()
         if user is None:
-            return {}
+            return None
         import pwd
 
         entry = pwd.getpwnam(user)
-        return {"user": entry.pw_uid, "group": entry.pw_gid, "extra_groups": []}
+        return entry.pw_uid, entry.pw_gid
 
     def _pg_running(self) -> bool:
         return (
@@ -214,9 +216,12 @@ class EmbeddedInfra:
 
     def _run_pg(self, exe: str, args: list[str]) -> None:
         command = [str(self._pg_bin / exe), *args]
+        identity = self._pg_identity()
         result = subprocess.run(
             command,
-            **self._pg_identity(),
+            user=identity[0] if identity else None,
+            group=identity[1] if identity else None,
+            extra_groups=[] if identity else None,
             capture_output=True,
             text=True,
             check=False,
