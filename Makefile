@@ -32,7 +32,7 @@ bootstrap: migrate
 
 # Everything in the foreground; one Ctrl-C stops web, worker, beat and the embedded servers.
 run: bootstrap
-	@trap '$(PY) manage.py infra down' EXIT; $(VENV)/bin/honcho -f Procfile.dev start
+	@trap '$(PY) manage.py infra down' EXIT; $(VENV)/bin/honcho -f Procfile.dev start || true
 
 test: install
 	$(PY) -m pytest

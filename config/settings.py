@@ -214,6 +214,6 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
     "loggers": {
         "django.db.backends": {"level": "WARNING"},
-        "daphne": {"level": "WARNING"},
+        "daphne": {"level": "INFO"},
     },
 }
