@@ -1,0 +1,1 @@
+"""Turning uploaded files into text and chunks; pure logic, no Django imports."""
