@@ -23,7 +23,7 @@ def record_schema() -> None:
 def test_fan_out_runs_the_job_once_in_each_tenant_schema(
     celery_worker_thread: None, tenant_a: Tenant, tenant_b: Tenant
 ) -> None:
-    client = redis.Redis.from_url(settings.REDIS_URL)
+    client = redis.Redis.from_url(settings.REDIS_URL, decode_responses=True)
     client.delete(SEEN_KEY)
 
     sent = fan_out.delay("tests.record_schema").get(timeout=20)
@@ -32,4 +32,4 @@ def test_fan_out_runs_the_job_once_in_each_tenant_schema(
         time.sleep(0.05)
 
     assert sent == 2
-    assert {member.decode() for member in client.smembers(SEEN_KEY)} == {"alpha", "beta"}
+    assert client.smembers(SEEN_KEY) == {"alpha", "beta"}
