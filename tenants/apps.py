@@ -9,7 +9,9 @@ class TenantsConfig(AppConfig):
 
     def ready(self) -> None:
         from tenants.roles import sync_roles_after_migrate
+        from tenants.schedules import sync_jobs_after_migrate
 
         # Runs after `migrate_schemas` has migrated each schema, so every tenant (new or old)
         # gets the roles with the permissions of every installed app.
         post_migrate.connect(sync_roles_after_migrate, dispatch_uid="tenants_sync_roles")
+        post_migrate.connect(sync_jobs_after_migrate, dispatch_uid="tenants_sync_jobs")
