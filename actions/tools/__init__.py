@@ -1,0 +1,1 @@
+"""The write tools the assistant can propose, and their registry (see base.py)."""
