@@ -14,6 +14,7 @@ from config.env import (
     ImproperlyConfiguredEnv,
     env_bool,
     env_choice,
+    env_float,
     env_int,
     env_list,
     env_optional,
@@ -219,3 +220,129 @@ LOGGING = {
         "daphne": {"level": "INFO"},
     },
 }
+
+# -- actions -----------------------------------------------------------------------------------
+# Delivery backends per channel (actions/delivery): `outbox` stores the message and marks it
+# sent without contacting anyone, `console` also prints it, the others reach a real provider.
+# Checked here, so a missing token or a bad URL stops start-up instead of the first approval.
+
+ACTIONS_SMS_BACKEND = env_choice("ACTIONS_SMS_BACKEND", "outbox", ("outbox", "console", "twilio"))
+ACTIONS_TELEGRAM_BACKEND = env_choice(
+    "ACTIONS_TELEGRAM_BACKEND", "outbox", ("outbox", "console", "telegram")
+)
+ACTIONS_EMAIL_BACKEND = env_choice("ACTIONS_EMAIL_BACKEND", "outbox", ("outbox", "console", "smtp"))
+# Provider settings, in the names actions.delivery.build_backend reads (e-mail ones are also
+# Django's own, so Django's mail uses the same relay).
+ACTIONS_DELIVERY_CONFIG: dict[str, str] = {
+    name: env_str(name, default)
+    for name, default in (
+        ("TWILIO_ACCOUNT_SID", ""),
+        ("TWILIO_AUTH_TOKEN", ""),
+        ("TWILIO_FROM_NUMBER", ""),
+        ("TWILIO_BASE_URL", "https://api.twilio.com"),
+        ("TWILIO_TIMEOUT", "10"),
+        ("TELEGRAM_BOT_TOKEN", ""),
+        ("TELEGRAM_BASE_URL", "https://api.telegram.org"),
+        ("TELEGRAM_TIMEOUT", "10"),
+        ("EMAIL_HOST", "localhost"),
+        ("EMAIL_PORT", "25"),
+        ("EMAIL_HOST_USER", ""),
+        ("EMAIL_HOST_PASSWORD", ""),
+        ("EMAIL_USE_TLS", "false"),
+        ("EMAIL_USE_SSL", "false"),
+        ("EMAIL_TIMEOUT", "10"),
+        ("DEFAULT_FROM_EMAIL", "countersign@localhost"),
+    )
+}
+ACTIONS_BACKENDS = {
+    "sms": ACTIONS_SMS_BACKEND,
+    "telegram": ACTIONS_TELEGRAM_BACKEND,
+    "email": ACTIONS_EMAIL_BACKEND,
+}
+
+
+def _check_delivery_backends() -> None:
+    from actions.delivery import build_backend
+
+    for channel, backend in ACTIONS_BACKENDS.items():
+        try:
+            build_backend(channel, backend, ACTIONS_DELIVERY_CONFIG)
+        except ValueError as error:
+            raise ImproperlyConfiguredEnv(
+                f"ACTIONS_{channel.upper()}_BACKEND={backend}", f"cannot start: {error}"
+            ) from None
+
+
+_check_delivery_backends()
+EMAIL_HOST = ACTIONS_DELIVERY_CONFIG["EMAIL_HOST"]
+EMAIL_PORT = env_int("EMAIL_PORT", 25, minimum=1)
+EMAIL_HOST_USER = ACTIONS_DELIVERY_CONFIG["EMAIL_HOST_USER"]
+EMAIL_HOST_PASSWORD = ACTIONS_DELIVERY_CONFIG["EMAIL_HOST_PASSWORD"]
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
+EMAIL_USE_SSL = env_bool("EMAIL_USE_SSL", False)
+DEFAULT_FROM_EMAIL = ACTIONS_DELIVERY_CONFIG["DEFAULT_FROM_EMAIL"]
+
+# Transient provider failures are retried with exponential backoff (jittered), up to a total
+# of ACTIONS_DELIVERY_MAX_ATTEMPTS sends; then the message is marked failed with the error.
+ACTIONS_DELIVERY_MAX_ATTEMPTS = env_int("ACTIONS_DELIVERY_MAX_ATTEMPTS", 5, minimum=1)
+ACTIONS_RETRY_BASE_SECONDS = env_float("ACTIONS_RETRY_BASE_SECONDS", 2.0, minimum=0.001)
+ACTIONS_RETRY_MAX_SECONDS = env_float("ACTIONS_RETRY_MAX_SECONDS", 300.0, minimum=0.001)
+# How often beat looks for due reminders (only used when the schedule row is first created;
+# afterwards edit it in the platform admin).
+ACTIONS_REMINDER_POLL_SECONDS = env_int("ACTIONS_REMINDER_POLL_SECONDS", 30, minimum=1)
+# Country assumed for phone numbers typed without "+" (ISO code such as "KR"); empty: "+" needed.
+ACTIONS_PHONE_REGION = env_str("ACTIONS_PHONE_REGION", "").upper()
+
+
+def _check_phone_region() -> None:
+    import phonenumbers
+
+    if ACTIONS_PHONE_REGION and ACTIONS_PHONE_REGION not in phonenumbers.SUPPORTED_REGIONS:
+        raise ImproperlyConfiguredEnv(
+            "ACTIONS_PHONE_REGION",
+            f"must be an ISO country code such as KR or GB, got {ACTIONS_PHONE_REGION!r}",
+        )
+
+
+_check_phone_region()
+
+# -- chat ----------------------------------------------------------------------------------------
+
+# Any OpenAI-compatible endpoint (OpenAI, Gemini, vLLM, Ollama, llama.cpp); unset: offline model.
+LLM_BASE_URL = env_url("LLM_BASE_URL", ("http", "https"))
+LLM_API_KEY = env_optional("LLM_API_KEY")
+LLM_MODEL = env_str("LLM_MODEL", "gpt-4o-mini")
+LLM_TEMPERATURE = env_float("LLM_TEMPERATURE", 0.2, minimum=0.0)
+LLM_TIMEOUT_SECONDS = env_int("LLM_TIMEOUT_SECONDS", 60, minimum=1)
+CHAT_MAX_MESSAGE_CHARS = env_int("CHAT_MAX_MESSAGE_CHARS", 4000, minimum=1)
+SQL_MAX_RETRIES = env_int("SQL_MAX_RETRIES", 3, minimum=0)
+RECURSION_LIMIT = env_int("RECURSION_LIMIT", 12, minimum=4)
+QUERY_DATA_ROW_LIMIT = env_int("QUERY_DATA_ROW_LIMIT", 200, minimum=1)
+QUERY_DATA_TIMEOUT_MS = env_int("QUERY_DATA_TIMEOUT_MS", 2000, minimum=10)
+
+# -- knowledge ---------------------------------------------------------------------------------
+# Knowledge base (knowledge/): embeddings, chunking, uploads, retrieval. See README.md.
+
+EMBEDDINGS_BACKEND = env_choice("EMBEDDINGS_BACKEND", "local", ("local", "openai"))
+EMBEDDINGS_BASE_URL = env_optional("EMBEDDINGS_BASE_URL")
+EMBEDDINGS_MODEL = env_optional("EMBEDDINGS_MODEL")
+EMBEDDINGS_API_KEY = env_optional("EMBEDDINGS_API_KEY")
+# The chunk table stores vector(384) (knowledge/models.py); another size needs a migration.
+EMBEDDINGS_DIMENSIONS = env_int("EMBEDDINGS_DIMENSIONS", 384, minimum=1)
+EMBEDDINGS_BATCH_SIZE = env_int("EMBEDDINGS_BATCH_SIZE", 32, minimum=1)
+KB_CHUNK_SIZE = env_int("KB_CHUNK_SIZE", 1200, minimum=100)
+KB_CHUNK_OVERLAP = env_int("KB_CHUNK_OVERLAP", 150, minimum=0)
+if KB_CHUNK_OVERLAP >= KB_CHUNK_SIZE:
+    raise ImproperlyConfiguredEnv("KB_CHUNK_OVERLAP", "must be smaller than KB_CHUNK_SIZE")
+KB_MAX_UPLOAD_BYTES = env_int("KB_MAX_UPLOAD_BYTES", 10 * 1024 * 1024, minimum=1)
+KB_WEAK_DISTANCE = env_float("KB_WEAK_DISTANCE", 0.2, minimum=0.0)
+KB_CANDIDATES = env_int("KB_CANDIDATES", 40, minimum=1)
+KB_REINDEX_EVERY_SECONDS = env_int("KB_REINDEX_EVERY_SECONDS", 900, minimum=60)
+KB_HNSW_EF_SEARCH = env_int("KB_HNSW_EF_SEARCH", 100, minimum=1)
+# Every connection asks HNSW for more candidates than pgvector's default 40, so that a
+# filtered search (inactive documents, tags) still fills its candidate list.
+_db_options = DATABASES["default"].setdefault("OPTIONS", {})
+assert isinstance(_db_options, dict)
+_db_options["options"] = f"-c hnsw.ef_search={KB_HNSW_EF_SEARCH}"
+# A SELECT-only database role query_data switches to when it exists (see docs/deployment.md).
+QUERY_DATA_DB_ROLE = env_str("QUERY_DATA_DB_ROLE", "countersign_reader")

@@ -1,0 +1,214 @@
+"""Reads: who a message would reach, and who may approve a tool's actions.
+
+Everything here queries the current connection's schema only, so a contact or group name
+can only ever resolve inside the tenant the request or task runs for.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Final
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, Group
+from django.core.exceptions import ValidationError
+from django.core.validators import validate_email
+from django.db.models import Q
+
+from actions.models import Contact, ContactGroup, OutboundMessage, ToolPolicy
+from actions.phone import InvalidPhoneNumber, normalize_e164
+from tenants.roles import APPROVER
+
+Channel = OutboundMessage.Channel
+
+# Which Contact field holds a channel's address, and how to name it in a sentence.
+ADDRESS_FIELD: Final[dict[str, str]] = {
+    Channel.SMS: "phone",
+    Channel.TELEGRAM: "telegram_chat_id",
+    Channel.EMAIL: "email",
+}
+ADDRESS_NOUN: Final[dict[str, str]] = {
+    Channel.SMS: "phone number",
+    Channel.TELEGRAM: "Telegram chat id",
+    Channel.EMAIL: "e-mail address",
+}
+
+_LOOKS_LIKE_PHONE = re.compile(r"^\+?[\d\s().-]{3,}$")
+_TELEGRAM_CHAT = re.compile(r"^(-?\d{1,20}|@[A-Za-z][A-Za-z0-9_]{4,31})$")
+
+
+class RecipientError(ValueError):
+    """Recipients that cannot be resolved; the message lists every problem, one per entry."""
+
+
+@dataclass(frozen=True)
+class Recipient:
+    address: str
+    contact_id: int | None
+    label: str  # the contact's name, or the bare address
+
+
+@dataclass(frozen=True)
+class Skipped:
+    name: str
+    reason: str  # "opted out", "no phone number", …
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.reason})"
+
+
+@dataclass
+class RecipientPlan:
+    """Who a message goes to, who was left out and why, and what was asked for."""
+
+    recipients: list[Recipient] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+    sources: list[str] = field(default_factory=list)  # "group 'Parents' (12)", "Kim Minji"
+
+
+def recipients_resolve(*, channel: str, entries: list[str], max_recipients: int) -> RecipientPlan:
+    """Resolve contact names, group names and addresses to one address per recipient.
+
+    A group's opted-out members and members without an address on ``channel`` are skipped
+    and reported; a contact named on its own who is opted out or has no address is an error,
+    as is an unknown name, a malformed address, an ambiguous name, going over
+    ``max_recipients`` or ending up with nobody. All problems are reported together.
+    """
+    plan = RecipientPlan()
+    problems: list[str] = []
+    seen: set[str] = set()
+    for raw in entries:
+        entry = raw.strip()
+        try:
+            found, skipped, source = _resolve_entry(channel, entry)
+        except RecipientError as error:
+            problems.append(str(error))
+            continue
+        plan.sources.append(source)
+        plan.skipped.extend(s for s in skipped if s not in plan.skipped)
+        for recipient in found:
+            if recipient.address not in seen:
+                seen.add(recipient.address)
+                plan.recipients.append(recipient)
+    if problems:
+        raise RecipientError("; ".join(problems))
+    if not plan.recipients:
+        left_out = ", ".join(str(s) for s in plan.skipped)
+        raise RecipientError(f"nobody to send to: {left_out}" if left_out else "nobody to send to")
+    if len(plan.recipients) > max_recipients:
+        raise RecipientError(
+            f"this would reach {len(plan.recipients)} recipients, over this tenant's limit "
+            f"of {max_recipients} per action"
+        )
+    return plan
+
+
+def _resolve_entry(channel: str, entry: str) -> tuple[list[Recipient], list[Skipped], str]:
+    if not entry:
+        raise RecipientError("an empty recipient was given")
+    group = ContactGroup.objects.filter(name__iexact=entry).first()
+    if group is not None:
+        return _group_members(channel, group)
+    contacts = list(Contact.objects.filter(name__iexact=entry)[:3])
+    if len(contacts) > 1:
+        raise RecipientError(
+            f"{entry!r} matches more than one contact; give the {ADDRESS_NOUN[channel]} instead"
+        )
+    if contacts:
+        contact = contacts[0]
+        return [_named_contact(channel, contact)], [], contact.name
+    address = _address(channel, entry)
+    return [_bare_address(channel, address)], [], address
+
+
+def _group_members(channel: str, group: ContactGroup) -> tuple[list[Recipient], list[Skipped], str]:
+    noun = ADDRESS_NOUN[channel]
+    found: list[Recipient] = []
+    skipped: list[Skipped] = []
+    for contact in group.contacts.order_by("name", "pk"):
+        address = getattr(contact, ADDRESS_FIELD[channel])
+        if contact.opted_out:
+            skipped.append(Skipped(contact.name, "opted out"))
+        elif not address:
+            skipped.append(Skipped(contact.name, f"no {noun}"))
+        else:
+            found.append(Recipient(address, contact.pk, contact.name))
+    return found, skipped, f"group '{group.name}' ({len(found)})"
+
+
+def _named_contact(channel: str, contact: Contact) -> Recipient:
+    if contact.opted_out:
+        raise RecipientError(f"{contact.name} has opted out of messages")
+    address = getattr(contact, ADDRESS_FIELD[channel])
+    if not address:
+        raise RecipientError(f"{contact.name} has no {ADDRESS_NOUN[channel]}")
+    return Recipient(address, contact.pk, contact.name)
+
+
+def _bare_address(channel: str, address: str) -> Recipient:
+    """An address typed directly still honours the opt-out of any contact that owns it."""
+    owners = list(Contact.objects.filter(**{ADDRESS_FIELD[channel]: address}).order_by("pk"))
+    opted_out = [owner for owner in owners if owner.opted_out]
+    if opted_out:
+        raise RecipientError(f"{address} belongs to {opted_out[0].name}, who has opted out")
+    if owners:
+        return Recipient(address, owners[0].pk, owners[0].name)
+    return Recipient(address, None, address)
+
+
+def _address(channel: str, entry: str) -> str:
+    """Read ``entry`` as an address of ``channel``, or say it is neither name nor address."""
+    unknown = f"no contact or group named {entry!r}"
+    if channel == Channel.SMS:
+        if not _LOOKS_LIKE_PHONE.match(entry):
+            raise RecipientError(unknown)
+        try:
+            return normalize_e164(entry, settings.ACTIONS_PHONE_REGION or None)
+        except InvalidPhoneNumber as error:
+            raise RecipientError(f"phone number {error}") from None
+    if channel == Channel.EMAIL:
+        if "@" not in entry:
+            raise RecipientError(unknown)
+        try:
+            validate_email(entry)
+        except ValidationError:
+            raise RecipientError(f"{entry!r} is not a valid e-mail address") from None
+        return entry
+    if not _TELEGRAM_CHAT.match(entry):
+        raise RecipientError(f"{unknown} (a Telegram chat id is a number or an @username)")
+    return entry
+
+
+def audience_group(*, name: str | None) -> ContactGroup | None:
+    """The group an announcement addresses (None: everyone); unknown names are an error."""
+    if name is None or not name.strip() or name.strip().lower() in {"all", "everyone"}:
+        return None
+    group = ContactGroup.objects.filter(name__iexact=name.strip()).first()
+    if group is None:
+        raise RecipientError(f"no group named {name.strip()!r}")
+    return group
+
+
+def audience_size(*, group: ContactGroup | None) -> int:
+    contacts = Contact.objects.filter(opted_out=False)
+    return (contacts.filter(groups=group) if group else contacts).count()
+
+
+def approval_refusal(
+    *, policy: ToolPolicy, user: AbstractBaseUser | AnonymousUser, requested_by_id: int | None
+) -> str | None:
+    """Why ``user`` may not approve an action of ``policy``'s tool, or None if they may.
+
+    The approver group is the policy's, or the "approver" role when the policy names none;
+    self-approval is refused unless the policy allows it.
+    """
+    if not user.is_authenticated or not user.is_active:
+        return "you are not signed in"
+    if user.pk == requested_by_id and not policy.allow_self_approval:
+        return f"{policy.tool_name} actions need someone else's approval"
+    group_filter = Q(pk=policy.approver_group_id) if policy.approver_group_id else Q(name=APPROVER)
+    if not Group.objects.filter(group_filter, user__pk=user.pk).exists():
+        group = policy.approver_group.name if policy.approver_group else APPROVER
+        return f"only members of {group!r} may approve {policy.tool_name} actions"
+    return None

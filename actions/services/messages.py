@@ -1,0 +1,206 @@
+"""Outbound messages: queueing them for an action, and delivering one through its backend.
+
+Exactly-once sending rests on two things in the database, not on Celery: rows are unique per
+(action, channel, address), so re-executing an action finds its messages instead of adding
+new ones; and only the worker whose conditional UPDATE moved a row from ``queued`` to
+``sending`` talks to the provider, so a redelivered or duplicated task does nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import connection, transaction
+from django.db.models import F
+from django.utils import timezone
+
+from actions.backends import delivery_backend
+from actions.delivery import (
+    Delivery,
+    PermanentDeliveryError,
+    TransientDeliveryError,
+    backoff_seconds,
+)
+from actions.models import OutboundMessage
+from actions.selectors import RecipientPlan
+from tenants.schema import current_schema
+
+logger = logging.getLogger(__name__)
+
+Status = OutboundMessage.Status
+
+
+@dataclass(frozen=True)
+class DeliveryAttempt:
+    """What one delivery attempt left behind: the row's status ("skipped" when another
+    worker owns the message or it is already done) and, for a retry, the wait in seconds."""
+
+    status: str
+    retry_in: float | None = None
+
+
+@transaction.atomic
+def outbound_messages_queue(
+    *,
+    action_id: uuid.UUID,
+    channel: str,
+    plan: RecipientPlan,
+    body: str,
+    subject: str = "",
+) -> list[OutboundMessage]:
+    """Create one queued message per recipient of ``plan`` and send them after commit.
+
+    Idempotent under ``action_id``: when the action already has messages (a retried or
+    redelivered execution) they are returned as they are and nothing new is created, even if
+    the group has changed since. Concurrent executions of one action are serialised by a
+    transaction-level advisory lock on the action id.
+    """
+    _lock_action(action_id)
+    messages = list(OutboundMessage.objects.filter(action_id=action_id).order_by("pk"))
+    if not messages:
+        messages = OutboundMessage.objects.bulk_create(
+            OutboundMessage(
+                action_id=action_id,
+                channel=channel,
+                contact_id=recipient.contact_id,
+                to_address=recipient.address,
+                subject=subject,
+                body=body,
+            )
+            for recipient in plan.recipients
+        )
+    for message in messages:
+        if message.status == Status.QUEUED:
+            _deliver_after_commit(message.pk)
+    return messages
+
+
+def _lock_action(action_id: uuid.UUID) -> None:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", [f"action:{action_id}"]
+        )
+
+
+def _deliver_after_commit(message_id: int) -> None:
+    from actions.tasks import deliver_message
+
+    # The schema is captured now: the task must run in the tenant that queued the message.
+    headers = {"_schema_name": current_schema()}
+    transaction.on_commit(lambda: deliver_message.apply_async(args=[message_id], headers=headers))
+
+
+def outbound_message_deliver(*, message_id: int) -> DeliveryAttempt:
+    """Send one message if it is still queued; record the outcome on the row.
+
+    Success → ``sent`` with the provider's id. A transient failure goes back to ``queued``
+    with the error and a backoff delay for the caller to retry after, until
+    ``ACTIONS_DELIVERY_MAX_ATTEMPTS`` attempts have been made; then, like a permanent
+    failure, ``failed`` with the provider's message. Nothing is marked sent unless the
+    backend returned a result.
+    """
+    now = timezone.now()
+    claimed = OutboundMessage.objects.filter(pk=message_id, status=Status.QUEUED).update(
+        status=Status.SENDING,
+        attempts=F("attempts") + 1,
+        last_attempt_at=now,
+        next_attempt_at=None,
+    )
+    if not claimed:
+        return DeliveryAttempt("skipped")
+    message = OutboundMessage.objects.get(pk=message_id)
+    try:
+        result = delivery_backend(message.channel).send(_delivery(message))
+    except TransientDeliveryError as error:
+        return _transient_failure(message, error)
+    except PermanentDeliveryError as error:
+        return _finish(message, Status.FAILED, error=error.message)
+    except Exception as error:
+        # A bug or a broken configuration: whether anything left is unknown, so never retry.
+        logger.exception("delivery of message %s crashed", message.pk)
+        return _finish(message, Status.FAILED, error=f"unexpected error: {error}")
+    logger.info("message %s sent via %s: %s", message.pk, message.channel, result.status)
+    return _finish(
+        message,
+        Status.SENT,
+        provider_message_id=result.provider_message_id,
+        provider_status=result.status,
+        sent_at=timezone.now(),
+        error="",
+    )
+
+
+def _delivery(message: OutboundMessage) -> Delivery:
+    return Delivery(
+        channel=message.channel,  # type: ignore[arg-type]
+        to_address=message.to_address,
+        body=message.body,
+        subject=message.subject or None,
+        idempotency_key=str(message.uuid),
+    )
+
+
+def _transient_failure(message: OutboundMessage, error: TransientDeliveryError) -> DeliveryAttempt:
+    max_attempts = settings.ACTIONS_DELIVERY_MAX_ATTEMPTS
+    if message.attempts >= max_attempts:
+        return _finish(
+            message,
+            Status.FAILED,
+            error=f"{error.message} (gave up after {message.attempts} attempts)",
+        )
+    delay = backoff_seconds(
+        message.attempts - 1,
+        base=settings.ACTIONS_RETRY_BASE_SECONDS,
+        cap=settings.ACTIONS_RETRY_MAX_SECONDS,
+        jitter=True,
+        retry_after=error.retry_after,
+    )
+    logger.warning(
+        "message %s: transient failure on attempt %s, retrying in %.1fs: %s",
+        message.pk,
+        message.attempts,
+        delay,
+        error.message,
+    )
+    attempt = _finish(
+        message,
+        Status.QUEUED,
+        error=error.message,
+        next_attempt_at=timezone.now() + timedelta(seconds=delay),
+    )
+    return DeliveryAttempt(attempt.status, retry_in=delay)
+
+
+def _finish(message: OutboundMessage, status: str, **fields: Any) -> DeliveryAttempt:
+    """Leave ``sending`` for ``status``; only the claiming worker can, so this never races."""
+    OutboundMessage.objects.filter(pk=message.pk, status=Status.SENDING).update(
+        status=status, **fields
+    )
+    if status == Status.FAILED:
+        logger.warning("message %s failed: %s", message.pk, fields.get("error"))
+    return DeliveryAttempt(status)
+
+
+def outbound_messages_requeue_stale(*, older_than: timedelta = timedelta(minutes=10)) -> int:
+    """Send again the queued messages whose task was lost (a worker died between recording a
+    retry and publishing it). Harmless when the task was not lost: the claim lets one
+    through. Rows stuck in ``sending`` are never touched: they may have left already."""
+    cutoff = timezone.now() - older_than
+    stale = list(
+        OutboundMessage.objects.filter(status=Status.QUEUED)
+        .filter(next_attempt_at__lt=cutoff)
+        .values_list("pk", flat=True)
+    ) + list(
+        OutboundMessage.objects.filter(
+            status=Status.QUEUED, next_attempt_at__isnull=True, created_at__lt=cutoff
+        ).values_list("pk", flat=True)
+    )
+    with transaction.atomic():
+        for message_id in stale:
+            _deliver_after_commit(message_id)
+    return len(stale)

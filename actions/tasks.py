@@ -1,0 +1,28 @@
+"""Celery tasks of the actions app: thin, by id, each in the schema it was sent from."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from actions.services.messages import outbound_message_deliver, outbound_messages_requeue_stale
+from actions.services.reminders import reminders_fire_due
+from config.celery import app
+
+
+@app.task(name="actions.deliver_message", bind=True, max_retries=None)
+def deliver_message(self: Any, message_id: int) -> str:
+    """Send one outbound message; a transient failure is retried after the backoff the
+    service chose (the service counts attempts and decides when to give up)."""
+    attempt = outbound_message_deliver(message_id=message_id)
+    if attempt.retry_in is not None:
+        raise self.retry(countdown=attempt.retry_in)
+    return attempt.status
+
+
+@app.task(name="actions.fire_due_reminders")
+def fire_due_reminders() -> int:
+    """Beat job (fanned out per tenant): fire the due reminders, and re-send messages whose
+    delivery task was lost."""
+    fired = reminders_fire_due()
+    outbound_messages_requeue_stale()
+    return fired

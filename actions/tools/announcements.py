@@ -1,0 +1,74 @@
+"""create_announcement: publish a notice for a group of contacts or for everyone."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from actions.models import ContactGroup
+from actions.selectors import RecipientError, audience_group, audience_size
+from actions.services.announcements import announcement_publish
+from actions.tools.base import ToolArgumentsError, ToolContext, ToolResult, WriteTool
+from actions.tools.common import AnnouncementBody, Title, enabled_policy, quoted
+
+
+class AnnouncementArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    title: Title = Field(description="A short headline.")
+    body: AnnouncementBody = Field(description="The full text of the announcement.")
+    audience: str | None = Field(
+        default=None, description="A contact group's name, or null for everyone."
+    )
+
+
+class CreateAnnouncement(WriteTool[AnnouncementArgs]):
+    """Publish an announcement (a title and a text) for one group of contacts or everyone.
+
+    Use it when staff ask to announce or post a notice. It is published as written once a
+    person approves it; nobody is messaged individually.
+    """
+
+    name = "create_announcement"
+    args_schema = AnnouncementArgs
+
+    def validate(self, arguments: dict[str, Any]) -> AnnouncementArgs:
+        args = self.parse(arguments)
+        self._audience(args)
+        return args
+
+    def describe(self, args: AnnouncementArgs) -> str:
+        group = self._audience(args)
+        size = audience_size(group=group)
+        who = f"group '{group.name}'" if group else "everyone"
+        return (
+            f"Publish announcement {quoted(args.title)} for {who} ({size} contacts): "
+            f"{quoted(args.body)}"
+        )
+
+    def execute(self, args: AnnouncementArgs, ctx: ToolContext) -> ToolResult:
+        group = self._audience(args)
+        announcement = announcement_publish(
+            action_id=ctx.action_id,
+            title=args.title,
+            body=args.body,
+            audience=group,
+            created_by_id=ctx.requested_by_id,
+        )
+        return ToolResult(
+            summary=f"Announcement {quoted(announcement.title)} published",
+            data={
+                "announcement_id": announcement.pk,
+                "audience": group.name if group else None,
+                "published_at": announcement.published_at.isoformat()
+                if announcement.published_at
+                else None,
+            },
+        )
+
+    def _audience(self, args: AnnouncementArgs) -> ContactGroup | None:
+        enabled_policy(self.name)
+        try:
+            return audience_group(name=args.audience)
+        except RecipientError as error:
+            raise ToolArgumentsError(f"audience: {error}") from None

@@ -1,0 +1,87 @@
+"""schedule_reminder: run another write action later, at a given time."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any, Literal
+from zoneinfo import ZoneInfo
+
+from django.conf import settings
+from django.utils import timezone
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
+
+from actions.services.reminders import reminder_schedule
+from actions.tools.base import ToolArgumentsError, ToolContext, ToolResult, WriteTool
+from actions.tools.common import enabled_policy
+
+MAX_AHEAD = timedelta(days=366)
+SCHEDULABLE = ("send_sms", "send_telegram", "send_email", "create_announcement")
+
+
+class ReminderArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    due_at: AwareDatetime = Field(
+        description="When to do it: an ISO 8601 time with its UTC offset, e.g. "
+        "2026-05-01T09:00:00+09:00. Must be in the future."
+    )
+    tool: Literal["send_sms", "send_telegram", "send_email", "create_announcement"] = Field(
+        description="Which action to run at that time."
+    )
+    arguments: dict[str, Any] = Field(description="That action's own arguments.")
+
+
+class ScheduleReminder(WriteTool[ReminderArgs]):
+    """Schedule a message or an announcement for later: at ``due_at`` the chosen action
+    (send_sms, send_telegram, send_email or create_announcement) runs with its arguments.
+
+    Use it for "remind the parents on Friday at 9" style requests. The whole plan is
+    approved now; at the due time it runs once, without asking again.
+    """
+
+    name = "schedule_reminder"
+    args_schema = ReminderArgs
+
+    def validate(self, arguments: dict[str, Any]) -> ReminderArgs:
+        from actions.tools.registry import get_tool
+
+        args = self.parse(arguments)
+        enabled_policy(self.name)
+        now = timezone.now()
+        if args.due_at <= now:
+            raise ToolArgumentsError(
+                f"due_at: {self._when(args)} is in the past; a reminder must be due later"
+            )
+        if args.due_at > now + MAX_AHEAD:
+            raise ToolArgumentsError("due_at: a reminder can be at most a year ahead")
+        inner = get_tool(args.tool)
+        try:
+            inner_args = inner.validate(args.arguments)
+        except ToolArgumentsError as error:
+            raise ToolArgumentsError(f"arguments: {error}") from None
+        return args.model_copy(update={"arguments": inner_args.model_dump(mode="json")})
+
+    def describe(self, args: ReminderArgs) -> str:
+        from actions.tools.registry import get_tool
+
+        inner = get_tool(args.tool)
+        effect = inner.describe(inner.parse(args.arguments))
+        return f"At {self._when(args)}: {effect}"
+
+    def execute(self, args: ReminderArgs, ctx: ToolContext) -> ToolResult:
+        reminder = reminder_schedule(
+            action_id=ctx.action_id,
+            due_at=args.due_at,
+            tool=args.tool,
+            arguments=args.arguments,
+            description=self.describe(args),
+            created_by_id=ctx.requested_by_id,
+        )
+        return ToolResult(
+            summary=f"Reminder scheduled for {self._when(args)}",
+            data={"reminder_id": reminder.pk, "due_at": reminder.due_at.isoformat()},
+        )
+
+    @staticmethod
+    def _when(args: ReminderArgs) -> str:
+        local = args.due_at.astimezone(ZoneInfo(settings.TIME_ZONE))
+        return local.strftime("%Y-%m-%d %H:%M %Z")
