@@ -1,0 +1,1 @@
+"""The assistant as a LangGraph graph: state, nodes, tools, model and prompts."""

@@ -1,0 +1,92 @@
+"""The assistant's graph and its Postgres checkpointer.
+
+START → agent ─┬─ no tool calls ───────────────→ finalize → END
+               ├─ read / unknown tool calls ───→ read_tools ─┬→ agent
+               │                                             ├→ approval (write calls left)
+               │                                             └→ sql_give_up → finalize
+               └─ write tool call ─────────────→ approval ─┬→ agent (executed: confirm)
+                                                           ├→ approval (next write call)
+                                                           └→ cancelled → finalize
+"""
+
+from __future__ import annotations
+
+import threading
+
+from django.conf import settings
+from langchain_core.language_models.chat_models import BaseChatModel
+from langgraph.checkpoint.postgres import PostgresSaver
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+from psycopg.rows import dict_row
+from psycopg_pool import ConnectionPool
+
+from chat.agent import nodes
+from chat.agent.state import AgentState
+
+_pool: ConnectionPool | None = None
+_pool_lock = threading.Lock()
+
+
+def _conninfo() -> str:
+    db = settings.DATABASES["default"]
+    parts = {
+        "dbname": db["NAME"],
+        "user": db["USER"],
+        "password": db["PASSWORD"],
+        "host": db["HOST"],
+        "port": db["PORT"],
+    }
+    # Checkpoints live in the public schema; thread ids carry the tenant schema.
+    return (
+        " ".join(f"{k}={v!s}" for k, v in parts.items() if v) + " options='-c search_path=public'"
+    )
+
+
+def checkpointer() -> PostgresSaver:
+    """One pool and one set-up per process; the tables are created on first use."""
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            pool = ConnectionPool(
+                _conninfo(),
+                min_size=1,
+                max_size=20,
+                open=True,
+                kwargs={"autocommit": True, "prepare_threshold": None, "row_factory": dict_row},
+            )
+            PostgresSaver(pool).setup()  # type: ignore[arg-type]
+            _pool = pool
+    return PostgresSaver(_pool)  # type: ignore[arg-type]
+
+
+def reset_checkpointer() -> None:
+    """Close the pool (tests switch databases; worker processes fork)."""
+    global _pool
+    with _pool_lock:
+        if _pool is not None:
+            _pool.close()
+            _pool = None
+
+
+def thread_id(schema: str, conversation_uuid: str) -> str:
+    """DESIGN.md §4: built on the server, prefixed by the tenant schema."""
+    return f"{schema}:{conversation_uuid}"
+
+
+def build_graph(model: BaseChatModel) -> CompiledStateGraph:
+    graph = StateGraph(AgentState)
+    graph.add_node("agent", nodes.make_agent_node(model))
+    graph.add_node("read_tools", nodes.read_tools)
+    graph.add_node("approval", nodes.approval)
+    graph.add_node("cancelled", nodes.cancelled)
+    graph.add_node("sql_give_up", nodes.sql_give_up)
+    graph.add_node("finalize", nodes.finalize)
+    graph.add_edge(START, "agent")
+    graph.add_conditional_edges("agent", nodes.route_after_agent)
+    graph.add_conditional_edges("read_tools", nodes.route_after_read_tools)
+    graph.add_conditional_edges("approval", nodes.route_after_approval)
+    graph.add_edge("cancelled", "finalize")
+    graph.add_edge("sql_give_up", "finalize")
+    graph.add_edge("finalize", END)
+    return graph.compile(checkpointer=checkpointer())

@@ -1,0 +1,223 @@
+"""The graph's nodes. Each is short; database work runs in the run's tenant schema.
+
+Tenant, user and conversation reach nodes only through the run's config
+(``config["configurable"]``: ``schema``, ``user_id``, ``conversation_id``, ``tenant_name``),
+never through globals, and the schema is entered explicitly because LangGraph may run a node
+on a thread other than the caller's.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, Literal
+
+from django.conf import settings
+from django_tenants.utils import schema_context
+from langchain_core.language_models.chat_models import BaseChatModel
+from langchain_core.messages import AIMessage, SystemMessage, ToolCall, ToolMessage
+from langchain_core.runnables import RunnableConfig
+from langgraph.types import interrupt
+
+from actions.tools.base import ToolError
+from chat.agent.prompts import active_prompt_template, render_prompt
+from chat.agent.state import AgentState
+from chat.agent.tools import (
+    READ_TOOLS,
+    enabled_write_tool_names,
+    tool_specs,
+    write_tool_names,
+)
+from chat.agent.tools.query_data import QueryFailed, run_query
+from chat.agent.tools.search_knowledge import SEARCH_TOOL_NAME, run_search_knowledge
+
+SQL_GIVE_UP = (
+    "Sorry — I couldn't get a working query for that after several tries. Could you rephrase "
+    "the question, or ask an administrator to look at the data directly?"
+)
+_CITATION = re.compile(r"\s?\[(\d+)\]")
+
+
+@contextmanager
+def run_schema(config: RunnableConfig) -> Iterator[dict[str, Any]]:
+    configurable = config.get("configurable", {})
+    with schema_context(configurable["schema"]):
+        yield configurable
+
+
+def _last_ai(state: AgentState) -> AIMessage | None:
+    for message in reversed(state["messages"]):
+        if isinstance(message, AIMessage):
+            return message
+    return None
+
+
+def unanswered_calls(state: AgentState) -> list[ToolCall]:
+    """Tool calls of the latest AI message that have no ToolMessage answer yet."""
+    ai = _last_ai(state)
+    if ai is None:
+        return []
+    answered = {m.tool_call_id for m in state["messages"] if isinstance(m, ToolMessage)}
+    return [call for call in ai.tool_calls if call["id"] not in answered]
+
+
+def make_agent_node(model: BaseChatModel) -> Any:
+    def agent(state: AgentState, config: RunnableConfig) -> dict[str, Any]:
+        with run_schema(config) as run:
+            write_tools = enabled_write_tool_names()
+            system = render_prompt(
+                active_prompt_template(),
+                tenant_name=run["tenant_name"],
+                tools=write_tools,
+            )
+            specs = tool_specs(write_tools)
+        bound = model.bind_tools(specs)
+        reply = bound.invoke([SystemMessage(system), *state["messages"]], config)
+        return {"messages": [reply]}
+
+    return agent
+
+
+def _read_tool_message(call: ToolCall, state: AgentState) -> tuple[ToolMessage, dict[str, Any]]:
+    name = call["name"]
+    if name == SEARCH_TOOL_NAME:
+        content, new_sources = run_search_knowledge(call["args"], first_n=len(state["sources"]) + 1)
+        return ToolMessage(content, tool_call_id=call["id"], name=name), {
+            "sources": state["sources"] + new_sources
+        }
+    try:
+        result = run_query(str(call["args"].get("sql", "")))
+    except QueryFailed as error:
+        failures = state["sql_failures"] + 1
+        content = json.dumps({"error": str(error), "attempt": failures})
+        return ToolMessage(content, tool_call_id=call["id"], name=name, status="error"), {
+            "sql_failures": failures
+        }
+    return ToolMessage(json.dumps(result, default=str), tool_call_id=call["id"], name=name), {}
+
+
+def read_tools(state: AgentState, config: RunnableConfig) -> dict[str, Any]:
+    """Run every unanswered read-tool call; answer unknown tools without running anything."""
+    messages: list[ToolMessage] = []
+    update: dict[str, Any] = {}
+    with run_schema(config):
+        for call in unanswered_calls(state):
+            if call["name"] in write_tool_names():
+                continue
+            if call["name"] not in READ_TOOLS:
+                text = json.dumps({"error": f"unknown tool {call['name']!r}; nothing was run"})
+                messages.append(
+                    ToolMessage(text, tool_call_id=call["id"], name=call["name"], status="error")
+                )
+                continue
+            message, changes = _read_tool_message(call, {**state, **update})  # type: ignore[typeddict-item]
+            messages.append(message)
+            update.update(changes)
+    return {"messages": messages, **update}
+
+
+def approval(state: AgentState, config: RunnableConfig) -> dict[str, Any]:
+    """Persist the next write call as a pending action, pause, then act on the decision.
+
+    LangGraph re-runs this node from its start on resume, so everything before ``interrupt()``
+    is idempotent: the pending action is keyed by conversation + tool call id.
+    """
+    from chat.models import Conversation
+    from chat.services.actions import pending_action_execute, pending_action_propose
+
+    call = next(c for c in unanswered_calls(state) if c["name"] not in READ_TOOLS)
+    with run_schema(config) as run:
+        try:
+            action = pending_action_propose(
+                conversation=Conversation.objects.get(pk=run["conversation_id"]),
+                tool_call_id=str(call["id"]),
+                tool=call["name"],
+                arguments=call["args"],
+                requested_by_id=run["user_id"],
+            )
+        except ToolError as error:
+            text = json.dumps({"status": "invalid", "message": str(error)})
+            return {
+                "messages": [
+                    ToolMessage(text, tool_call_id=call["id"], name=call["name"], status="error")
+                ]
+            }
+    decision = interrupt({"action_id": str(action.id)})
+    with run_schema(config):
+        if decision.get("status") == "rejected":
+            outcome = {"status": "rejected", "summary": action.description}
+        else:
+            result = pending_action_execute(action_id=action.id)
+            outcome = {"status": result.status, "summary": result.summary}
+    return {
+        "messages": [
+            ToolMessage(
+                json.dumps(outcome, ensure_ascii=False), tool_call_id=call["id"], name=call["name"]
+            )
+        ]
+    }
+
+
+def cancelled(state: AgentState) -> dict[str, Any]:
+    """A rejection ends the turn with a fixed reply; later write calls are not run either."""
+    answers = [
+        ToolMessage(
+            json.dumps({"status": "not_run", "message": "an earlier action was rejected"}),
+            tool_call_id=call["id"],
+            name=call["name"],
+        )
+        for call in unanswered_calls(state)
+    ]
+    return {
+        "messages": [
+            *answers,
+            AIMessage("Okay — I cancelled that action. Nothing was sent or changed."),
+        ]
+    }
+
+
+def sql_give_up(state: AgentState) -> dict[str, Any]:
+    return {"messages": [AIMessage(SQL_GIVE_UP)]}
+
+
+def finalize(state: AgentState) -> dict[str, Any]:
+    """Keep only ``[n]`` markers that name a passage retrieved in this turn."""
+    ai = _last_ai(state)
+    if ai is None or not isinstance(ai.content, str):
+        return {}
+    known = {source["n"] for source in state["sources"]}
+    repaired = _CITATION.sub(lambda m: m.group(0) if int(m.group(1)) in known else "", ai.content)
+    if repaired == ai.content:
+        return {}
+    return {"messages": [AIMessage(repaired, id=ai.id, usage_metadata=ai.usage_metadata)]}
+
+
+# -- routing ----------------------------------------------------------------------------------
+
+
+def route_after_agent(state: AgentState) -> Literal["read_tools", "approval", "finalize"]:
+    calls = unanswered_calls(state)
+    if not calls:
+        return "finalize"
+    if any(call["name"] not in write_tool_names() for call in calls):
+        return "read_tools"
+    return "approval"
+
+
+def route_after_read_tools(state: AgentState) -> Literal["approval", "agent", "sql_give_up"]:
+    if state["sql_failures"] > settings.SQL_MAX_RETRIES:
+        return "sql_give_up"
+    if unanswered_calls(state):
+        return "approval"
+    return "agent"
+
+
+def route_after_approval(state: AgentState) -> Literal["approval", "agent", "cancelled"]:
+    last = state["messages"][-1]
+    if isinstance(last, ToolMessage) and '"status": "rejected"' in str(last.content):
+        return "cancelled"
+    if unanswered_calls(state):
+        return "approval"
+    return "agent"

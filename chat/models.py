@@ -1,0 +1,172 @@
+"""Conversations, messages, pending actions and their audit log (tenant schema)."""
+
+from __future__ import annotations
+
+import uuid
+
+from django.conf import settings
+from django.db import models
+
+
+class Conversation(models.Model):
+    uuid = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="conversations"
+    )
+    title = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-updated_at"]
+
+    def __str__(self) -> str:
+        return self.title or str(self.uuid)
+
+
+class Message(models.Model):
+    class Role(models.TextChoices):
+        USER = "user"
+        ASSISTANT = "assistant"
+        TOOL = "tool"
+
+    class Status(models.TextChoices):
+        COMPLETE = "complete"
+        CANCELLED = "cancelled"
+        ERROR = "error"
+
+    uuid = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    conversation = models.ForeignKey(
+        Conversation, on_delete=models.CASCADE, related_name="messages"
+    )
+    role = models.CharField(max_length=16, choices=Role.choices)
+    content = models.TextField(blank=True)
+    # [{"n": 1, "document": <id>, "title": "...", "snippet": "..."}] — passages of this turn.
+    citations = models.JSONField(default=list, blank=True)
+    # {"input_tokens": .., "output_tokens": .., "model": ".."}
+    usage = models.JSONField(default=dict, blank=True)
+    run_id = models.UUIDField(null=True, blank=True, db_index=True)
+    # Set on user messages: the client's id, so a re-sent chat.send is not run twice.
+    client_id = models.UUIDField(null=True, blank=True)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.COMPLETE)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["conversation", "client_id"],
+                name="message_client_id_once",
+                condition=models.Q(client_id__isnull=False),
+            ),
+            # A run produces at most one assistant reply, even when a worker redelivers it.
+            models.UniqueConstraint(
+                fields=["run_id", "role"],
+                name="message_one_reply_per_run",
+                condition=models.Q(run_id__isnull=False, role="assistant"),
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.role}: {self.content[:60]}"
+
+
+class PendingAction(models.Model):
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        APPROVED = "approved"
+        REJECTED = "rejected"
+        EXECUTING = "executing"
+        EXECUTED = "executed"
+        FAILED = "failed"
+        EXPIRED = "expired"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="actions")
+    tool_call_id = models.CharField(max_length=200)
+    tool = models.CharField(max_length=64)
+    arguments = models.JSONField()
+    # sha256 of the canonical JSON of the arguments the approver saw and decided on.
+    arguments_hash = models.CharField(max_length=64)
+    description = models.TextField()
+    status = models.CharField(
+        max_length=16, choices=Status.choices, default=Status.PENDING, db_index=True
+    )
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="requested_actions"
+    )
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="decided_actions",
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+    note = models.TextField(blank=True)
+    result = models.JSONField(default=dict, blank=True)
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            # The approval node re-runs from its start on resume: this keeps it idempotent.
+            models.UniqueConstraint(
+                fields=["conversation", "tool_call_id"], name="pending_action_once_per_call"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.tool} ({self.status})"
+
+
+class ActionEvent(models.Model):
+    """Append-only audit log of a pending action: who did what, when, with which arguments."""
+
+    class Kind(models.TextChoices):
+        PROPOSED = "proposed"
+        EDITED = "edited"
+        APPROVED = "approved"
+        REJECTED = "rejected"
+        EXECUTED = "executed"
+        FAILED = "failed"
+
+    action = models.ForeignKey(PendingAction, on_delete=models.CASCADE, related_name="events")
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True
+    )
+    at = models.DateTimeField(auto_now_add=True)
+    data = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["at", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.kind} by {self.actor_id} at {self.at:%Y-%m-%d %H:%M}"
+
+
+class AssistantPrompt(models.Model):
+    """A version of the tenant's system prompt. Edits create a new version; one is active."""
+
+    version = models.PositiveIntegerField(unique=True, editable=False)
+    text = models.TextField(
+        help_text="Variables: {tenant_name}, {today}, {tools}. Used from the next turn on."
+    )
+    is_active = models.BooleanField(default=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        editable=False,
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-version"]
+
+    def __str__(self) -> str:
+        return f"v{self.version}{' (active)' if self.is_active else ''}"

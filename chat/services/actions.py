@@ -1,0 +1,245 @@
+"""Pending actions: proposed by the graph, decided by a person, executed exactly once.
+
+Every state change is a conditional UPDATE on the row's status, so among concurrent deciders or
+executors exactly one wins, whatever the graph state, a retried task or a replayed resume says.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import uuid
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from django.contrib.auth.models import AbstractBaseUser, User
+from django.db import transaction
+from django.utils import timezone
+
+from actions.tools.base import ToolContext, ToolError
+from actions.tools.registry import approval_refusal, get_tool, tool_policy
+from chat.models import ActionEvent, Conversation, PendingAction
+
+logger = logging.getLogger(__name__)
+Status = PendingAction.Status
+Decision = Literal["approve", "reject"]
+
+
+class ActionNotFound(Exception):
+    """No such action in this tenant (also what another tenant's action id looks like)."""
+
+
+class ActionPermissionDenied(Exception):
+    pass
+
+
+class ActionStateError(Exception):
+    """The action is not in a state that allows this (already decided, executing, …)."""
+
+
+class ActionInvalidArguments(Exception):
+    """Edited arguments fail the tool's schema or the tenant's rules."""
+
+
+@dataclass(frozen=True)
+class ExecutionOutcome:
+    status: str  # executed | failed | executing (stuck, reported) | rejected
+    summary: str
+    result: dict[str, Any]
+
+
+def arguments_hash(arguments: dict[str, Any]) -> str:
+    canonical = json.dumps(arguments, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def _validated(tool_name: str, arguments: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    """Schema + tenant checks; returns the normalised arguments and the card description."""
+    tool = get_tool(tool_name)
+    args = tool.validate(arguments)
+    return args.model_dump(mode="json"), tool.describe(args)
+
+
+@transaction.atomic
+def pending_action_propose(
+    *,
+    conversation: Conversation,
+    tool_call_id: str,
+    tool: str,
+    arguments: dict[str, Any],
+    requested_by_id: int,
+) -> PendingAction:
+    """Create the pending action for one tool call, or return the one that already exists.
+
+    Raises ``ToolError`` (unknown/disabled tool, bad arguments) before anything is stored.
+    """
+    existing = PendingAction.objects.filter(
+        conversation=conversation, tool_call_id=tool_call_id
+    ).first()
+    if existing is not None:
+        return existing
+    policy = tool_policy(tool)
+    if not policy.enabled:
+        from actions.tools.base import ToolDisabledError
+
+        raise ToolDisabledError(f"the tool {tool} is switched off for this organisation")
+    normalised, description = _validated(tool, arguments)
+    action, created = PendingAction.objects.get_or_create(
+        conversation=conversation,
+        tool_call_id=tool_call_id,
+        defaults={
+            "tool": tool,
+            "arguments": normalised,
+            "arguments_hash": arguments_hash(normalised),
+            "description": description,
+            "requested_by_id": requested_by_id,
+        },
+    )
+    if created:
+        ActionEvent.objects.create(
+            action=action,
+            kind=ActionEvent.Kind.PROPOSED,
+            actor_id=requested_by_id,
+            data={"arguments": normalised, "description": description},
+        )
+    return action
+
+
+def action_get(*, action_id: uuid.UUID | str) -> PendingAction:
+    try:
+        return PendingAction.objects.select_related("conversation").get(pk=action_id)
+    except (PendingAction.DoesNotExist, ValueError) as error:
+        raise ActionNotFound(f"no action {action_id}") from error
+
+
+def decide_refusal(*, action: PendingAction, user: AbstractBaseUser) -> str | None:
+    """Why ``user`` may not decide ``action`` now (the tenant's current policy), or None."""
+    return approval_refusal(
+        policy=tool_policy(action.tool), user=user, requested_by_id=action.requested_by_id
+    )
+
+
+def pending_action_decide(
+    *,
+    action_id: uuid.UUID | str,
+    user: User,
+    decision: Decision,
+    arguments: dict[str, Any] | None = None,
+    note: str = "",
+) -> PendingAction:
+    """Approve (optionally with edited arguments) or reject; exactly one decision wins."""
+    if decision not in ("approve", "reject"):
+        raise ActionStateError(f"unknown decision {decision!r}; use approve or reject")
+    action = action_get(action_id=action_id)
+    refusal = decide_refusal(action=action, user=user)
+    if refusal is not None:
+        raise ActionPermissionDenied(refusal)
+    if action.status != Status.PENDING:
+        raise ActionStateError(f"this action is already {action.status}")
+    edit: dict[str, Any] | None = None
+    if (
+        decision == "approve"
+        and arguments is not None
+        and arguments_hash(arguments) != action.arguments_hash
+    ):
+        try:
+            normalised, description = _validated(action.tool, arguments)
+        except ToolError as error:
+            raise ActionInvalidArguments(str(error)) from error
+        edit = {
+            "arguments": normalised,
+            "description": description,
+            "arguments_hash": arguments_hash(normalised),
+        }
+    return _record_decision(action=action, user=user, decision=decision, edit=edit, note=note)
+
+
+@transaction.atomic
+def _record_decision(
+    *,
+    action: PendingAction,
+    user: User,
+    decision: Decision,
+    edit: dict[str, Any] | None,
+    note: str,
+) -> PendingAction:
+    new_status = Status.APPROVED if decision == "approve" else Status.REJECTED
+    changes: dict[str, Any] = {
+        "status": new_status,
+        "decided_by": user,
+        "decided_at": timezone.now(),
+        "note": note[:2000],
+        "updated_at": timezone.now(),
+    }
+    if edit is not None:
+        changes.update(edit)
+    won = PendingAction.objects.filter(pk=action.pk, status=Status.PENDING).update(**changes)
+    if not won:
+        action.refresh_from_db()
+        raise ActionStateError(f"this action is already {action.status}")
+    if edit is not None:
+        ActionEvent.objects.create(
+            action=action,
+            kind=ActionEvent.Kind.EDITED,
+            actor=user,
+            data={"before": action.arguments, "after": edit["arguments"]},
+        )
+    kind = ActionEvent.Kind.APPROVED if decision == "approve" else ActionEvent.Kind.REJECTED
+    ActionEvent.objects.create(action=action, kind=kind, actor=user, data={"note": note[:2000]})
+    action.refresh_from_db()
+    return action
+
+
+def pending_action_execute(*, action_id: uuid.UUID | str) -> ExecutionOutcome:
+    """Run an approved action's tool once. Re-running reports the recorded outcome instead.
+
+    approved → executing is claimed with a conditional UPDATE; only the claimer calls the tool.
+    An action found in ``executing`` (a crash mid-execution) is reported, never re-sent.
+    """
+    claimed = PendingAction.objects.filter(pk=action_id, status=Status.APPROVED).update(
+        status=Status.EXECUTING, updated_at=timezone.now()
+    )
+    action = action_get(action_id=action_id)
+    if not claimed:
+        return _recorded_outcome(action)
+    tool = get_tool(action.tool)
+    ctx = ToolContext(
+        action_id=action.id,
+        requested_by_id=action.requested_by_id,
+        approved_by_id=action.decided_by_id,
+    )
+    try:
+        result = tool.execute(tool.parse(action.arguments), ctx)
+    except Exception as error:  # the tool failed: record it, never retry blindly
+        logger.exception("action %s (%s) failed", action.id, action.tool)
+        _finish(action, Status.FAILED, result={}, error=str(error)[:2000])
+        return ExecutionOutcome("failed", f"failed: {error}", {})
+    _finish(action, Status.EXECUTED, result={"summary": result.summary, **result.data}, error="")
+    return ExecutionOutcome("executed", result.summary, result.data)
+
+
+@transaction.atomic
+def _finish(action: PendingAction, status: str, *, result: dict[str, Any], error: str) -> None:
+    PendingAction.objects.filter(pk=action.pk, status=Status.EXECUTING).update(
+        status=status, result=result, error=error, updated_at=timezone.now()
+    )
+    kind = ActionEvent.Kind.EXECUTED if status == Status.EXECUTED else ActionEvent.Kind.FAILED
+    ActionEvent.objects.create(action=action, kind=kind, data={"result": result, "error": error})
+
+
+def _recorded_outcome(action: PendingAction) -> ExecutionOutcome:
+    if action.status == Status.EXECUTED:
+        return ExecutionOutcome("executed", str(action.result.get("summary", "")), action.result)
+    if action.status == Status.FAILED:
+        return ExecutionOutcome("failed", f"failed: {action.error}", {})
+    if action.status == Status.EXECUTING:
+        logger.error("action %s is stuck in executing; not re-sending", action.id)
+        return ExecutionOutcome(
+            "executing",
+            "this action was interrupted while executing; check its outcome before retrying",
+            {},
+        )
+    if action.status == Status.REJECTED:
+        return ExecutionOutcome("rejected", "rejected", {})
+    raise ActionStateError(f"this action is {action.status}, not approved")

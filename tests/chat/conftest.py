@@ -1,0 +1,86 @@
+"""Fixtures for agent tests: people with roles, contacts, a knowledge base, a turn runner."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+import pytest
+from django.contrib.auth.models import User
+from django_tenants.utils import tenant_context
+from langchain_core.language_models.chat_models import BaseChatModel
+
+from actions.models import Contact, ContactGroup
+from chat.agent.graph import reset_checkpointer
+from chat.models import Conversation, Message
+from chat.services.turns import CollectingEvents, turn_run, turn_start
+from tenants.models import Tenant
+from tenants.roles import APPROVER, STAFF
+from tests.tenants.factories import make_user
+
+
+@pytest.fixture(autouse=True)
+def _fresh_checkpointer() -> Iterator[None]:
+    # The checkpointer pool is per process and bound to one database: the test database.
+    yield
+    reset_checkpointer()
+
+
+@dataclass
+class People:
+    staff: User
+    approver: User
+
+
+@pytest.fixture
+def people_a(in_tenant_a: Tenant) -> People:
+    return People(
+        staff=make_user(in_tenant_a, "sam", role=STAFF),
+        approver=make_user(in_tenant_a, "april", role=APPROVER),
+    )
+
+
+@pytest.fixture
+def parents_group(in_tenant_a: Tenant) -> ContactGroup:
+    group = ContactGroup.objects.create(name="Parents")
+    for index, name in enumerate(["Kim Minji", "Lee Jun"]):
+        contact = Contact.objects.create(name=name, phone=f"+1555010{index}")
+        contact.groups.add(group)
+    return group
+
+
+@dataclass
+class Turn:
+    conversation: Conversation
+    reply: Message | None
+    events: CollectingEvents
+
+
+TurnRunner = Callable[..., Turn]
+
+
+@pytest.fixture
+def ask(people_a: People) -> TurnRunner:
+    """Run one turn in-process: ``ask("text", model=ScriptedChatModel(...))``."""
+
+    def run(
+        text: str,
+        *,
+        model: BaseChatModel | None = None,
+        user: User | None = None,
+        conversation: Conversation | None = None,
+    ) -> Turn:
+        conversation_, message, _ = turn_start(
+            user=user or people_a.staff,
+            text=text,
+            conversation_uuid=conversation.uuid if conversation else None,
+        )
+        events = CollectingEvents()
+        reply = turn_run(conversation=conversation_, message=message, events=events, model=model)
+        return Turn(conversation_, reply, events)
+
+    return run
+
+
+def in_tenant(tenant: Tenant) -> object:
+    return tenant_context(tenant)
