@@ -44,7 +44,7 @@ def people_a(in_tenant_a: Tenant) -> People:
 def parents_group(in_tenant_a: Tenant) -> ContactGroup:
     group = ContactGroup.objects.create(name="Parents")
     for index, name in enumerate(["Kim Minji", "Lee Jun"]):
-        contact = Contact.objects.create(name=name, phone=f"+1555010{index}")
+        contact = Contact.objects.create(name=name, phone=f"+1202555010{index}")
         contact.groups.add(group)
     return group
 

@@ -186,7 +186,7 @@ def test_fifty_concurrent_approvals_execute_the_action_once(tenant_a: Tenant) ->
 
         staff = make_user(tenant_a, "sam2")
         approvers = [make_user(tenant_a, f"ap{i}", role=APPROVER) for i in range(50)]
-        Contact.objects.create(name="Solo", phone="+15550109")
+        Contact.objects.create(name="Solo", phone="+12025550109")
         conversation = Conversation.objects.create(user=staff)
         from chat.services.actions import pending_action_propose
 
@@ -242,7 +242,7 @@ def test_edited_arguments_cannot_target_a_contact_of_another_tenant(
 ) -> None:
     action, _ = proposed
     with tenant_context(tenant_b):
-        Contact.objects.create(name="Beta Only", phone="+15550188")
+        Contact.objects.create(name="Beta Only", phone="+12025550188")
 
     with pytest.raises(ActionInvalidArguments, match="Beta Only"):
         pending_action_decide(

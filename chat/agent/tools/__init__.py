@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from langchain_core.utils.function_calling import convert_to_openai_tool
-
 from actions.tools.registry import tool_policy, write_tools
 from chat.agent.tools.query_data import QUERY_DATA_TOOL_NAME, query_data_spec
 from chat.agent.tools.search_knowledge import SEARCH_TOOL_NAME, search_knowledge_spec
+from chat.agent.tools.spec import function_spec
 
 READ_TOOLS = (SEARCH_TOOL_NAME, QUERY_DATA_TOOL_NAME)
 
@@ -18,15 +17,7 @@ def tool_specs(enabled_write_tools: list[str]) -> list[dict[str, Any]]:
     specs = [search_knowledge_spec(), query_data_spec()]
     for tool in write_tools():
         if tool.name in enabled_write_tools:
-            specs.append(
-                convert_to_openai_tool(
-                    {
-                        "title": tool.name,
-                        "description": tool.description(),
-                        **tool.args_schema.model_json_schema(),
-                    }
-                )
-            )
+            specs.append(function_spec(tool.name, tool.description(), tool.args_schema))
     return specs
 
 

@@ -16,6 +16,7 @@ from django.conf import settings
 from django.db import DatabaseError, connection, transaction
 from pydantic import BaseModel, Field
 
+from chat.agent.tools.spec import function_spec
 from chat.agent.tools.sql_guard import UnsafeQueryError, validate_select
 from tenants.schema import current_schema
 
@@ -59,17 +60,11 @@ def allowed_tables() -> dict[str, list[str]]:
 
 def query_data_spec() -> dict[str, Any]:
     described = "\n".join(f"- {t}({', '.join(cols)})" for t, cols in allowed_tables().items())
-    return {
-        "type": "function",
-        "function": {
-            "name": QUERY_DATA_TOOL_NAME,
-            "description": (
-                "Answer questions about the organisation's own data with ONE read-only "
-                "PostgreSQL SELECT. Use bare table names; only these tables exist:\n" + described
-            ),
-            "parameters": QueryDataArgs.model_json_schema(),
-        },
-    }
+    description = (
+        "Answer questions about the organisation's own data with ONE read-only PostgreSQL "
+        "SELECT. Use bare table names; only these tables exist:\n" + described
+    )
+    return function_spec(QUERY_DATA_TOOL_NAME, description, QueryDataArgs)
 
 
 def run_query(sql: str) -> dict[str, Any]:

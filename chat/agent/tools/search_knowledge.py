@@ -7,6 +7,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from chat.agent.tools.spec import function_spec
+
 SEARCH_TOOL_NAME = "search_knowledge"
 SNIPPET_CHARS = 240
 
@@ -20,14 +22,8 @@ class SearchKnowledgeArgs(BaseModel):
 
 
 def search_knowledge_spec() -> dict[str, Any]:
-    return {
-        "type": "function",
-        "function": {
-            "name": SEARCH_TOOL_NAME,
-            "description": (SearchKnowledgeArgs.__doc__ or "").strip(),
-            "parameters": SearchKnowledgeArgs.model_json_schema(),
-        },
-    }
+    description = (SearchKnowledgeArgs.__doc__ or "").strip()
+    return function_spec(SEARCH_TOOL_NAME, description, SearchKnowledgeArgs)
 
 
 def run_search_knowledge(
