@@ -9,7 +9,8 @@ from actions.services.reminders import reminders_fire_due
 from config.celery import app
 
 
-@app.task(name="actions.deliver_message", bind=True, max_retries=None)
+# Outcomes live on the rows, so no result is stored (nor subscribed to on send).
+@app.task(name="actions.deliver_message", bind=True, max_retries=None, ignore_result=True)
 def deliver_message(self: Any, message_id: int) -> str:
     """Send one outbound message; a transient failure is retried after the backoff the
     service chose (the service counts attempts and decides when to give up)."""
@@ -19,7 +20,7 @@ def deliver_message(self: Any, message_id: int) -> str:
     return attempt.status
 
 
-@app.task(name="actions.fire_due_reminders")
+@app.task(name="actions.fire_due_reminders", ignore_result=True)
 def fire_due_reminders() -> int:
     """Beat job (fanned out per tenant): fire the due reminders, and re-send messages whose
     delivery task was lost."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import uuid
 from datetime import timedelta
+from typing import Any
 
 from django.utils import timezone
 from django_tenants.utils import tenant_context
@@ -21,7 +22,7 @@ from tests.unit.actions.fakes import FakeSmtpServer, FakeTelegramServer, FakeTwi
 Status = OutboundMessage.Status
 
 
-def run_tool(name: str, arguments: dict[str, object], *, action_id: uuid.UUID) -> ToolResult:
+def run_tool(name: str, arguments: dict[str, Any], *, action_id: uuid.UUID) -> ToolResult:
     """What the agent does after approval: validate, then execute under the action's id."""
     tool = get_tool(name)
     return tool.execute(tool.validate(arguments), ToolContext(action_id, requested_by_id=None))
