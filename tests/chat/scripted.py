@@ -13,7 +13,7 @@ from typing import Any
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models.chat_models import BaseChatModel
-from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, ToolCallChunk
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from pydantic import PrivateAttr
 
@@ -74,7 +74,7 @@ class ScriptedChatModel(BaseChatModel):
         reply = self._next(messages)
         if reply.tool_calls:
             chunks = [
-                {"name": c["name"], "args": json.dumps(c["args"]), "id": c["id"], "index": i}
+                ToolCallChunk(name=c["name"], args=json.dumps(c["args"]), id=c["id"], index=i)
                 for i, c in enumerate(reply.tool_calls)
             ]
             yield ChatGenerationChunk(

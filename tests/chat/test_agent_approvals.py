@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 
 import pytest
-from django.db import connection, connections
+from django.db import connections
 from django_tenants.utils import tenant_context
 
 from actions.models import Contact, OutboundMessage
@@ -21,6 +21,7 @@ from chat.services.actions import (
 from chat.services.turns import CollectingEvents, turn_resume
 from tenants.models import Tenant
 from tenants.roles import APPROVER
+from tenants.schema import use_public_schema
 from tests.chat.conftest import People, TurnRunner
 from tests.chat.scripted import ScriptedChatModel, tool_call
 from tests.tenants.factories import make_user
@@ -224,7 +225,7 @@ def test_fifty_concurrent_approvals_execute_the_action_once(tenant_a: Tenant) ->
         assert outcomes.count("refused") == 49
         assert OutboundMessage.objects.count() == 1
         assert ActionEvent.objects.filter(action_id=action.id, kind="executed").count() == 1
-    connection.set_schema_to_public()
+    use_public_schema()
 
 
 def test_an_approver_of_tenant_b_cannot_see_or_decide_an_action_of_tenant_a(
