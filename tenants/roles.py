@@ -70,4 +70,9 @@ def sync_roles_after_migrate(sender: Any, **kwargs: Any) -> None:
     last_app = list(apps.get_app_configs())[-1]
     if sender is not last_app or current_schema() == PUBLIC:
         return
+    # This receiver may run before auth's own for the last app: create every permission first.
+    from django.contrib.auth.management import create_permissions
+
+    for config in apps.get_app_configs():
+        create_permissions(config, verbosity=0, using=kwargs.get("using", "default"))
     roles_sync()

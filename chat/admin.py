@@ -1,0 +1,95 @@
+"""Tenant admin: the assistant's prompt (versioned) and read-only conversations and actions."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import admin, messages
+from django.contrib.auth.models import User
+from django.db.models import QuerySet
+from django.http import HttpRequest
+
+from chat.agent.prompts import DEFAULT_PROMPT
+from chat.models import ActionEvent, AssistantPrompt, Conversation, Message, PendingAction
+from chat.services.prompts import assistant_prompt_activate, assistant_prompt_publish
+
+
+@admin.register(AssistantPrompt)
+class AssistantPromptAdmin(admin.ModelAdmin):
+    list_display = ("version", "is_active", "created_by", "created_at", "first_line")
+    list_filter = ("is_active",)
+    readonly_fields = ("version", "is_active", "created_by", "created_at")
+    fields = ("text", "version", "is_active", "created_by", "created_at")
+    actions = ["activate"]
+
+    @admin.display(description="starts with")
+    def first_line(self, obj: AssistantPrompt) -> str:
+        return obj.text.strip().splitlines()[0][:80] if obj.text.strip() else ""
+
+    def get_changeform_initial_data(self, request: HttpRequest) -> dict[str, Any]:
+        active = AssistantPrompt.objects.filter(is_active=True).first()
+        return {"text": active.text if active else DEFAULT_PROMPT}
+
+    def save_model(
+        self, request: HttpRequest, obj: AssistantPrompt, form: Any, change: bool
+    ) -> None:
+        # Saving never overwrites a version: it publishes a new one, so history stays intact.
+        author = request.user if isinstance(request.user, User) else None
+        published = assistant_prompt_publish(text=obj.text, user=author)
+        obj.pk, obj.version = published.pk, published.version
+        self.message_user(
+            request, f"Published version {published.version}; it is used from the next turn."
+        )
+
+    @admin.action(description="Make the selected version the active one")
+    def activate(self, request: HttpRequest, queryset: QuerySet[AssistantPrompt]) -> None:
+        if queryset.count() != 1:
+            self.message_user(request, "Select exactly one version.", level=messages.ERROR)
+            return
+        assistant_prompt_activate(prompt=queryset.get())
+        self.message_user(request, "Activated.")
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Records of what happened: visible to tenant admins, never edited by hand."""
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+class MessageInline(admin.TabularInline):
+    model = Message
+    fields = ("role", "status", "content", "created_at")
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+
+
+@admin.register(Conversation)
+class ConversationAdmin(ReadOnlyAdmin):
+    list_display = ("title", "user", "created_at", "updated_at")
+    search_fields = ("title", "user__username", "uuid")
+    list_filter = ("created_at",)
+    inlines = [MessageInline]
+
+
+class ActionEventInline(admin.TabularInline):
+    model = ActionEvent
+    fields = ("kind", "actor", "at", "data")
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+
+
+@admin.register(PendingAction)
+class PendingActionAdmin(ReadOnlyAdmin):
+    list_display = ("tool", "status", "requested_by", "decided_by", "created_at")
+    list_filter = ("status", "tool", "created_at")
+    search_fields = ("description", "requested_by__username", "id")
+    inlines = [ActionEventInline]
