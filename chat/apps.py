@@ -1,4 +1,7 @@
-from django.apps import AppConfig
+from typing import Any
+
+from django.apps import AppConfig, apps
+from django.db.models.signals import post_migrate
 
 
 class ChatConfig(AppConfig):
@@ -17,3 +20,14 @@ class ChatConfig(AppConfig):
             "chat.view_message",
         ],
     }
+
+    def ready(self) -> None:
+        post_migrate.connect(_reader_role_after_migrate, dispatch_uid="chat_reader_role")
+
+
+def _reader_role_after_migrate(sender: Any, **kwargs: Any) -> None:
+    from chat.agent.tools.query_data import reader_role_sync
+    from tenants.schema import PUBLIC, current_schema
+
+    if sender is list(apps.get_app_configs())[-1] and current_schema() != PUBLIC:
+        reader_role_sync()

@@ -105,3 +105,23 @@ def test_a_write_hidden_in_a_cte_is_refused(in_tenant_a: Tenant) -> None:
     with pytest.raises(QueryFailed, match="DELETE"):
         run_query("WITH gone AS (DELETE FROM actions_contact RETURNING id) SELECT * FROM gone")
     assert Contact.objects.filter(name="Keep me").exists()
+
+
+def test_queries_run_as_the_tenants_own_select_only_role(in_tenant_a: Tenant) -> None:
+    result = run_query("SELECT current_user")
+
+    assert result["rows"] == [["countersign_reader_alpha"]]
+
+
+def test_the_reader_role_of_one_tenant_cannot_read_another_tenants_tables(
+    in_tenant_a: Tenant,
+) -> None:
+    from django.db import connection, transaction
+
+    with (
+        pytest.raises(Exception, match="permission denied"),
+        transaction.atomic(),
+        connection.cursor() as cursor,
+    ):
+        cursor.execute('SET LOCAL ROLE "countersign_reader_alpha"')
+        cursor.execute('SELECT count(*) FROM "beta"."actions_contact"')

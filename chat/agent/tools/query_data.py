@@ -9,6 +9,7 @@ exists, as that SELECT-only role. Rows are capped at ``QUERY_DATA_ROW_LIMIT``.
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any
 
 from django.apps import apps
@@ -20,6 +21,7 @@ from chat.agent.tools.spec import function_spec
 from chat.agent.tools.sql_guard import UnsafeQueryError, validate_select
 from tenants.schema import current_schema
 
+logger = logging.getLogger(__name__)
 QUERY_DATA_TOOL_NAME = "query_data"
 # Models whose tables the assistant may read, with the columns it sees.
 QUERYABLE_MODELS = (
@@ -99,10 +101,44 @@ def run_query(sql: str) -> dict[str, Any]:
     }
 
 
+def reader_role_name(schema: str) -> str:
+    """One SELECT-only role per tenant, so the database itself keeps a query in its tenant."""
+    return f"{settings.QUERY_DATA_DB_ROLE}_{schema}"[:63]
+
+
+def reader_role_sync() -> bool:
+    """Create the current tenant's reader role with SELECT on the queryable tables only.
+
+    Needs CREATEROLE; where the deployment's database user lacks it this logs a warning and
+    query_data relies on the other two locks. Returns whether the role is in place.
+    """
+    if not settings.QUERY_DATA_DB_ROLE:
+        return False
+    schema, role = current_schema(), reader_role_name(current_schema())
+    tables = ", ".join(f'"{schema}"."{table}"' for table in allowed_tables())
+    try:
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", [role])
+            if cursor.fetchone() is None:
+                cursor.execute(f'CREATE ROLE "{role}" NOLOGIN')
+            cursor.execute(f'GRANT "{role}" TO CURRENT_USER')
+            cursor.execute(f'GRANT USAGE ON SCHEMA "{schema}" TO "{role}"')
+            if tables:
+                cursor.execute(f'GRANT SELECT ON {tables} TO "{role}"')
+    except DatabaseError as error:
+        logger.warning(
+            "query_data reader role not created (%s); relying on validation, "
+            "read-only transactions and search_path",
+            str(error).splitlines()[0],
+        )
+        return False
+    return True
+
+
 def _assume_reader_role(cursor: Any) -> None:
-    role = settings.QUERY_DATA_DB_ROLE
-    if not role:
+    if not settings.QUERY_DATA_DB_ROLE:
         return
+    role = reader_role_name(current_schema())
     cursor.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", [role])
     if cursor.fetchone():
         cursor.execute(f'SET LOCAL ROLE "{role}"')
