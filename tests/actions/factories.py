@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from django.core.files.uploadedfile import SimpleUploadedFile
+
 from actions.models import Contact, ContactGroup
 
 
@@ -50,3 +52,7 @@ def make_class_a() -> ContactGroup:
         opted_out=True,
     )
     return ContactGroup.objects.get(name="Parents - Class A")
+
+
+def csv_upload(text: str) -> SimpleUploadedFile:
+    return SimpleUploadedFile("contacts.csv", text.encode(), content_type="text/csv")
