@@ -7,6 +7,7 @@ was given), streamed in small chunks like a real model. It records what it was s
 from __future__ import annotations
 
 import json
+import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
@@ -28,6 +29,7 @@ def tool_call(name: str, **args: Any) -> AIMessage:
 
 class ScriptedChatModel(BaseChatModel):
     replies: list[Any]
+    seconds_per_chunk: float = 0.0
     _calls: list[list[BaseMessage]] = PrivateAttr(default_factory=list)
 
     @property
@@ -86,8 +88,13 @@ class ScriptedChatModel(BaseChatModel):
         text = str(reply.content)
         for start in range(0, len(text), 8):
             last = start + 8 >= len(text)
-            chunk = AIMessageChunk(
-                content=text[start : start + 8],
-                usage_metadata=reply.usage_metadata if last else None,
+            piece = text[start : start + 8]
+            chunk = ChatGenerationChunk(
+                message=AIMessageChunk(
+                    content=piece, usage_metadata=reply.usage_metadata if last else None
+                )
             )
-            yield ChatGenerationChunk(message=chunk)
+            time.sleep(self.seconds_per_chunk)
+            if run_manager is not None:
+                run_manager.on_llm_new_token(piece, chunk=chunk)
+            yield chunk

@@ -232,3 +232,42 @@ def test_a_failing_query_is_repaired_then_given_up_politely(ask: TurnRunner) -> 
 
     assert turn.reply is not None and "couldn't get a working query" in turn.reply.content
     assert len(model.calls) == 3
+
+
+@pytest.mark.django_db(transaction=True)
+def test_cancel_stops_a_running_turn_and_keeps_the_partial_reply_as_cancelled(
+    tenant_a: Tenant,
+) -> None:
+    import threading
+    import time
+
+    from django_tenants.utils import tenant_context
+
+    from chat.services.turns import CollectingEvents, turn_cancel, turn_run, turn_start
+    from tests.tenants.factories import make_user
+
+    long_answer = "word " * 400
+    model = ScriptedChatModel(replies=[AIMessage(long_answer)], seconds_per_chunk=0.01)
+    with tenant_context(tenant_a):
+        conversation, message, _ = turn_start(user=make_user(tenant_a, "sam"), text="talk")
+    events = CollectingEvents()
+    done: list[Message | None] = []
+
+    def run() -> None:
+        with tenant_context(tenant_a):
+            done.append(
+                turn_run(conversation=conversation, message=message, events=events, model=model)
+            )
+
+    worker = threading.Thread(target=run)
+    worker.start()
+    while not events.of("token"):
+        time.sleep(0.01)
+    with tenant_context(tenant_a):
+        turn_cancel(conversation=conversation)
+    worker.join(timeout=5)
+
+    reply = done[0]
+    assert reply is not None and reply.status == Message.Status.CANCELLED
+    assert 0 < len(reply.content) < len(long_answer)
+    assert long_answer.startswith(reply.content)
