@@ -6,6 +6,7 @@ from __future__ import annotations
 import uuid
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django_tenants.utils import tenant_context
 
@@ -105,10 +106,7 @@ def test_a_malformed_csv_is_refused_with_a_specific_message(
 
 
 def test_a_file_that_is_not_utf8_is_refused(admin_a: Client) -> None:
-    upload = csv_upload("")
-    upload.file.write("name\nJosé\n".encode("latin-1"))
-    upload.file.seek(0)
-    upload.size = len("name\nJosé\n")
+    upload = SimpleUploadedFile("contacts.csv", "name\nJosé\n".encode("latin-1"))
 
     response = admin_a.post(IMPORT_URL, {"file": upload})
 
