@@ -1,0 +1,135 @@
+"""Documents and their chunks, in each tenant's schema.
+
+A document keeps its original file and the text extracted from it, so chunks can be rebuilt
+(new chunk size) without the upload. A chunk is an exact slice of that text; it carries two
+indexes for hybrid retrieval: an embedding (HNSW, cosine) and a full-text vector (GIN).
+"""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import PurePath
+
+from django.conf import settings
+from django.contrib.postgres.fields import ArrayField
+from django.contrib.postgres.indexes import GinIndex
+from django.contrib.postgres.search import SearchVectorField
+from django.db import models
+from pgvector.django import HnswIndex, VectorField
+
+from tenants.schema import current_schema
+
+# The column's size is fixed by the migration; a model of another size needs a new migration
+# (see README "Changing the embedding model").
+EMBEDDING_DIMENSIONS = 384
+# HNSW build parameters (pgvector's defaults, written down so the benchmark can cite them).
+HNSW_M = 16
+HNSW_EF_CONSTRUCTION = 64
+
+
+def _upload_path(document: Document, filename: str) -> str:
+    # The schema is part of the path: tenants never share a folder, and a file name chosen
+    # by the uploader cannot reach another tenant's files.
+    schema = current_schema()
+    return f"knowledge/{schema}/{uuid.uuid4().hex}/{PurePath(filename).name}"
+
+
+class Document(models.Model):
+    class Source(models.TextChoices):
+        UPLOAD = "upload", "uploaded file"
+        TEXT = "text", "pasted text"
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "pending"  # chunks stored, some not embedded yet
+        INDEXING = "indexing", "indexing"  # a reindex run is embedding its chunks
+        READY = "ready", "ready"
+        FAILED = "failed", "failed"  # ``error`` says why; the document has no chunks
+
+    title = models.CharField(max_length=300)
+    source = models.CharField(max_length=16, choices=Source.choices, default=Source.TEXT)
+    file = models.FileField(upload_to=_upload_path, blank=True, max_length=500)
+    original_filename = models.CharField(max_length=255, blank=True)
+    # Set by importers (``squad:<article>#<n>``, ``demo:<file>``, a path) so a re-import
+    # updates the same document instead of adding a copy.
+    external_id = models.CharField(max_length=500, blank=True)
+    text = models.TextField(blank=True)
+    language = models.CharField(max_length=16, default="und")
+    tags = ArrayField(models.CharField(max_length=64), default=list, blank=True)
+    is_active = models.BooleanField(default=True)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
+    error = models.TextField(blank=True)
+    content_hash = models.CharField(max_length=64, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ("-updated_at",)
+        constraints = [
+            models.UniqueConstraint(
+                fields=["external_id"],
+                condition=~models.Q(external_id=""),
+                name="knowledge_document_unique_external_id",
+            )
+        ]
+        indexes = [GinIndex(fields=["tags"], name="knowledge_document_tags")]
+        permissions = [("search_playground", "Can use the knowledge search playground")]
+
+    def __str__(self) -> str:
+        return self.title
+
+
+class Chunk(models.Model):
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="chunks")
+    ordinal = models.PositiveIntegerField()
+    text = models.TextField()
+    heading_path = ArrayField(models.CharField(max_length=300), default=list, blank=True)
+    char_start = models.PositiveIntegerField()
+    char_end = models.PositiveIntegerField()
+    token_estimate = models.PositiveIntegerField()
+    # sha256 of the text and heading path (knowledge.ingest.chunking.content_hash).
+    content_hash = models.CharField(max_length=64)
+    embedding = VectorField(dimensions=EMBEDDING_DIMENSIONS, null=True, blank=True)
+    # What the stored embedding was made from and by: the chunk is stale when either differs
+    # from its current content hash or the configured model.
+    embedding_model = models.CharField(max_length=200, blank=True)
+    embedded_hash = models.CharField(max_length=64, blank=True)
+    embedded_at = models.DateTimeField(null=True, blank=True)
+    # Title and headings weighted A, body B; 'simple' configuration over accent-folded text
+    # (knowledge/textsearch.py explains why).
+    search_vector = SearchVectorField(null=True)
+
+    class Meta:
+        ordering = ("document", "ordinal")
+        constraints = [
+            # Two overlapping writers cannot leave a document with duplicate chunks.
+            models.UniqueConstraint(
+                fields=["document", "content_hash"], name="knowledge_chunk_unique_content"
+            ),
+        ]
+        indexes = [
+            HnswIndex(
+                name="knowledge_chunk_embedding",
+                fields=["embedding"],
+                m=HNSW_M,
+                ef_construction=HNSW_EF_CONSTRUCTION,
+                opclasses=["vector_cosine_ops"],
+            ),
+            GinIndex(fields=["search_vector"], name="knowledge_chunk_search"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.document_id}#{self.ordinal}"
+
+    @property
+    def is_fresh(self) -> bool:
+        """Embedded, from the current text, by the configured model."""
+        from knowledge.embedder import current_model_name
+
+        return (
+            self.embedding is not None
+            and self.embedded_hash == self.content_hash
+            and self.embedding_model == current_model_name()
+        )

@@ -1,0 +1,271 @@
+"""Reads of the knowledge base: hybrid retrieval.
+
+One SQL statement per search returns both candidate lists, the nearest chunks by cosine
+distance (HNSW) and the best full-text matches (GIN), with everything a hit shows; Python
+fuses them with reciprocal rank fusion (knowledge/fusion.py).
+
+Full-text ranking is BM25-like: every query word is weighted by its inverse document
+frequency, counted in the same statement, times ``ts_rank`` of that word (which saturates
+with term frequency and, with normalisation 1, dampens long chunks). Plain ``ts_rank`` over an
+OR query has no IDF, so "the" would count as much as "Normandy"; knowledge/textsearch.py
+explains the ``simple`` configuration.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+from django.conf import settings
+from django.db import connection
+
+from knowledge.embedder import get_embedder
+from knowledge.embeddings import Embedder
+from knowledge.fusion import is_weak, rrf_fuse
+from knowledge.textsearch import query_terms
+
+RRF_K = 60
+MAX_K = 50
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    """One chunk found by a search.
+
+    ``vector_score`` is the cosine similarity (1 - distance) when the chunk was among the
+    vector candidates, ``text_score`` its IDF-weighted full-text score when it was among the
+    text candidates, ``fused_score`` its reciprocal-rank-fusion score (what ranks hits).
+    """
+
+    chunk_id: int
+    document_id: int
+    document_title: str
+    ordinal: int
+    text: str
+    heading_path: tuple[str, ...]
+    vector_score: float | None
+    text_score: float | None
+    fused_score: float
+    vector_rank: int | None
+    text_rank: int | None
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """Ranked hits for ``query``, best first; ``weak`` when even the nearest chunk is far
+    (cosine distance over ``KB_WEAK_DISTANCE``, or no vector candidate at all)."""
+
+    query: str
+    hits: list[SearchHit]
+    weak: bool
+    best_distance: float | None
+    elapsed_ms: float = 0.0
+
+
+class CandidateRow(NamedTuple):
+    """A chunk from either candidate list, as the statement returns it."""
+
+    id: int
+    document_id: int
+    title: str
+    ordinal: int
+    text: str
+    heading_path: list[str]
+    distance: float | None
+    vector_rank: int | None
+    text_score: float | None
+    text_rank: int | None
+
+
+@dataclass(frozen=True)
+class Candidates:
+    """Both candidate lists of one search and their fusion, best first (chunk ids)."""
+
+    vector: list[int]
+    text: list[int]
+    fused: list[tuple[int, float]]
+    rows: dict[int, CandidateRow] = field(repr=False)
+    best_distance: float | None
+
+
+class SearchInputError(ValueError):
+    """The query or ``k`` is unusable; the message says which."""
+
+
+def kb_search(
+    *,
+    query: str,
+    k: int = 5,
+    tags: list[str] | None = None,
+    embedder: Embedder | None = None,
+) -> SearchResult:
+    """Search the current tenant's active documents; the agent's ``search_knowledge`` tool
+    and ``GET /api/kb/search/`` call this.
+
+    ``query``: free text in any language (blank raises ``SearchInputError``); ``k``: hits
+    wanted, 1 to 50; ``tags``: when given, only documents carrying at least one of them.
+    Returns a ``SearchResult``: ``hits`` (``SearchHit``: ``chunk_id``, ``document_id``,
+    ``document_title``, ``ordinal``, ``text``, ``heading_path``, ``vector_score``,
+    ``text_score``, ``fused_score``, ranks), best first, at most ``k``; ``weak`` tells the
+    caller the knowledge base probably does not cover the question. One embedding of the
+    query and one SQL round trip, in whatever tenant schema the connection is on.
+    """
+    query = query.strip()
+    if not query:
+        raise SearchInputError("q must not be empty")
+    if not 1 <= k <= MAX_K:
+        raise SearchInputError(f"k must be between 1 and {MAX_K}")
+    started = time.perf_counter()
+    embedder = embedder or get_embedder()
+    candidates = kb_candidates(
+        query=query,
+        vector=embedder.embed_query(query),
+        model=embedder.model_name,
+        limit=max(settings.KB_CANDIDATES, k),
+        tags=tags,
+    )
+    hits = [_hit(candidates, chunk_id, score) for chunk_id, score in candidates.fused[:k]]
+    return SearchResult(
+        query=query,
+        hits=hits,
+        weak=is_weak(candidates.best_distance, settings.KB_WEAK_DISTANCE),
+        best_distance=candidates.best_distance,
+        elapsed_ms=(time.perf_counter() - started) * 1000,
+    )
+
+
+def kb_candidates(
+    *,
+    query: str,
+    vector: Sequence[float],
+    model: str,
+    limit: int,
+    tags: list[str] | None = None,
+    use_vector: bool = True,
+    use_text: bool = True,
+) -> Candidates:
+    """Both candidate lists (``limit`` each) for an embedded query, in one SQL statement.
+
+    Only chunks embedded by ``model`` take part in the vector list: vectors of another model
+    live in another space. ``kb_eval`` and the benchmarks use this directly to score each
+    list on its own.
+    """
+    terms = query_terms(query) if use_text else []
+    params: dict[str, Any] = {
+        "vector": _vector_literal(vector),
+        "model": model,
+        "terms": terms,
+        "limit": limit if use_vector else 0,
+        "text_limit": limit if terms else 0,
+        "tags": tags or [],
+        "filter_tags": bool(tags),
+    }
+    with connection.cursor() as cursor:
+        cursor.execute(_SEARCH_SQL, params)
+        rows = {row[0]: CandidateRow(*row) for row in cursor.fetchall()}
+    vector_ids = [row.id for row in sorted(rows.values(), key=_vector_order) if row.vector_rank]
+    text_ids = [row.id for row in sorted(rows.values(), key=_text_order) if row.text_rank]
+    return Candidates(
+        vector=vector_ids,
+        text=text_ids,
+        fused=rrf_fuse([vector_ids, text_ids], k=RRF_K),
+        rows=rows,
+        best_distance=rows[vector_ids[0]].distance if vector_ids else None,
+    )
+
+
+def _vector_order(row: CandidateRow) -> int:
+    return row.vector_rank or 0
+
+
+def _text_order(row: CandidateRow) -> int:
+    return row.text_rank or 0
+
+
+def _hit(candidates: Candidates, chunk_id: int, fused: float) -> SearchHit:
+    row = candidates.rows[chunk_id]
+    return SearchHit(
+        chunk_id=chunk_id,
+        document_id=row.document_id,
+        document_title=row.title,
+        ordinal=row.ordinal,
+        text=row.text,
+        heading_path=tuple(row.heading_path or ()),
+        vector_score=None if row.distance is None else 1.0 - row.distance,
+        text_score=row.text_score,
+        fused_score=fused,
+        vector_rank=row.vector_rank,
+        text_rank=row.text_rank,
+    )
+
+
+def _vector_literal(vector: Sequence[float]) -> str:
+    return "[" + ",".join(f"{value:.7g}" for value in vector) + "]"
+
+
+# The statement, CTE by CTE:
+#   terms     each query word as a tsquery with its document frequency (a GIN lookup each);
+#   corpus    the number of chunks, from the planner's statistics when it has them;
+#   text_hits chunks matching any word, scored Σ idf · ts_rank, best ``text_limit``;
+#   vector_hits the ``limit`` nearest chunks by cosine distance (HNSW index);
+#   the final SELECT joins both lists to the chunk and document rows, with ranks.
+# Filters (active documents, tags) apply inside both lists.
+_SEARCH_SQL = """
+WITH terms AS (
+    SELECT q, (SELECT count(*) FROM knowledge_chunk c WHERE c.search_vector @@ q) AS df
+      FROM unnest(%(terms)s::text[]) AS operand,
+           LATERAL to_tsquery('simple', operand) AS q
+     WHERE numnode(q) > 0
+),
+corpus AS (
+    SELECT greatest(
+               (SELECT reltuples FROM pg_class WHERE oid = 'knowledge_chunk'::regclass),
+               (SELECT max(df) FROM terms),
+               1
+           )::float AS n
+),
+weighted AS (
+    SELECT q, ln(1 + (corpus.n - df + 0.5) / (df + 0.5)) AS idf
+      FROM terms, corpus
+     WHERE df > 0
+),
+text_hits AS (
+    SELECT c.id, sum(w.idf * ts_rank(c.search_vector, w.q, 1)) AS score
+      FROM weighted w
+      JOIN knowledge_chunk c ON c.search_vector @@ w.q
+      JOIN knowledge_document d ON d.id = c.document_id
+     WHERE d.is_active
+       AND (NOT %(filter_tags)s OR d.tags && %(tags)s::varchar[])
+     GROUP BY c.id
+     ORDER BY score DESC, c.id
+     LIMIT %(text_limit)s
+),
+vector_hits AS (
+    SELECT c.id, c.embedding <=> %(vector)s::vector AS distance
+      FROM knowledge_chunk c
+      JOIN knowledge_document d ON d.id = c.document_id
+     WHERE c.embedding IS NOT NULL
+       AND c.embedding_model = %(model)s
+       AND d.is_active
+       AND (NOT %(filter_tags)s OR d.tags && %(tags)s::varchar[])
+     ORDER BY c.embedding <=> %(vector)s::vector
+     LIMIT %(limit)s
+),
+ranked_vector AS (
+    SELECT id, distance, row_number() OVER (ORDER BY distance, id) AS vector_rank
+      FROM vector_hits
+),
+ranked_text AS (
+    SELECT id, score, row_number() OVER (ORDER BY score DESC, id) AS text_rank
+      FROM text_hits
+)
+SELECT c.id, c.document_id, d.title, c.ordinal, c.text, c.heading_path,
+       v.distance::float8, v.vector_rank::int, t.score::float8 AS text_score, t.text_rank::int
+  FROM knowledge_chunk c
+  JOIN knowledge_document d ON d.id = c.document_id
+  LEFT JOIN ranked_vector v ON v.id = c.id
+  LEFT JOIN ranked_text t ON t.id = c.id
+ WHERE c.id IN (SELECT id FROM vector_hits UNION SELECT id FROM text_hits)
+"""
