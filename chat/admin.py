@@ -10,8 +10,16 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from chat.agent.prompts import DEFAULT_PROMPT
-from chat.models import ActionEvent, AssistantPrompt, Conversation, Message, PendingAction
+from chat.models import (
+    ActionEvent,
+    ApiToken,
+    AssistantPrompt,
+    Conversation,
+    Message,
+    PendingAction,
+)
 from chat.services.prompts import assistant_prompt_activate, assistant_prompt_publish
+from chat.tokens import api_token_create, api_token_revoke
 
 
 @admin.register(AssistantPrompt)
@@ -93,3 +101,31 @@ class PendingActionAdmin(ReadOnlyAdmin):
     list_filter = ("status", "tool", "created_at")
     search_fields = ("description", "requested_by__username", "id")
     inlines = [ActionEventInline]
+
+
+@admin.register(ApiToken)
+class ApiTokenAdmin(admin.ModelAdmin):
+    list_display = ("name", "user", "prefix", "created_at", "last_used_at", "revoked_at")
+    list_filter = ("revoked_at", "created_at")
+    search_fields = ("name", "user__username", "prefix")
+    fields = ("user", "name", "prefix", "created_at", "last_used_at", "revoked_at")
+    readonly_fields = ("prefix", "created_at", "last_used_at", "revoked_at")
+    actions = ["revoke"]
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return obj is None and super().has_change_permission(request, obj)
+
+    def save_model(self, request: HttpRequest, obj: ApiToken, form: Any, change: bool) -> None:
+        row, token = api_token_create(user=obj.user, name=obj.name)
+        obj.pk = row.pk
+        self.message_user(
+            request,
+            f"Token for {row.user}: {token} — copy it now, it will not be shown again.",
+            level=messages.WARNING,
+        )
+
+    @admin.action(description="Revoke the selected tokens")
+    def revoke(self, request: HttpRequest, queryset: QuerySet[ApiToken]) -> None:
+        for token in queryset:
+            api_token_revoke(token=token)
+        self.message_user(request, f"Revoked {queryset.count()} token(s).")

@@ -18,6 +18,9 @@ class ChatConfig(AppConfig):
             "chat.view_pendingaction",
             "chat.view_actionevent",
             "chat.view_message",
+            "chat.add_apitoken",
+            "chat.view_apitoken",
+            "chat.change_apitoken",
         ],
     }
 

@@ -1,38 +1,285 @@
-"""The WebSocket door of DESIGN.md §6.
+"""The WebSocket door of DESIGN.md §6 (docs/protocol.md).
 
-The connection arrives already tenant-resolved and authenticated by
+The connection arrives tenant-resolved and authenticated by
 ``tenants.asgi.TenantWebSocketMiddleware`` (``scope["tenant"]``, ``scope["user"]``). This consumer
-only parses frames and answers them; bad frames get an ``error`` frame and the connection stays
-usable.
+parses frames, calls the same services as the HTTP API, and turns their domain exceptions into
+``error`` frames (``_ERRORS``, the one translation table of this transport). A bad frame never
+closes the connection.
 """
 
 from __future__ import annotations
 
 import json
+import time
+import uuid
+from collections.abc import Awaitable, Callable
 from typing import Any
 
+from asgiref.sync import sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
+from django.conf import settings
+from django.contrib.auth.models import User
+
+from chat.events import approvals_group, conversation_group, events_after_async, last_seq
+from chat.services.actions import (
+    ActionInvalidArguments,
+    ActionNotFound,
+    ActionPermissionDenied,
+    ActionStateError,
+)
+from chat.services.realtime import (
+    ConversationBusy,
+    action_decide,
+    conversation_cancel,
+    conversation_for_viewer,
+    message_send,
+    user_is_approver,
+)
+from chat.services.turns import ConversationNotFound, TurnInvalid
+from tenants.asgi import tenant_database_sync_to_async
+
+_ERRORS: dict[type[Exception], str] = {
+    ConversationNotFound: "not_found",
+    TurnInvalid: "invalid",
+    ConversationBusy: "conversation_busy",
+    ActionNotFound: "not_found",
+    ActionPermissionDenied: "forbidden",
+    ActionStateError: "invalid_state",
+    ActionInvalidArguments: "invalid_arguments",
+}
+
+
+class FrameError(Exception):
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def _uuid_field(frame: dict[str, Any], name: str, *, optional: bool = False) -> str | None:
+    value = frame.get(name)
+    if value is None and optional:
+        return None
+    try:
+        return str(uuid.UUID(str(value)))
+    except (ValueError, TypeError):
+        raise FrameError("bad_frame", f"'{name}' must be a uuid") from None
 
 
 class ChatConsumer(AsyncWebsocketConsumer):
     async def connect(self) -> None:
+        self.tenant = self.scope["tenant"]
+        self.user_id: int = self.scope["user"].pk
+        self.db = tenant_database_sync_to_async(self.tenant)
+        # conversation uuid → highest seq delivered to this client
+        self.delivered: dict[str, int] = {}
+        self.tokens = float(settings.WS_RATE_LIMIT_BURST)
+        self.refilled_at = time.monotonic()
+        self.rate_warned_at = 0.0
+        self.approver = await self.db(lambda: user_is_approver(user=self.scope["user"]))()
+        if self.approver:
+            await self.channel_layer.group_add(self._approvals(), self.channel_name)
         await self.accept()
 
+    async def disconnect(self, code: int) -> None:
+        if getattr(self, "approver", False):
+            await self.channel_layer.group_discard(self._approvals(), self.channel_name)
+        for conversation in getattr(self, "delivered", {}):
+            await self.channel_layer.group_discard(self._group(conversation), self.channel_name)
+
+    # -- frames in ------------------------------------------------------------------------------
+
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        if not self._within_rate():
+            return await self._rate_limited()
+        try:
+            frame = self._parse(text_data, bytes_data)
+            handler = self._handlers().get(frame["type"])
+            if handler is None:
+                raise FrameError("unknown_type", f"unknown frame type {frame['type']!r}")
+            await handler(frame)
+        except FrameError as error:
+            await self._error(error.code, str(error))
+        except tuple(_ERRORS) as error:
+            code = next(c for kind, c in _ERRORS.items() if isinstance(error, kind))
+            await self._error(code, str(error))
+
+    def _handlers(self) -> dict[str, Callable[[dict[str, Any]], Awaitable[None]]]:
+        return {
+            "ping": self._ping,
+            "chat.send": self._chat_send,
+            "chat.subscribe": self._chat_subscribe,
+            "chat.cancel": self._chat_cancel,
+            "action.decide": self._action_decide,
+        }
+
+    def _parse(self, text_data: str | None, bytes_data: bytes | None) -> dict[str, Any]:
         if text_data is None:
-            return await self._error("bad_frame", "frames must be JSON text, not binary")
+            raise FrameError("bad_frame", "frames must be JSON text, not binary")
+        if len(text_data.encode()) > settings.WS_MAX_FRAME_BYTES:
+            raise FrameError(
+                "frame_too_large", f"frames are limited to {settings.WS_MAX_FRAME_BYTES} bytes"
+            )
         try:
             frame = json.loads(text_data)
         except json.JSONDecodeError:
-            return await self._error("bad_frame", "frame is not valid JSON")
+            raise FrameError("bad_frame", "frame is not valid JSON") from None
         if not isinstance(frame, dict) or not isinstance(frame.get("type"), str):
-            return await self._error("bad_frame", "frame must be a JSON object with a 'type'")
-        if frame["type"] == "ping":
-            return await self._send({"type": "pong"})
-        return await self._error("unknown_type", f"unknown frame type {frame['type']!r}")
+            raise FrameError("bad_frame", "frame must be a JSON object with a 'type'")
+        return frame
+
+    def _within_rate(self) -> bool:
+        now = time.monotonic()
+        self.tokens = min(
+            float(settings.WS_RATE_LIMIT_BURST),
+            self.tokens + (now - self.refilled_at) * settings.WS_RATE_LIMIT_PER_SECOND,
+        )
+        self.refilled_at = now
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
+
+    async def _rate_limited(self) -> None:
+        # One error per second at most: answering every dropped frame would amplify a flood.
+        if time.monotonic() - self.rate_warned_at >= 1:
+            self.rate_warned_at = time.monotonic()
+            await self._error("rate_limited", "too many frames; some were dropped")
+
+    # -- handlers -------------------------------------------------------------------------------
+
+    async def _ping(self, frame: dict[str, Any]) -> None:
+        await self._send({"type": "pong"})
+
+    async def _chat_send(self, frame: dict[str, Any]) -> None:
+        text = frame.get("text")
+        if not isinstance(text, str):
+            raise FrameError("bad_frame", "'text' must be a string")
+        if len(text) > settings.CHAT_MAX_MESSAGE_CHARS:
+            raise FrameError(
+                "too_long",
+                f"the message is longer than {settings.CHAT_MAX_MESSAGE_CHARS} characters",
+            )
+        conversation = _uuid_field(frame, "conversation", optional=True)
+        client_id = _uuid_field(frame, "client_id", optional=True)
+        schema = self.tenant.schema_name
+        before = (
+            await sync_to_async(last_seq)(schema=schema, conversation_uuid=conversation)
+            if conversation
+            else 0
+        )
+
+        def send(user: User) -> tuple[str, str, bool]:
+            accepted = message_send(
+                user=user, text=text, conversation_uuid=conversation, client_id=client_id
+            )
+            return str(accepted.conversation.uuid), str(accepted.message.uuid), accepted.created
+
+        conversation_uuid, message_uuid, _ = await self._as_user(send)
+        await self._send(
+            {
+                "type": "accepted",
+                "conversation": conversation_uuid,
+                "message": message_uuid,
+                "client_id": client_id,
+            }
+        )
+        if conversation_uuid not in self.delivered:
+            await self._subscribe(conversation_uuid, after=before)
+
+    async def _chat_subscribe(self, frame: dict[str, Any]) -> None:
+        conversation = _uuid_field(frame, "conversation")
+        after = frame.get("after", 0)
+        if not isinstance(after, int) or isinstance(after, bool) or after < 0:
+            raise FrameError("bad_frame", "'after' must be a non-negative integer")
+        assert conversation is not None
+        await self._as_user(
+            lambda user: conversation_for_viewer(user=user, conversation_uuid=conversation)
+        )
+        await self._subscribe(conversation, after=after)
+
+    async def _chat_cancel(self, frame: dict[str, Any]) -> None:
+        conversation = _uuid_field(frame, "conversation")
+        await self._as_user(
+            lambda user: conversation_cancel(user=user, conversation_uuid=str(conversation))
+        )
+
+    async def _action_decide(self, frame: dict[str, Any]) -> None:
+        action = _uuid_field(frame, "action")
+        decision = frame.get("decision")
+        if decision not in ("approve", "reject"):
+            raise FrameError("bad_frame", "'decision' must be 'approve' or 'reject'")
+        arguments, note = frame.get("arguments"), frame.get("note", "")
+        if arguments is not None and not isinstance(arguments, dict):
+            raise FrameError("bad_frame", "'arguments' must be an object")
+        if not isinstance(note, str):
+            raise FrameError("bad_frame", "'note' must be a string")
+        await self._as_user(
+            lambda user: action_decide(
+                user=user, action_id=str(action), decision=decision, arguments=arguments, note=note
+            )
+        )
+
+    async def _as_user(self, work: Callable[[User], Any]) -> Any:
+        """Run ``work`` in the tenant schema with the user re-read from the database, so a user
+        deactivated (or a role removed) mid-connection is refused from the next frame on."""
+
+        def run() -> Any:
+            user = User.objects.filter(pk=self.user_id, is_active=True).first()
+            if user is None:
+                raise ActionPermissionDenied("your account is no longer active")
+            return work(user)
+
+        return await self.db(run)()
+
+    # -- events out -----------------------------------------------------------------------------
+
+    def _approvals(self) -> str:
+        return approvals_group(self.tenant.schema_name)
+
+    async def approvals_event(self, message: dict[str, Any]) -> None:
+        """A pending or decided action anywhere in the tenant (approvers' inbox). Conversations
+        this connection follows get it through their own, ordered, path instead."""
+        if message["event"]["conversation"] not in self.delivered:
+            await self._send(message["event"])
+
+    def _group(self, conversation: str) -> str:
+        return conversation_group(self.tenant.schema_name, conversation)
+
+    async def _subscribe(self, conversation: str, *, after: int) -> None:
+        """Join the live group first, then replay: nothing falls between the two."""
+        self.delivered[conversation] = after
+        await self.channel_layer.group_add(self._group(conversation), self.channel_name)
+        await self._deliver_missed(conversation, until=None)
+
+    async def _deliver_missed(self, conversation: str, *, until: int | None) -> None:
+        missed = await events_after_async(
+            schema=self.tenant.schema_name,
+            conversation_uuid=conversation,
+            after=self.delivered[conversation],
+            until=until,
+        )
+        for event in missed:
+            await self._deliver(event)
+
+    async def _deliver(self, event: dict[str, Any]) -> None:
+        conversation = event["conversation"]
+        if event["seq"] <= self.delivered.get(conversation, 0):
+            return
+        self.delivered[conversation] = event["seq"]
+        await self._send(event)
+
+    async def conversation_event(self, message: dict[str, Any]) -> None:
+        """A live event from the channel layer; a gap (a dropped frame) is filled from the log."""
+        event = message["event"]
+        conversation = event["conversation"]
+        if conversation not in self.delivered:
+            return
+        if event["seq"] > self.delivered[conversation] + 1:
+            await self._deliver_missed(conversation, until=event["seq"] - 1)
+        await self._deliver(event)
 
     async def _send(self, payload: dict[str, Any]) -> None:
-        await self.send(text_data=json.dumps(payload))
+        await self.send(text_data=json.dumps(payload, ensure_ascii=False))
 
     async def _error(self, code: str, message: str) -> None:
         await self._send({"type": "error", "code": code, "message": message})

@@ -170,3 +170,26 @@ class AssistantPrompt(models.Model):
 
     def __str__(self) -> str:
         return f"v{self.version}{' (active)' if self.is_active else ''}"
+
+
+class ApiToken(models.Model):
+    """A program's credential for one user of this tenant. Only a digest is stored; the token
+    is shown once, when created. Revoked tokens stay for the audit trail."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens"
+    )
+    name = models.CharField(max_length=100, help_text="What uses it, e.g. 'nightly report'.")
+    prefix = models.CharField(
+        max_length=12, editable=False, help_text="First characters, to recognise it."
+    )
+    digest = models.CharField(max_length=64, unique=True, editable=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True, editable=False)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.prefix}…)"

@@ -346,3 +346,16 @@ assert isinstance(_db_options, dict)
 _db_options["options"] = f"-c hnsw.ef_search={KB_HNSW_EF_SEARCH}"
 # A SELECT-only database role query_data switches to when it exists (see docs/deployment.md).
 QUERY_DATA_DB_ROLE = env_str("QUERY_DATA_DB_ROLE", "countersign_reader")
+# Realtime: the per-conversation event log (Redis Stream) and streaming.
+CHAT_EVENT_LOG_MAX = env_int("CHAT_EVENT_LOG_MAX", 5000, minimum=100)
+CHAT_EVENT_LOG_TTL_SECONDS = env_int("CHAT_EVENT_LOG_TTL_SECONDS", 7 * 24 * 3600, minimum=60)
+CHAT_TOKEN_FLUSH_MS = env_int("CHAT_TOKEN_FLUSH_MS", 25, minimum=0)
+# A turn holds its conversation's lock this long without progress before another may take it.
+CHAT_TURN_LOCK_SECONDS = env_int("CHAT_TURN_LOCK_SECONDS", 120, minimum=2)
+WS_MAX_FRAME_BYTES = env_int("WS_MAX_FRAME_BYTES", 64 * 1024, minimum=1024)
+WS_RATE_LIMIT_PER_SECOND = env_float("WS_RATE_LIMIT_PER_SECOND", 20.0, minimum=0.1)
+WS_RATE_LIMIT_BURST = env_int("WS_RATE_LIMIT_BURST", 40, minimum=1)
+# Resolves "Authorization: Bearer <token>" to a user inside the current tenant schema.
+BEARER_TOKEN_AUTHENTICATOR = "chat.tokens.user_for_token"
+# The offline model pauses this long between chunks so its answer streams visibly.
+OFFLINE_MODEL_CHUNK_MS = env_int("OFFLINE_MODEL_CHUNK_MS", 20, minimum=0)

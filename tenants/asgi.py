@@ -72,6 +72,18 @@ def _user_for_session(tenant: Tenant, session_key: str) -> Any:
         return user if user.is_authenticated and user.is_active else None
 
 
+@database_sync_to_async
+def _user_for_bearer(tenant: Tenant, authorization: str) -> Any:
+    """The user of a bearer token, through the authenticator named by settings (the token
+    model belongs to a product app, which ``tenants`` must not import)."""
+    authenticate = import_string(settings.BEARER_TOKEN_AUTHENTICATOR)
+    scheme, _, token = authorization.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        return None
+    with tenant_context(tenant):
+        return authenticate(token.strip())
+
+
 def origin_matches_host(scope: Scope) -> bool:
     """True when the Origin header names exactly the host (and port) the client connected to."""
     origin, host = _header(scope, b"origin"), _header(scope, b"host")
@@ -95,6 +107,12 @@ class TenantWebSocketMiddleware:
         return await self.inner(scope, receive, send)
 
     async def _authenticate(self, scope: Scope, tenant: Tenant) -> tuple[Any, int]:
+        authorization = _header(scope, b"authorization")
+        if authorization:
+            # Programs: a bearer token, looked up in this tenant's schema only. No Origin
+            # check: a browser page cannot set this header on a WebSocket.
+            user = await _user_for_bearer(tenant, authorization)
+            return (user, 0) if user is not None else (None, CLOSE_UNAUTHENTICATED)
         cookie = SimpleCookie(_header(scope, b"cookie"))
         morsel = cookie.get(settings.SESSION_COOKIE_NAME)
         if morsel is None:

@@ -19,7 +19,7 @@ def is_offline() -> bool:
 
 def build_chat_model() -> BaseChatModel:
     if is_offline():
-        return OfflineChatModel()
+        return OfflineChatModel(seconds_per_chunk=settings.OFFLINE_MODEL_CHUNK_MS / 1000)
     from langchain_openai import ChatOpenAI
     from pydantic import SecretStr
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 import uuid
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -152,6 +153,8 @@ class OfflineChatModel(BaseChatModel):
 
     tool_names: list[str] = []
     chunk_chars: int = 12
+    # Pause between chunks, so the answer streams like a real model's (OFFLINE_MODEL_CHUNK_MS).
+    seconds_per_chunk: float = 0.0
 
     @property
     def _llm_type(self) -> str:
@@ -230,6 +233,8 @@ class OfflineChatModel(BaseChatModel):
         for index, piece in enumerate(pieces):
             last = index == len(pieces) - 1
             chunk = AIMessageChunk(content=piece, usage_metadata=usage if last else None)  # type: ignore[arg-type]
+            if index and self.seconds_per_chunk:
+                time.sleep(self.seconds_per_chunk)
             if run_manager is not None:
                 run_manager.on_llm_new_token(piece, chunk=ChatGenerationChunk(message=chunk))
             yield ChatGenerationChunk(message=chunk)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import time
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -23,7 +23,7 @@ from langchain_core.messages import AIMessage, HumanMessage
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tracers._streaming import _StreamingCallbackHandler
 from langgraph.errors import GraphRecursionError
-from langgraph.types import Command
+from langgraph.types import Command, StateSnapshot
 
 from chat.agent.graph import build_graph, thread_id
 from chat.agent.llm import build_chat_model, model_label
@@ -44,6 +44,10 @@ _CANCEL_CHECK_SECONDS = 0.1
 
 class TurnInvalid(Exception):
     """The request cannot start a turn (empty text, too long, unknown conversation)."""
+
+
+class ConversationNotFound(TurnInvalid):
+    """No such conversation for this user (also what another tenant's or user's looks like)."""
 
 
 class TurnEvents(Protocol):
@@ -105,8 +109,8 @@ def turn_start(
     else:
         try:
             conversation = Conversation.objects.get(uuid=conversation_uuid, user=user)
-        except (Conversation.DoesNotExist, ValueError, Exception) as error:
-            raise TurnInvalid("no such conversation") from error
+        except (Conversation.DoesNotExist, ValueError, TypeError) as error:
+            raise ConversationNotFound("no such conversation") from error
     if client_id is not None:
         existing = Message.objects.filter(conversation=conversation, client_id=client_id).first()
         if existing is not None:
@@ -154,15 +158,20 @@ def turn_run(
     if existing is not None:
         events.done(existing)
         return existing
-    graph_input = {
+    fresh = {
         "messages": [HumanMessage(message.content, id=str(message.uuid))],
         "sources": [],
         "sql_failures": 0,
     }
+
+    def first_input(state: StateSnapshot) -> Any:
+        started = str(message.uuid) in {m.id for m in state.values.get("messages", [])}
+        return _continuation(state) if started else fresh
+
     return _run(
         conversation=conversation,
         run_id=message.uuid,
-        graph_input=graph_input,
+        first_input=first_input,
         events=events,
         model=model,
     )
@@ -177,22 +186,51 @@ def turn_resume(
         events.done(existing)
         return existing
     resume: Command[Any] = Command(resume={"action_id": str(action.id), "status": action.status})
-    if action.status != PendingAction.Status.REJECTED:
-        events.status("executing")
+
+    def first_input(state: StateSnapshot) -> Any:
+        waiting = [
+            i
+            for task in state.tasks
+            for i in task.interrupts
+            if i.value.get("action_id") == str(action.id)
+        ]
+        if not waiting:  # a redelivered resume: the graph already moved past this decision
+            return _continuation(state)
+        if action.status != PendingAction.Status.REJECTED:
+            events.status("executing")
+        return resume
+
     return _run(
         conversation=action.conversation,
         run_id=action.id,
-        graph_input=resume,
+        first_input=first_input,
         events=events,
         model=model,
     )
+
+
+class _Finished:
+    """The checkpoint shows the graph ran to its end; only the reply is left to persist."""
+
+
+class _Paused:
+    """The checkpoint shows the graph waiting for a decision."""
+
+
+def _continuation(state: StateSnapshot) -> Any:
+    """What a redelivered run does: continue from the checkpoint, never start over."""
+    if not state.next:
+        return _Finished()
+    if any(task.interrupts for task in state.tasks):
+        return _Paused()
+    return None  # LangGraph continues from the last checkpoint when given no input
 
 
 def _run(
     *,
     conversation: Conversation,
     run_id: uuid.UUID,
-    graph_input: Any,
+    first_input: Callable[[StateSnapshot], Any],
     events: TurnEvents,
     model: BaseChatModel | None,
 ) -> Message | None:
@@ -200,6 +238,12 @@ def _run(
     graph = build_graph(model or build_chat_model())
     forwarder = _TokenForwarder(events, conversation)
     config: RunnableConfig = {**_config(conversation), "callbacks": [forwarder]}
+    graph_input = first_input(graph.get_state(config))
+    if isinstance(graph_input, _Finished):
+        return _persist_final(conversation, run_id, graph.get_state(config).values, events)
+    if isinstance(graph_input, _Paused):
+        _announce_pending(graph.get_state(config), events)
+        return None
     try:
         _stream(graph, graph_input, config, events)
     except TurnCancelled:
@@ -223,13 +267,17 @@ def _run(
         return _persist(conversation, run_id, ERROR_REPLY, [], {}, Message.Status.ERROR, None)
     state = graph.get_state(config)
     if state.next:
-        for task in state.tasks:
-            for pending in task.interrupts:
-                action = PendingAction.objects.get(pk=pending.value["action_id"])
-                events.status("awaiting_approval")
-                events.pending(action)
+        _announce_pending(state, events)
         return None
     return _persist_final(conversation, run_id, state.values, events)
+
+
+def _announce_pending(state: StateSnapshot, events: TurnEvents) -> None:
+    for task in state.tasks:
+        for pending in task.interrupts:
+            action = PendingAction.objects.get(pk=pending.value["action_id"])
+            events.status("awaiting_approval")
+            events.pending(action)
 
 
 class TurnCancelled(Exception):

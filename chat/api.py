@@ -1,0 +1,271 @@
+"""The HTTP API of DESIGN.md §7 (docs/openapi.json). Thin: parse, call a service, shape JSON."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from asgiref.sync import sync_to_async
+from django.core.cache import cache
+from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
+from django.views.decorators.http import require_GET, require_POST
+from django_tenants.utils import tenant_context
+
+from chat.events import action_payload, follow_events
+from chat.models import Conversation, PendingAction
+from chat.services.actions import (
+    ActionInvalidArguments,
+    ActionNotFound,
+    ActionPermissionDenied,
+    ActionStateError,
+    Decision,
+    action_get,
+)
+from chat.services.realtime import (
+    ConversationBusy,
+    action_decide,
+    conversation_cancel,
+    conversation_for_viewer,
+    message_send,
+)
+from chat.services.turns import ConversationNotFound, TurnInvalid
+from tenants.http import ApiError, api_caller, api_user, api_view, error_response, json_body
+
+ERRORS: dict[type[Exception], tuple[int, str]] = {
+    ConversationNotFound: (404, "not_found"),
+    TurnInvalid: (400, "invalid"),
+    ConversationBusy: (409, "conversation_busy"),
+    ActionNotFound: (404, "not_found"),
+    ActionPermissionDenied: (403, "forbidden"),
+    ActionStateError: (409, "invalid_state"),
+    ActionInvalidArguments: (400, "invalid_arguments"),
+}
+IDEMPOTENCY_SECONDS = 24 * 3600
+SSE_KEEPALIVE_SECONDS = 15.0
+
+
+def idempotent(view: Callable[..., JsonResponse]) -> Callable[..., JsonResponse]:
+    """Replay the first response to a request carrying the same ``Idempotency-Key`` (per user
+    and path; the cache key is tenant-prefixed by the cache itself)."""
+
+    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> JsonResponse:
+        key = request.headers.get("Idempotency-Key", "").strip()
+        if not key:
+            return view(request, *args, **kwargs)
+        if len(key) > 200:
+            raise ApiError(400, "bad_request", "Idempotency-Key is longer than 200 characters")
+        cache_key = f"idem:{api_caller(request).pk}:{request.path}:{key}"
+        stored = cache.get(cache_key)
+        if stored is not None:
+            return JsonResponse(stored["body"], status=stored["status"])
+        response = view(request, *args, **kwargs)
+        if response.status_code < 500:
+            cache.set(
+                cache_key,
+                {"status": response.status_code, "body": json.loads(response.content)},
+                IDEMPOTENCY_SECONDS,
+            )
+        return response
+
+    return wrapped
+
+
+def _text(body: dict[str, Any]) -> str:
+    text = body.get("text")
+    if not isinstance(text, str):
+        raise ApiError(400, "bad_request", "'text' must be a string")
+    return text
+
+
+def _client_id(request: HttpRequest, body: dict[str, Any]) -> str | None:
+    value = body.get("client_id") or request.headers.get("Idempotency-Key")
+    if value is None:
+        return None
+    try:
+        import uuid
+
+        return str(uuid.UUID(str(value)))
+    except ValueError:
+        return None  # a free-form Idempotency-Key is honoured by @idempotent instead
+
+
+@require_POST
+@api_view(ERRORS)
+@idempotent
+def conversations_create(request: HttpRequest) -> JsonResponse:
+    body = json_body(request)
+    accepted = message_send(
+        user=api_caller(request),
+        text=_text(body),
+        conversation_uuid=None,
+        client_id=_client_id(request, body),
+    )
+    return JsonResponse(
+        {"conversation": str(accepted.conversation.uuid), "message": str(accepted.message.uuid)},
+        status=202,
+    )
+
+
+@require_POST
+@api_view(ERRORS)
+@idempotent
+def messages_create(request: HttpRequest, conversation: str) -> JsonResponse:
+    body = json_body(request)
+    accepted = message_send(
+        user=api_caller(request),
+        text=_text(body),
+        conversation_uuid=str(conversation),
+        client_id=_client_id(request, body),
+    )
+    return JsonResponse(
+        {"conversation": str(accepted.conversation.uuid), "message": str(accepted.message.uuid)},
+        status=202,
+    )
+
+
+@require_GET
+@api_view(ERRORS)
+def conversation_detail(request: HttpRequest, conversation: str) -> JsonResponse:
+    found = conversation_for_viewer(user=api_caller(request), conversation_uuid=str(conversation))
+    return JsonResponse(_conversation_json(found))
+
+
+def _conversation_json(conversation: Conversation) -> dict[str, Any]:
+    return {
+        "conversation": str(conversation.uuid),
+        "title": conversation.title,
+        "created_at": conversation.created_at.isoformat(),
+        "messages": [
+            {
+                "id": str(m.uuid),
+                "role": m.role,
+                "content": m.content,
+                "citations": m.citations,
+                "status": m.status,
+                "usage": m.usage,
+                "created_at": m.created_at.isoformat(),
+            }
+            for m in conversation.messages.all()
+        ],
+        "actions": [
+            action_payload(a, full=True) | {"result": a.result, "error": a.error}
+            for a in conversation.actions.select_related("requested_by")
+        ],
+    }
+
+
+@require_POST
+@api_view(ERRORS)
+def conversation_cancel_view(request: HttpRequest, conversation: str) -> JsonResponse:
+    conversation_cancel(user=api_caller(request), conversation_uuid=str(conversation))
+    return JsonResponse({"conversation": str(conversation), "status": "cancelling"}, status=202)
+
+
+@require_GET
+@api_view(ERRORS)
+def actions_list(request: HttpRequest) -> JsonResponse:
+    status = request.GET.get("status")
+    if status is not None and status not in PendingAction.Status.values:
+        raise ApiError(
+            400, "bad_request", f"status must be one of {', '.join(PendingAction.Status.values)}"
+        )
+    actions = PendingAction.objects.select_related("requested_by", "conversation").order_by(
+        "-created_at"
+    )
+    if status:
+        actions = actions.filter(status=status)
+    return JsonResponse(
+        {
+            "actions": [
+                action_payload(a, full=True) | {"conversation": str(a.conversation.uuid)}
+                for a in actions[:200]
+            ]
+        }
+    )
+
+
+def _decide(request: HttpRequest, action: str, decision: Decision) -> JsonResponse:
+    body = json_body(request)
+    arguments, note = body.get("arguments"), body.get("note", "")
+    if arguments is not None and not isinstance(arguments, dict):
+        raise ApiError(400, "bad_request", "'arguments' must be an object")
+    if not isinstance(note, str):
+        raise ApiError(400, "bad_request", "'note' must be a string")
+    action_get(action_id=str(action))  # 404 before anything else for an unknown id
+    decided = action_decide(
+        user=api_caller(request),
+        action_id=str(action),
+        decision=decision,
+        arguments=arguments if decision == "approve" else None,
+        note=note,
+    )
+    return JsonResponse({"action": action_payload(decided, full=True)})
+
+
+@require_POST
+@api_view(ERRORS)
+@idempotent
+def action_approve(request: HttpRequest, action: str) -> JsonResponse:
+    return _decide(request, action, "approve")
+
+
+@require_POST
+@api_view(ERRORS)
+@idempotent
+def action_reject(request: HttpRequest, action: str) -> JsonResponse:
+    return _decide(request, action, "reject")
+
+
+# -- Server-Sent Events -------------------------------------------------------------------------
+
+
+def _sse(event: dict[str, Any]) -> bytes:
+    data = json.dumps(event, ensure_ascii=False)
+    return f"id: {event['seq']}\nevent: {event['type']}\ndata: {data}\n\n".encode()
+
+
+async def conversation_events(
+    request: HttpRequest, conversation: str
+) -> HttpResponse | StreamingHttpResponse:
+    """``text/event-stream`` of the conversation's events after ``?after=N`` or the
+    ``Last-Event-ID`` header, then live ones, read straight from the event log."""
+    if request.method != "GET":
+        return error_response(405, "method_not_allowed", "use GET")
+    tenant = request.tenant  # type: ignore[attr-defined]  # set by django-tenants
+    raw_after = request.headers.get("Last-Event-ID") or request.GET.get("after", "0")
+    if not raw_after.isdigit():
+        return error_response(400, "bad_request", "'after' must be a non-negative integer")
+
+    def authorize() -> str | None:
+        with tenant_context(tenant):
+            user = api_user(request)
+            if user is None:
+                return "unauthenticated"
+            try:
+                conversation_for_viewer(user=user, conversation_uuid=str(conversation))
+            except ConversationNotFound:
+                return "not_found"
+            return None
+
+    problem = await sync_to_async(authorize)()
+    if problem == "unauthenticated":
+        return error_response(401, "unauthenticated", "authentication required")
+    if problem == "not_found":
+        return error_response(404, "not_found", "no such conversation")
+    stream = _event_stream(tenant.schema_name, str(conversation), int(raw_after))
+    response = StreamingHttpResponse(stream, content_type="text/event-stream")
+    response["Cache-Control"] = "no-cache"
+    response["X-Accel-Buffering"] = "no"
+    return response
+
+
+async def _event_stream(schema: str, conversation: str, after: int) -> AsyncIterator[bytes]:
+    events = follow_events(
+        schema=schema,
+        conversation_uuid=conversation,
+        after=after,
+        block_seconds=SSE_KEEPALIVE_SECONDS,
+    )
+    async for event in events:
+        yield _sse(event) if event is not None else b": keep-alive\n\n"

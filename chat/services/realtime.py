@@ -1,0 +1,201 @@
+"""What the WebSocket consumer and the HTTP API both call: send, decide, cancel, execute.
+
+One turn runs at a time per conversation. A message sent while a turn is running is refused
+with ``ConversationBusy`` (the client may retry when it sees ``done``); a lock in Redis, taken
+when the message is accepted and held by the worker while the turn runs, says who is running.
+The lock expires after ``CHAT_TURN_LOCK_SECONDS`` without progress, so a crashed worker never
+blocks a conversation for long; its redelivered task takes the lock back with the same token.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+import redis
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.db import transaction
+
+from actions.tools.registry import approval_refusal, tool_policy, write_tools
+from chat.events import PublishingEvents, publish_action
+from chat.models import Conversation, Message, PendingAction
+from chat.services.actions import Decision, pending_action_decide
+from chat.services.turns import ConversationNotFound, turn_cancel, turn_resume, turn_run, turn_start
+from tenants.schema import current_schema
+
+
+class ConversationBusy(Exception):
+    """A turn is already running in this conversation."""
+
+
+@dataclass(frozen=True)
+class Accepted:
+    conversation: Conversation
+    message: Message
+    created: bool
+
+
+class ConversationLock:
+    """``SET NX PX`` with a token; the holder renews it as the turn makes progress."""
+
+    def __init__(self, *, schema: str, conversation_uuid: str, token: str) -> None:
+        self.key = f"cs:{schema}:conv:{conversation_uuid}:running"
+        self.token = token
+        self.client = redis.Redis.from_url(settings.REDIS_URL, decode_responses=True)
+        self.ttl_ms = settings.CHAT_TURN_LOCK_SECONDS * 1000
+
+    def acquire(self) -> bool:
+        if self.client.set(self.key, self.token, nx=True, px=self.ttl_ms):
+            return True
+        return self.renew()
+
+    def renew(self) -> bool:
+        """Extend the lock if we hold it (compare and extend in one script)."""
+        script = (
+            "if redis.call('GET', KEYS[1]) == ARGV[1] then "
+            "return redis.call('PEXPIRE', KEYS[1], ARGV[2]) else return 0 end"
+        )
+        return bool(self.client.eval(script, 1, self.key, self.token, self.ttl_ms))
+
+    def release(self) -> None:
+        script = (
+            "if redis.call('GET', KEYS[1]) == ARGV[1] then "
+            "return redis.call('DEL', KEYS[1]) else return 0 end"
+        )
+        self.client.eval(script, 1, self.key, self.token)
+
+    def holder(self) -> str | None:
+        value = self.client.get(self.key)
+        return str(value) if value is not None else None
+
+
+def _lock(conversation: Conversation, token: uuid.UUID) -> ConversationLock:
+    return ConversationLock(
+        schema=current_schema(), conversation_uuid=str(conversation.uuid), token=str(token)
+    )
+
+
+def message_send(
+    *, user: User, text: str, conversation_uuid: str | None, client_id: str | None
+) -> Accepted:
+    """Store the message and queue its turn (after commit). A repeated ``client_id`` returns
+    the stored message and queues nothing."""
+    from chat.tasks import run_turn
+
+    with transaction.atomic():
+        conversation, message, created = turn_start(
+            user=user, text=text, conversation_uuid=conversation_uuid, client_id=client_id
+        )
+        if created:
+            if not _lock(conversation, message.uuid).acquire():
+                raise ConversationBusy(
+                    "a reply is still being written in this conversation; send again after it "
+                    "finishes (or cancel it)"
+                )
+            transaction.on_commit(lambda: run_turn.delay(message.pk))
+    return Accepted(conversation, message, created)
+
+
+def action_decide(
+    *,
+    user: User,
+    action_id: str,
+    decision: Decision,
+    arguments: dict[str, Any] | None = None,
+    note: str = "",
+) -> PendingAction:
+    """Decide, announce the decision to the conversation, and queue the resume (after commit)."""
+    from chat.tasks import resume_turn
+
+    with transaction.atomic():
+        action = pending_action_decide(
+            action_id=action_id, user=user, decision=decision, arguments=arguments, note=note
+        )
+        schema = current_schema()
+        transaction.on_commit(lambda: publish_action(schema=schema, action=action))
+        transaction.on_commit(lambda: resume_turn.delay(str(action.id)))
+    return action
+
+
+def conversation_cancel(*, user: User, conversation_uuid: str) -> Conversation:
+    conversation = conversation_for_user(user=user, conversation_uuid=conversation_uuid)
+    turn_cancel(conversation=conversation)
+    return conversation
+
+
+def user_is_approver(*, user: User) -> bool:
+    """Whether the tenant's policy lets ``user`` decide actions of at least one tool."""
+    return any(
+        approval_refusal(policy=tool_policy(tool.name), user=user, requested_by_id=None) is None
+        for tool in write_tools()
+    )
+
+
+def conversation_for_viewer(*, user: User, conversation_uuid: str) -> Conversation:
+    """A conversation ``user`` may watch: their own, or — for an approver — one in which the
+    assistant proposed an action (the context of the decision). Anything else is not found."""
+    try:
+        return conversation_for_user(user=user, conversation_uuid=conversation_uuid)
+    except ConversationNotFound:
+        with_actions = (
+            Conversation.objects.filter(uuid=conversation_uuid, actions__isnull=False)
+            .distinct()
+            .first()
+        )
+        if with_actions is not None and user_is_approver(user=user):
+            return with_actions
+        raise
+
+
+def conversation_for_user(*, user: User, conversation_uuid: str) -> Conversation:
+    """The user's own conversation; anything else (another user's, another tenant's, not a
+    uuid) is indistinguishable from one that does not exist."""
+    try:
+        return Conversation.objects.get(uuid=conversation_uuid, user=user)
+    except (Conversation.DoesNotExist, ValueError, TypeError):
+        raise ConversationNotFound("no such conversation") from None
+
+
+# -- worker side --------------------------------------------------------------------------------
+
+
+class _RenewingEvents(PublishingEvents):
+    def __init__(self, *, lock: ConversationLock, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.lock = lock
+
+    def _emit(self, payload: dict[str, Any]) -> None:
+        self.lock.renew()
+        super()._emit(payload)
+
+
+def turn_execute(*, message_id: int) -> None:
+    """Worker entry for a new message. Raises ``ConversationBusy`` when another run holds the
+    conversation (the task retries)."""
+    message = Message.objects.select_related("conversation").get(pk=message_id)
+    conversation = message.conversation
+    lock = _lock(conversation, message.uuid)
+    if not lock.acquire():
+        raise ConversationBusy(str(conversation.uuid))
+    try:
+        events = _RenewingEvents(lock=lock, schema=current_schema(), conversation=conversation)
+        turn_run(conversation=conversation, message=message, events=events)
+    finally:
+        lock.release()
+
+
+def resume_execute(*, action_id: str) -> None:
+    """Worker entry after a decision: resume the graph (the tool runs at most once)."""
+    action = PendingAction.objects.select_related("conversation").get(pk=action_id)
+    lock = _lock(action.conversation, action.id)
+    if not lock.acquire():
+        raise ConversationBusy(str(action.conversation.uuid))
+    try:
+        events = _RenewingEvents(
+            lock=lock, schema=current_schema(), conversation=action.conversation
+        )
+        turn_resume(action=action, events=events)
+    finally:
+        lock.release()

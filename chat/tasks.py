@@ -1,0 +1,28 @@
+"""Celery tasks that run and resume turns. They take ids, run in the sender's tenant schema
+(config/celery.py), and are safe to run again: ``acks_late`` means a worker killed mid-turn
+leaves the message to be redelivered, and the redelivered run continues from the checkpoint."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chat.services.realtime import ConversationBusy, resume_execute, turn_execute
+from config.celery import app
+
+_BUSY_RETRY_SECONDS = 0.5
+
+
+@app.task(name="chat.run_turn", bind=True, acks_late=True, max_retries=None)
+def run_turn(self: Any, message_id: int) -> None:
+    try:
+        turn_execute(message_id=message_id)
+    except ConversationBusy as busy:
+        raise self.retry(countdown=_BUSY_RETRY_SECONDS, exc=busy) from busy
+
+
+@app.task(name="chat.resume_turn", bind=True, acks_late=True, max_retries=None)
+def resume_turn(self: Any, action_id: str) -> None:
+    try:
+        resume_execute(action_id=action_id)
+    except ConversationBusy as busy:
+        raise self.retry(countdown=_BUSY_RETRY_SECONDS, exc=busy) from busy
