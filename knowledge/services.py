@@ -174,10 +174,10 @@ def document_update(
     return locked
 
 
-def documents_rechunk(*, documents: Iterable[Document]) -> int:
+def documents_rechunk(*, documents: Iterable[Document], enqueue: bool = True) -> int:
     """Cut the selected documents into chunks again (after a chunk-size change, or to retry)
-    and queue their stale chunks for embedding. Failed documents are skipped. Returns how many
-    documents were rechunked."""
+    and queue their stale chunks for embedding (unless ``enqueue=False``). Failed documents
+    are skipped. Returns how many documents were rechunked."""
     count = 0
     for document in documents:
         with transaction.atomic():
@@ -186,7 +186,8 @@ def documents_rechunk(*, documents: Iterable[Document]) -> int:
                 continue
             _document_set_text(document=locked, text=locked.text)
             count += 1
-    _reindex_after_commit()
+    if enqueue:
+        _reindex_after_commit()
     return count
 
 
