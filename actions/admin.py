@@ -154,6 +154,7 @@ class ReminderAdmin(admin.ModelAdmin):
         "tool",
         "arguments",
         "description",
+        "status",
         "result",
         "error",
         "fired_at",
@@ -161,6 +162,13 @@ class ReminderAdmin(admin.ModelAdmin):
         "created_at",
     )
     actions = ("cancel",)
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
+        # Only a reminder that has not fired may be moved; status changes go through "cancel".
+        fixed = super().get_readonly_fields(request, obj)
+        if obj is not None and obj.status != Reminder.Status.SCHEDULED:
+            return (*fixed, "due_at")
+        return fixed
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # reminders come from approved schedule_reminder actions

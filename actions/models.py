@@ -11,6 +11,7 @@ import uuid
 
 from django.conf import settings
 from django.contrib.auth.models import Group
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models.functions import Lower
 
@@ -53,6 +54,16 @@ class Contact(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    def clean(self) -> None:
+        """Store the phone in E.164 (admin forms call this), or say what is wrong with it."""
+        from actions.phone import InvalidPhoneNumber, normalize_e164
+
+        if self.phone.strip():
+            try:
+                self.phone = normalize_e164(self.phone, settings.ACTIONS_PHONE_REGION or None)
+            except InvalidPhoneNumber as error:
+                raise ValidationError({"phone": str(error)}) from None
 
 
 class Announcement(models.Model):

@@ -4,13 +4,15 @@ policies, and who may use them."""
 from __future__ import annotations
 
 import uuid
+from datetime import timedelta
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
+from django.utils import timezone
 from django_tenants.utils import tenant_context
 
-from actions.models import Contact, ContactGroup, OutboundMessage, ToolPolicy
+from actions.models import Contact, ContactGroup, OutboundMessage, Reminder, ToolPolicy
 from tenants.models import Tenant
 from tenants.roles import STAFF, TENANT_ADMIN
 from tests.actions.factories import csv_upload, make_contact
@@ -184,3 +186,76 @@ def test_a_tenant_admin_can_change_a_tool_policy(admin_a: Client, tenant_a: Tena
     with tenant_context(tenant_a):
         policy.refresh_from_db()
     assert (policy.enabled, policy.allow_self_approval, policy.max_recipients) == (False, True, 7)
+
+
+def contact_form(**fields: str) -> dict[str, str]:
+    return {"name": "Kim Minji", "phone": "", "email": "", "telegram_chat_id": "", **fields}
+
+
+def test_a_phone_typed_in_admin_is_stored_in_e164(admin_a: Client, tenant_a: Tenant) -> None:
+    response = admin_a.post("/admin/actions/contact/add/", contact_form(phone="+1 (202) 555-0101"))
+
+    assert response.status_code == 302
+    with tenant_context(tenant_a):
+        assert Contact.objects.get().phone == "+12025550101"
+
+
+def test_a_bad_phone_typed_in_admin_is_refused_saying_why(
+    admin_a: Client, tenant_a: Tenant
+) -> None:
+    response = admin_a.post("/admin/actions/contact/add/", contact_form(phone="555-0101"))
+
+    assert response.status_code == 200
+    assert "has no country code; start it with + and the country code" in (
+        response.content.decode().replace("&#x27;", "'")
+    )
+    with tenant_context(tenant_a):
+        assert not Contact.objects.exists()
+
+
+def test_a_fired_reminder_can_no_longer_be_moved_or_re_armed(
+    admin_a: Client, tenant_a: Tenant
+) -> None:
+    with tenant_context(tenant_a):
+        reminder = Reminder.objects.create(
+            action_id=uuid.uuid4(),
+            due_at=timezone.now(),
+            tool="create_announcement",
+            arguments={"title": "T", "body": "B"},
+            status=Reminder.Status.FIRED,
+        )
+
+    admin_a.post(
+        f"/admin/actions/reminder/{reminder.pk}/change/",
+        {"due_at_0": "2099-01-01", "due_at_1": "09:00:00", "status": "scheduled"},
+    )
+
+    with tenant_context(tenant_a):
+        reminder.refresh_from_db()
+    assert reminder.status == Reminder.Status.FIRED
+    assert reminder.due_at.year != 2099
+
+
+def test_the_cancel_action_stops_only_scheduled_reminders(
+    admin_a: Client, tenant_a: Tenant
+) -> None:
+    with tenant_context(tenant_a):
+        reminders = [
+            Reminder.objects.create(
+                action_id=uuid.uuid4(),
+                due_at=timezone.now() + timedelta(days=1),
+                tool="create_announcement",
+                arguments={"title": "T", "body": "B"},
+                status=status,
+            )
+            for status in (Reminder.Status.SCHEDULED, Reminder.Status.FIRED)
+        ]
+
+    admin_a.post(
+        "/admin/actions/reminder/",
+        {"action": "cancel", "_selected_action": [str(r.pk) for r in reminders]},
+    )
+
+    with tenant_context(tenant_a):
+        statuses = [Reminder.objects.get(pk=r.pk).status for r in reminders]
+    assert statuses == [Reminder.Status.CANCELLED, Reminder.Status.FIRED]

@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import threading
 import uuid
+from datetime import timedelta
 
 from celery.signals import task_postrun
 from django.db import connection
+from django.utils import timezone
 from django_tenants.utils import tenant_context
 
 from actions.models import Announcement, OutboundMessage, Reminder
 from actions.services.messages import outbound_message_deliver
-from actions.tasks import deliver_message
+from actions.tasks import deliver_message, fire_due_reminders
 from actions.tools.base import ToolContext
 from actions.tools.registry import get_tool
 from tenants.models import Tenant
@@ -169,3 +171,27 @@ def test_a_reminder_action_executed_twice_schedules_once(in_tenant_a: Tenant) ->
     tool.execute(args, ToolContext(action_id, requested_by_id=None))
 
     assert Reminder.objects.count() == 1
+
+
+def test_a_queued_message_whose_task_was_lost_is_sent_by_the_next_poll(
+    celery_worker_thread: None, tenant_a: Tenant, outbox_everywhere: None
+) -> None:
+    with tenant_context(tenant_a):
+        lost = OutboundMessage.objects.create(
+            action_id=uuid.uuid4(), channel="sms", to_address="+12025550100", body="Hi"
+        )
+        fresh = OutboundMessage.objects.create(
+            action_id=uuid.uuid4(), channel="sms", to_address="+12025550101", body="Hi"
+        )
+        OutboundMessage.objects.filter(pk=lost.pk).update(
+            created_at=timezone.now() - timedelta(minutes=30)
+        )
+        fire_due_reminders.delay()
+
+    def sent() -> bool:
+        with tenant_context(tenant_a):
+            return OutboundMessage.objects.get(pk=lost.pk).status == Status.SENT
+
+    wait_until(sent)
+    with tenant_context(tenant_a):
+        assert OutboundMessage.objects.get(pk=fresh.pk).status == Status.QUEUED
