@@ -162,7 +162,9 @@ async def follow_events(
     import redis.asyncio as aioredis
 
     _, stream_key = _keys(schema, conversation_uuid)
-    client = aioredis.Redis.from_url(settings.REDIS_URL, decode_responses=True)
+    client = aioredis.Redis.from_url(
+        settings.REDIS_URL, decode_responses=True, socket_timeout=block_seconds + 10
+    )
     try:
         for event in _decode(await client.xrange(stream_key, min=f"{after + 1}-0", max="+")):
             after = event["seq"]

@@ -169,7 +169,13 @@ CACHES = {
 CHANNEL_LAYERS = {
     "default": {
         "BACKEND": "channels_redis.core.RedisChannelLayer",
-        "CONFIG": {"hosts": [REDIS_URL], "prefix": "cs:channels", "capacity": 1000},
+        "CONFIG": {
+            # redis-py 8 defaults to a 5 s socket timeout, the same as channels-redis's
+            # blocking-pop timeout: the read would race the pop and fail. Give it headroom.
+            "hosts": [{"address": REDIS_URL, "socket_timeout": 30}],
+            "prefix": "cs:channels",
+            "capacity": 1000,
+        },
     }
 }
 
@@ -186,6 +192,10 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600, minimum=10),
     "global_keyprefix": "cs:celery:",
+    # Look for unacknowledged tasks past their visibility timeout every N seconds (kombu's own
+    # default scans only every tenth check, ~100 s, which delays a crashed worker's turn).
+    "unacked_restore_interval": env_int("CELERY_RESTORE_INTERVAL", 10, minimum=1),
+    "unacked_restore_throttle": 1,
 }
 CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {"global_keyprefix": "cs:celery:"}
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"

@@ -49,6 +49,7 @@ def stack_env(django_db_setup: None) -> dict[str, str]:
         "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
         "REDIS_URL": settings.REDIS_URL,
         "CELERY_VISIBILITY_TIMEOUT": "10",
+        "CELERY_RESTORE_INTERVAL": "2",
         "CHAT_TURN_LOCK_SECONDS": "4",
         "DEBUG": "true",
         "LOG_LEVEL": "warning",

@@ -72,5 +72,28 @@ class WsClient:
         except ConnectionClosed as closed:
             return closed.rcvd.code if closed.rcvd else None
 
+    def closed(self, timeout: float = 10) -> bool:
+        """True once the server has ended the connection (with or without a close frame)."""
+        try:
+            self.ws.recv(timeout=timeout)
+        except (ConnectionClosed, OSError):
+            return True
+        except TimeoutError:
+            return False
+        return False
+
+    def drain(self, quiet_seconds: float = 1) -> list[dict[str, Any]]:
+        """Every frame that arrives until none has for ``quiet_seconds``."""
+        frames = []
+        while True:
+            try:
+                frames.append(self.recv(timeout=quiet_seconds))
+            except TimeoutError:
+                return frames
+
+    def ping_ok(self) -> bool:
+        self.send({"type": "ping"})
+        return self.recv() == {"type": "pong"}
+
     def close(self) -> None:
         self.ws.close()
