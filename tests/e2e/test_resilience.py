@@ -14,7 +14,7 @@ from chat.models import Message
 from tests.e2e.conftest import Process, TenantSetup, start_daphne, start_worker
 from tests.e2e.test_realtime import _kb
 from tests.e2e.wsclient import WsClient
-from tests.fakes.openai_server import FakeOpenAIServer, ScriptedText
+from tests.fakes.openai_server import FakeOpenAIServer, ScriptedText, ScriptedToolCall
 
 pytestmark = pytest.mark.e2e
 SLOW_ANSWER = "All staff receive twenty days of paid annual leave every year. " * 6
@@ -23,7 +23,9 @@ SLOW_ANSWER = "All staff receive twenty days of paid annual leave every year. " 
 def test_a_worker_killed_mid_turn_leaves_the_turn_to_another_which_completes_it_once(
     web: int, alpha: TenantSetup, stack_env: dict[str, str], tmp_path: Path
 ) -> None:
-    script = [ScriptedText(SLOW_ANSWER, chunk_chars=4) for _ in range(3)]
+    script: list[ScriptedText | ScriptedToolCall] = [
+        ScriptedText(SLOW_ANSWER, chunk_chars=4) for _ in range(3)
+    ]
     with FakeOpenAIServer(script, token_delay=0.05) as llm:
         env = {**stack_env, "LLM_BASE_URL": llm.base_url, "LLM_MODEL": "slow", "LLM_API_KEY": "k"}
         doomed = start_worker(env, tmp_path, "doomed")
