@@ -56,14 +56,22 @@ class Contact(models.Model):
         return self.name
 
     def clean(self) -> None:
-        """Store the phone in E.164 (admin forms call this), or say what is wrong with it."""
+        """Store the phone in E.164 and check the chat id (admin forms call this), or say what
+        is wrong with them."""
         from actions.phone import InvalidPhoneNumber, normalize_e164
+        from actions.selectors import TELEGRAM_CHAT
 
+        errors: dict[str, str] = {}
         if self.phone.strip():
             try:
                 self.phone = normalize_e164(self.phone, settings.ACTIONS_PHONE_REGION or None)
             except InvalidPhoneNumber as error:
-                raise ValidationError({"phone": str(error)}) from None
+                errors["phone"] = str(error)
+        self.telegram_chat_id = self.telegram_chat_id.strip()
+        if self.telegram_chat_id and not TELEGRAM_CHAT.match(self.telegram_chat_id):
+            errors["telegram_chat_id"] = "a Telegram chat id is a number or an @username"
+        if errors:
+            raise ValidationError(errors)
 
 
 class Announcement(models.Model):

@@ -35,7 +35,7 @@ ADDRESS_NOUN: Final[dict[str, str]] = {
 }
 
 _LOOKS_LIKE_PHONE = re.compile(r"^\+?[\d\s().-]{3,}$")
-_TELEGRAM_CHAT = re.compile(r"^(-?\d{1,20}|@[A-Za-z][A-Za-z0-9_]{4,31})$")
+TELEGRAM_CHAT = re.compile(r"^(-?\d{1,20}|@[A-Za-z][A-Za-z0-9_]{4,31})$")
 
 
 class RecipientError(ValueError):
@@ -175,7 +175,7 @@ def _address(channel: str, entry: str) -> str:
         except ValidationError:
             raise RecipientError(f"{entry!r} is not a valid e-mail address") from None
         return entry
-    if not _TELEGRAM_CHAT.match(entry):
+    if not TELEGRAM_CHAT.match(entry):
         raise RecipientError(f"{unknown} (a Telegram chat id is a number or an @username)")
     return entry
 
@@ -193,6 +193,13 @@ def audience_group(*, name: str | None) -> ContactGroup | None:
 def audience_size(*, group: ContactGroup | None) -> int:
     contacts = Contact.objects.filter(opted_out=False)
     return (contacts.filter(groups=group) if group else contacts).count()
+
+
+def tool_policy_or_default(*, tool_name: str) -> ToolPolicy:
+    """The tenant's policy for ``tool_name``, or an unsaved one with the defaults: checking
+    a proposal only reads, so it works on a read-only connection too."""
+    policy = ToolPolicy.objects.filter(tool_name=tool_name).first()
+    return policy if policy is not None else ToolPolicy(tool_name=tool_name)
 
 
 def approval_refusal(

@@ -259,3 +259,13 @@ def test_the_cancel_action_stops_only_scheduled_reminders(
     with tenant_context(tenant_a):
         statuses = [Reminder.objects.get(pk=r.pk).status for r in reminders]
     assert statuses == [Reminder.Status.CANCELLED, Reminder.Status.FIRED]
+
+
+def test_a_malformed_telegram_chat_id_typed_in_admin_is_refused(
+    admin_a: Client, tenant_a: Tenant
+) -> None:
+    response = admin_a.post("/admin/actions/contact/add/", contact_form(telegram_chat_id="kim"))
+
+    assert "a Telegram chat id is a number or an @username" in response.content.decode()
+    with tenant_context(tenant_a):
+        assert not Contact.objects.exists()

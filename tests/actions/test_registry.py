@@ -149,3 +149,12 @@ def test_approval_cards_state_the_exact_effect(in_tenant_a: Tenant) -> None:
         )
         == f'At {due:%Y-%m-%d %H:%M} UTC: SMS to 1 recipient (Kim Minji): "Hi"'
     )
+
+
+def test_checking_a_proposal_only_reads(in_tenant_a: Tenant) -> None:
+    make_class_a()
+    tool = get_tool("send_sms")
+
+    tool.describe(tool.validate({"to": ["Kim Minji"], "body": "Hi"}))
+
+    assert not ToolPolicy.objects.exists()
