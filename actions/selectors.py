@@ -7,6 +7,7 @@ can only ever resolve inside the tenant the request or task runs for.
 from __future__ import annotations
 
 import re
+import uuid
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -16,7 +17,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 from django.db.models import Q
 
-from actions.models import Contact, ContactGroup, OutboundMessage, ToolPolicy
+from actions.models import Announcement, Contact, ContactGroup, OutboundMessage, ToolPolicy
 from actions.phone import InvalidPhoneNumber, normalize_e164
 from tenants.roles import APPROVER
 
@@ -148,7 +149,9 @@ def _named_contact(channel: str, contact: Contact) -> Recipient:
 
 def _bare_address(channel: str, address: str) -> Recipient:
     """An address typed directly still honours the opt-out of any contact that owns it."""
-    owners = list(Contact.objects.filter(**{ADDRESS_FIELD[channel]: address}).order_by("pk"))
+    field = ADDRESS_FIELD[channel]
+    lookup = f"{field}__iexact" if channel == Channel.EMAIL else field  # mail ignores case
+    owners = list(Contact.objects.filter(**{lookup: address}).order_by("pk"))
     opted_out = [owner for owner in owners if owner.opted_out]
     if opted_out:
         raise RecipientError(f"{address} belongs to {opted_out[0].name}, who has opted out")
@@ -188,6 +191,10 @@ def audience_group(*, name: str | None) -> ContactGroup | None:
     if group is None:
         raise RecipientError(f"no group named {name.strip()!r}")
     return group
+
+
+def announcement_of_action(*, action_id: uuid.UUID) -> Announcement | None:
+    return Announcement.objects.filter(action_id=action_id).first()
 
 
 def audience_size(*, group: ContactGroup | None) -> int:

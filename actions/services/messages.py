@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -44,25 +45,37 @@ class DeliveryAttempt:
     retry_in: float | None = None
 
 
+@dataclass(frozen=True)
+class QueuedMessages:
+    """The action's messages, and the plan they were made from (None when they already
+    existed: a re-execution does not resolve recipients again)."""
+
+    messages: list[OutboundMessage]
+    plan: RecipientPlan | None
+
+
 @transaction.atomic
 def outbound_messages_queue(
     *,
     action_id: uuid.UUID,
     channel: str,
-    plan: RecipientPlan,
+    resolve: Callable[[], RecipientPlan],
     body: str,
     subject: str = "",
-) -> list[OutboundMessage]:
-    """Create one queued message per recipient of ``plan`` and send them after commit.
+) -> QueuedMessages:
+    """Create one queued message per recipient ``resolve()`` finds; send them after commit.
 
     Idempotent under ``action_id``: when the action already has messages (a retried or
-    redelivered execution) they are returned as they are and nothing new is created, even if
-    the group has changed since. Concurrent executions of one action are serialised by a
-    transaction-level advisory lock on the action id.
+    redelivered execution) they are returned as they are, ``resolve`` is not called and
+    nothing new is created, even if the group, an opt-out or the policy changed since.
+    Concurrent executions of one action are serialised by a transaction-level advisory lock
+    on the action id.
     """
     _lock_action(action_id)
     messages = list(OutboundMessage.objects.filter(action_id=action_id).order_by("pk"))
+    plan = None
     if not messages:
+        plan = resolve()
         messages = OutboundMessage.objects.bulk_create(
             OutboundMessage(
                 action_id=action_id,
@@ -77,7 +90,7 @@ def outbound_messages_queue(
     for message in messages:
         if message.status == Status.QUEUED:
             _deliver_after_commit(message.pk)
-    return messages
+    return QueuedMessages(messages, plan)
 
 
 def _lock_action(action_id: uuid.UUID) -> None:

@@ -7,7 +7,12 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from actions.models import ContactGroup
-from actions.selectors import RecipientError, audience_group, audience_size
+from actions.selectors import (
+    RecipientError,
+    announcement_of_action,
+    audience_group,
+    audience_size,
+)
 from actions.services.announcements import announcement_publish
 from actions.tools.base import ToolArgumentsError, ToolContext, ToolResult, WriteTool
 from actions.tools.common import AnnouncementBody, Title, enabled_policy, quoted
@@ -47,14 +52,17 @@ class CreateAnnouncement(WriteTool[AnnouncementArgs]):
         )
 
     def execute(self, args: AnnouncementArgs, ctx: ToolContext) -> ToolResult:
-        group = self._audience(args)
-        announcement = announcement_publish(
-            action_id=ctx.action_id,
-            title=args.title,
-            body=args.body,
-            audience=group,
-            created_by_id=ctx.requested_by_id,
-        )
+        # A re-execution finds the announcement without re-checking the audience or policy.
+        announcement = announcement_of_action(action_id=ctx.action_id)
+        if announcement is None:
+            announcement = announcement_publish(
+                action_id=ctx.action_id,
+                title=args.title,
+                body=args.body,
+                audience=self._audience(args),
+                created_by_id=ctx.requested_by_id,
+            )
+        group = announcement.audience
         return ToolResult(
             summary=f"Announcement {quoted(announcement.title)} published",
             data={

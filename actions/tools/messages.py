@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from actions.models import OutboundMessage
-from actions.selectors import RecipientError, RecipientPlan, recipients_resolve
+from actions.selectors import RecipientError, RecipientPlan, Skipped, recipients_resolve
 from actions.services.messages import outbound_messages_queue
 from actions.tools.base import ToolArgumentsError, ToolContext, ToolResult, WriteTool
 from actions.tools.common import (
@@ -59,25 +59,25 @@ class _MessageTool(WriteTool[Any]):
 
     def describe(self, args: Any) -> str:
         plan = self._plan(args)
-        return f"{self._what(args)} to {_audience(plan)}: {quoted(args.body)}{_skips(plan)}"
+        return f"{self._what(args)} to {_audience(plan)}: {quoted(args.body)}{_skips(plan.skipped)}"
 
     def execute(self, args: Any, ctx: ToolContext) -> ToolResult:
-        plan = self._plan(args)
-        messages = outbound_messages_queue(
+        queued = outbound_messages_queue(
             action_id=ctx.action_id,
             channel=self.channel,
-            plan=plan,
+            resolve=lambda: self._plan(args),
             body=args.body,
             subject=getattr(args, "subject", ""),
         )
-        count = len(messages)
+        count = len(queued.messages)
+        skipped = queued.plan.skipped if queued.plan else []
         summary = f"{self.label} queued for {count} recipient{'s' if count != 1 else ''}"
         return ToolResult(
-            summary=summary + _skips(plan),
+            summary=summary + _skips(skipped),
             data={
                 "channel": self.channel,
-                "messages": [_message_data(message) for message in messages],
-                "skipped": [{"name": s.name, "reason": s.reason} for s in plan.skipped],
+                "messages": [_message_data(message) for message in queued.messages],
+                "skipped": [{"name": s.name, "reason": s.reason} for s in skipped],
             },
         )
 
@@ -142,10 +142,10 @@ def _audience(plan: RecipientPlan) -> str:
     return f"{count} {noun} ({', '.join(plan.sources)})"
 
 
-def _skips(plan: RecipientPlan) -> str:
-    if not plan.skipped:
+def _skips(skipped: list[Skipped]) -> str:
+    if not skipped:
         return ""
-    return f". Skipped {len(plan.skipped)}: {', '.join(str(s) for s in plan.skipped)}"
+    return f". Skipped {len(skipped)}: {', '.join(str(s) for s in skipped)}"
 
 
 def _message_data(message: OutboundMessage) -> dict[str, Any]:

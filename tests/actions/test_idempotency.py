@@ -12,7 +12,7 @@ from django.db import connection
 from django.utils import timezone
 from django_tenants.utils import tenant_context
 
-from actions.models import Announcement, OutboundMessage, Reminder
+from actions.models import Announcement, Contact, ContactGroup, OutboundMessage, Reminder
 from actions.services.messages import outbound_message_deliver
 from actions.tasks import deliver_message, fire_due_reminders
 from actions.tools.base import ToolContext
@@ -195,3 +195,34 @@ def test_a_queued_message_whose_task_was_lost_is_sent_by_the_next_poll(
     wait_until(sent)
     with tenant_context(tenant_a):
         assert OutboundMessage.objects.get(pk=fresh.pk).status == Status.QUEUED
+
+
+def test_re_executing_after_an_opt_out_returns_the_same_messages_instead_of_failing(
+    in_tenant_a: Tenant,
+) -> None:
+    action_id = uuid.uuid4()
+    make_class_a()
+    first = run_tool("send_sms", {"to": ["Kim Minji"], "body": "Hi"}, action_id=action_id)
+    Contact.objects.filter(name="Kim Minji").update(opted_out=True)
+    tool = get_tool("send_sms")
+
+    again = tool.execute(
+        tool.parse({"to": ["Kim Minji"], "body": "Hi"}), ToolContext(action_id, None)
+    )
+
+    assert again.data["messages"] == first.data["messages"]
+
+
+def test_re_executing_an_announcement_after_its_group_was_renamed_returns_it(
+    in_tenant_a: Tenant,
+) -> None:
+    action_id = uuid.uuid4()
+    group = make_class_a()
+    arguments = {"title": "T", "body": "B", "audience": "Parents - Class A"}
+    first = run_tool("create_announcement", arguments, action_id=action_id)
+    ContactGroup.objects.filter(pk=group.pk).update(name="Renamed")
+    tool = get_tool("create_announcement")
+
+    again = tool.execute(tool.parse(arguments), ToolContext(action_id, None))
+
+    assert again.data["announcement_id"] == first.data["announcement_id"]

@@ -28,8 +28,8 @@ def one_queued_sms(to: str = "+12025550100") -> OutboundMessage:
     """A queued message as the tool would leave it, without sending it off to a worker."""
     plan: RecipientPlan = recipients_resolve(channel="sms", entries=[to], max_recipients=10)
     [message] = outbound_messages_queue(
-        action_id=uuid.uuid4(), channel="sms", plan=plan, body="Hello"
-    )
+        action_id=uuid.uuid4(), channel="sms", resolve=lambda: plan, body="Hello"
+    ).messages
     return message
 
 
@@ -132,8 +132,8 @@ def test_an_smtp_550_fails_at_once_with_the_servers_reply(
     fake_smtp.fail_next("550 5.1.1 Mailbox unknown")
     plan = recipients_resolve(channel="email", entries=["nobody@alpha.example"], max_recipients=5)
     [message] = outbound_messages_queue(
-        action_id=uuid.uuid4(), channel="email", plan=plan, body="Hi", subject="Hello"
-    )
+        action_id=uuid.uuid4(), channel="email", resolve=lambda: plan, body="Hi", subject="Hello"
+    ).messages
 
     attempt = outbound_message_deliver(message_id=message.pk)
 

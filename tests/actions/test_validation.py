@@ -222,3 +222,9 @@ def test_a_reminder_cannot_schedule_another_reminder() -> None:
     assert refused("schedule_reminder", arguments).startswith(
         "tool: Input should be 'send_sms', 'send_telegram', 'send_email' or 'create_announcement'"
     )
+
+
+def test_an_email_address_of_an_opted_out_contact_is_refused_whatever_its_case() -> None:
+    assert refused(
+        "send_email", {"to": ["JIWOO@Parents.example"], "subject": "S", "body": "B"}
+    ) == ("to: JIWOO@Parents.example belongs to Park Jiwoo, who has opted out")
