@@ -149,13 +149,12 @@ class DocumentAdmin(admin.ModelAdmin):
     def save_model(self, request: HttpRequest, obj: Document, form: Any, change: bool) -> None:
         tags = [tag for tag in form.cleaned_data.get("tags_text", "").split(",") if tag.strip()]
         Document.objects.filter(pk=obj.pk).update(is_active=obj.is_active)
+        if not {"title", "text", "tags_text"} & set(form.changed_data):
+            return
         try:
             document_update(document=obj, title=obj.title, text=obj.text, tags=tags)
         except IngestError as error:
             messages.error(request, error.message)
-
-    def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
-        """Chunks are derived from the text by the service; nothing to save from the inline."""
 
     @admin.action(description="Reindex now", permissions=["change"])
     def reindex_now(self, request: HttpRequest, queryset: QuerySet[Document]) -> None:

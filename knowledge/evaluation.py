@@ -17,6 +17,7 @@ from pathlib import Path
 from django.conf import settings
 
 from knowledge.embeddings import Embedder
+from knowledge.fusion import is_weak
 from knowledge.imports import squad_paragraphs
 from knowledge.models import Document
 from knowledge.selectors import Candidates, kb_candidates
@@ -96,6 +97,7 @@ def kb_evaluate(
     ranks: dict[str, list[int | None]] = {method: [] for method in METHODS}
     latencies: list[float] = []
     sql_latencies: list[float] = []
+    weak = 0
     for question in questions:
         started = time.perf_counter()
         vector = embedder.embed_query(question.text)
@@ -107,6 +109,7 @@ def kb_evaluate(
             limit=settings.KB_CANDIDATES,
         )
         finished = time.perf_counter()
+        weak += is_weak(candidates.best_distance, settings.KB_WEAK_DISTANCE)
         latencies.append((finished - started) * 1000)
         sql_latencies.append((finished - sql_started) * 1000)
         rankings = {
@@ -129,6 +132,9 @@ def kb_evaluate(
         "embedding_model": embedder.model_name,
         "candidates_per_list": settings.KB_CANDIDATES,
         **{method: _metrics(ranks[method], cutoffs) for method in METHODS},
+        # Every question here is covered by the knowledge base, so a "weak" flag is a false
+        # alarm: this is the share of questions KB_WEAK_DISTANCE would wrongly call uncovered.
+        "weak_share": round(weak / (len(questions) or 1), 4),
         "latency_ms": {
             "p50": round(statistics.median(latencies), 1) if latencies else 0.0,
             "p95": round(_percentile(latencies, 0.95), 1),

@@ -7,6 +7,8 @@ import math
 import re
 import threading
 from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -43,6 +45,12 @@ class FakeEmbedder:
             vector[int.from_bytes(digest, "big") % self.dimensions] += 1.0
         norm = math.sqrt(sum(value * value for value in vector)) or 1.0
         return [value / norm for value in vector] if any(vector) else [1.0] + [0.0] * 383
+
+
+@pytest.fixture(autouse=True)
+def _media_in_tmp(settings: Any, tmp_path: Path) -> None:
+    """Uploaded originals go to a temporary folder, not the checkout's .data/media."""
+    settings.MEDIA_ROOT = tmp_path / "media"
 
 
 @pytest.fixture

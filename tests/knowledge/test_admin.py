@@ -167,3 +167,29 @@ def test_staff_cannot_open_the_knowledge_admin_or_the_playground(
         response = client_a.get(url)
         assert response.status_code == 302
         assert response["Location"].startswith("/admin/login/")
+
+
+def test_editing_the_text_in_admin_rechunks_the_document(
+    tenant_a: Tenant, admin_a: Client
+) -> None:
+    with tenant_context(tenant_a):
+        document = make_document("Leave policy", LEAVE_POLICY)
+
+    response = admin_a.post(
+        f"{ADMIN}{document.pk}/change/",
+        {
+            "title": "Leave policy",
+            "text": LEAVE_POLICY.replace("25 days", "27 days"),
+            "is_active": "on",
+            "tags_text": "hr",
+            "chunks-TOTAL_FORMS": "0",
+            "chunks-INITIAL_FORMS": "0",
+        },
+    )
+
+    assert response.status_code == 302
+    with tenant_context(tenant_a):
+        document.refresh_from_db()
+        assert document.tags == ["hr"]
+        assert document.status == Document.Status.PENDING
+        assert "27 days" in document.chunks.get(ordinal=0).text
