@@ -169,9 +169,7 @@ def test_staff_cannot_open_the_knowledge_admin_or_the_playground(
         assert response["Location"].startswith("/admin/login/")
 
 
-def test_editing_the_text_in_admin_rechunks_the_document(
-    tenant_a: Tenant, admin_a: Client
-) -> None:
+def test_editing_the_text_in_admin_rechunks_the_document(tenant_a: Tenant, admin_a: Client) -> None:
     with tenant_context(tenant_a):
         document = make_document("Leave policy", LEAVE_POLICY)
 
