@@ -14,6 +14,7 @@ from django_tenants.utils import tenant_context
 
 from chat.events import action_payload, follow_events
 from chat.models import Conversation, PendingAction
+from chat.openapi import openapi_document
 from chat.services.actions import (
     ActionInvalidArguments,
     ActionNotFound,
@@ -215,6 +216,11 @@ def action_approve(request: HttpRequest, action: str) -> JsonResponse:
 @idempotent
 def action_reject(request: HttpRequest, action: str) -> JsonResponse:
     return _decide(request, action, "reject")
+
+
+@require_GET
+def openapi(request: HttpRequest) -> JsonResponse:
+    return JsonResponse(openapi_document())
 
 
 # -- Server-Sent Events -------------------------------------------------------------------------

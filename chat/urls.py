@@ -11,4 +11,5 @@ urlpatterns = [
     path("api/actions/", api.actions_list),
     path("api/actions/<uuid:action>/approve", api.action_approve),
     path("api/actions/<uuid:action>/reject", api.action_reject),
+    path("api/openapi.json", api.openapi),
 ]

@@ -216,3 +216,15 @@ async def _remove_from_approvers(user_id: int) -> None:
             Group.objects.get(name=APPROVER).user_set.remove(user_id)
 
     await remove()
+
+
+def test_the_openapi_document_is_served_and_its_docs_copy_is_current(tenant_a: Tenant) -> None:
+    from pathlib import Path
+
+    from chat.openapi import openapi_document
+
+    served = Client(HTTP_HOST="alpha.localhost").get("/api/openapi.json").json()
+    copy = json.loads((Path(__file__).parents[2] / "docs" / "openapi.json").read_text())
+
+    assert served == openapi_document() == copy, "run: manage.py openapi > docs/openapi.json"
+    assert "/api/actions/{action}/approve" in served["paths"]

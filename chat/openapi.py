@@ -1,0 +1,251 @@
+"""The OpenAPI document of the HTTP API, served at /api/openapi.json and copied to
+docs/openapi.json (a test keeps the copy in step: `manage.py openapi > docs/openapi.json`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+_ERROR = {"$ref": "#/components/schemas/Error"}
+_UUID = {"type": "string", "format": "uuid"}
+
+
+def _json(schema: dict[str, Any], description: str) -> dict[str, Any]:
+    return {"description": description, "content": {"application/json": {"schema": schema}}}
+
+
+def _errors(*codes: int) -> dict[str, Any]:
+    text = {
+        400: "bad input",
+        401: "no valid token or session",
+        403: "forbidden (or CSRF)",
+        404: "not found in this tenant",
+        409: "conflicting state",
+    }
+    return {str(code): _json(_ERROR, text[code]) for code in codes}
+
+
+def _path_uuid(name: str) -> dict[str, Any]:
+    return {"name": name, "in": "path", "required": True, "schema": _UUID}
+
+
+_IDEMPOTENCY = {
+    "name": "Idempotency-Key",
+    "in": "header",
+    "required": False,
+    "schema": {"type": "string", "maxLength": 200},
+    "description": "A repeated request with the same key returns the first answer.",
+}
+_SEND = {
+    "type": "object",
+    "required": ["text"],
+    "properties": {
+        "text": {"type": "string", "maxLength": 4000},
+        "client_id": {**_UUID, "description": "A repeated client_id is not run twice."},
+    },
+}
+_ACCEPTED = {"type": "object", "properties": {"conversation": _UUID, "message": _UUID}}
+
+
+def openapi_document() -> dict[str, Any]:
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "Countersign API",
+            "version": "1",
+            "description": "Tenant-scoped: call it on the tenant's host. Events are the "
+            "frames of docs/protocol.md.",
+        },
+        "security": [{"bearer": []}, {"session": []}],
+        "paths": {
+            "/api/conversations/": {
+                "post": {
+                    "summary": "Start a conversation with a message",
+                    "parameters": [_IDEMPOTENCY],
+                    "requestBody": {
+                        "required": True,
+                        "content": {"application/json": {"schema": _SEND}},
+                    },
+                    "responses": {
+                        "202": _json(_ACCEPTED, "stored; the turn runs in a worker"),
+                        **_errors(400, 401, 403, 409),
+                    },
+                }
+            },
+            "/api/conversations/{conversation}/": {
+                "get": {
+                    "summary": "A conversation with its messages and actions",
+                    "parameters": [_path_uuid("conversation")],
+                    "responses": {
+                        "200": _json({"type": "object"}, "the conversation"),
+                        **_errors(401, 404),
+                    },
+                }
+            },
+            "/api/conversations/{conversation}/messages/": {
+                "post": {
+                    "summary": "Send a message",
+                    "parameters": [_path_uuid("conversation"), _IDEMPOTENCY],
+                    "requestBody": {
+                        "required": True,
+                        "content": {"application/json": {"schema": _SEND}},
+                    },
+                    "responses": {
+                        "202": _json(_ACCEPTED, "stored; the turn runs in a worker"),
+                        **_errors(400, 401, 404, 409),
+                    },
+                }
+            },
+            "/api/conversations/{conversation}/events/": {
+                "get": {
+                    "summary": "Server-Sent Events: events after a seq, then live ones",
+                    "parameters": [
+                        _path_uuid("conversation"),
+                        {
+                            "name": "after",
+                            "in": "query",
+                            "schema": {"type": "integer", "minimum": 0},
+                        },
+                        {"name": "Last-Event-ID", "in": "header", "schema": {"type": "integer"}},
+                    ],
+                    "responses": {
+                        "200": {
+                            "description": "`event: <type>`, `id: <seq>`, `data: <frame JSON>`",
+                            "content": {"text/event-stream": {}},
+                        },
+                        **_errors(400, 401, 404),
+                    },
+                }
+            },
+            "/api/conversations/{conversation}/cancel/": {
+                "post": {
+                    "summary": "Stop the running turn (its partial reply is kept as cancelled)",
+                    "parameters": [_path_uuid("conversation")],
+                    "responses": {
+                        "202": _json({"type": "object"}, "cancelling"),
+                        **_errors(401, 404),
+                    },
+                }
+            },
+            "/api/actions/": {
+                "get": {
+                    "summary": "Pending actions of the tenant, newest first",
+                    "parameters": [
+                        {
+                            "name": "status",
+                            "in": "query",
+                            "schema": {
+                                "type": "string",
+                                "enum": [
+                                    "pending",
+                                    "approved",
+                                    "rejected",
+                                    "executing",
+                                    "executed",
+                                    "failed",
+                                    "expired",
+                                ],
+                            },
+                        }
+                    ],
+                    "responses": {
+                        "200": _json({"type": "object"}, "up to 200 actions"),
+                        **_errors(400, 401),
+                    },
+                }
+            },
+            "/api/actions/{action}/approve": {
+                "post": {
+                    "summary": "Approve, optionally with edited arguments",
+                    "parameters": [_path_uuid("action"), _IDEMPOTENCY],
+                    "requestBody": {
+                        "content": {
+                            "application/json": {
+                                "schema": {
+                                    "type": "object",
+                                    "properties": {
+                                        "arguments": {"type": "object"},
+                                        "note": {"type": "string"},
+                                    },
+                                }
+                            }
+                        }
+                    },
+                    "responses": {
+                        "200": _json({"type": "object"}, "decided"),
+                        **_errors(400, 401, 403, 404, 409),
+                    },
+                }
+            },
+            "/api/actions/{action}/reject": {
+                "post": {
+                    "summary": "Reject",
+                    "parameters": [_path_uuid("action"), _IDEMPOTENCY],
+                    "requestBody": {
+                        "content": {
+                            "application/json": {
+                                "schema": {
+                                    "type": "object",
+                                    "properties": {"note": {"type": "string"}},
+                                }
+                            }
+                        }
+                    },
+                    "responses": {
+                        "200": _json({"type": "object"}, "decided"),
+                        **_errors(400, 401, 403, 404, 409),
+                    },
+                }
+            },
+            "/api/kb/search/": {
+                "get": {
+                    "summary": "Hybrid search of the knowledge base",
+                    "parameters": [
+                        {
+                            "name": "q",
+                            "in": "query",
+                            "required": True,
+                            "schema": {"type": "string"},
+                        },
+                        {
+                            "name": "k",
+                            "in": "query",
+                            "schema": {"type": "integer", "minimum": 1, "maximum": 50},
+                        },
+                    ],
+                    "responses": {
+                        "200": _json({"type": "object"}, "ranked chunks with scores"),
+                        **_errors(400, 401),
+                    },
+                }
+            },
+        },
+        "components": {
+            "securitySchemes": {
+                "bearer": {
+                    "type": "http",
+                    "scheme": "bearer",
+                    "description": "`manage.py api_token_create --tenant T --user U`",
+                },
+                "session": {
+                    "type": "apiKey",
+                    "in": "cookie",
+                    "name": "sessionid",
+                    "description": "Browsers; unsafe methods need the CSRF token.",
+                },
+            },
+            "schemas": {
+                "Error": {
+                    "type": "object",
+                    "properties": {
+                        "error": {
+                            "type": "object",
+                            "properties": {
+                                "code": {"type": "string"},
+                                "message": {"type": "string"},
+                            },
+                        }
+                    },
+                }
+            },
+        },
+    }
