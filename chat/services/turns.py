@@ -318,12 +318,14 @@ class _TokenForwarder(BaseCallbackHandler, _StreamingCallbackHandler[Any]):
 
 def _stream(graph: Any, graph_input: Any, config: RunnableConfig, events: TurnEvents) -> None:
     """Run the graph to its end or its next interrupt, announcing stages as nodes finish."""
-    events.status("thinking")
+    if not isinstance(graph_input, Command):  # a resume was announced as "executing"
+        events.status("thinking")
     stages = {SEARCH_TOOL_NAME: "searching", QUERY_DATA_TOOL_NAME: "querying"}
     for update in graph.stream(graph_input, config, stream_mode="updates"):
         if update.get("agent"):
             for call in getattr(update["agent"]["messages"][-1], "tool_calls", []):
-                events.status(stages.get(call["name"], "awaiting_approval"))
+                if call["name"] in stages:  # write calls are announced with their pending action
+                    events.status(stages[call["name"]])
         elif update.get("approval"):
             _announce_decided_actions(config, events)
 
