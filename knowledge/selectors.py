@@ -28,6 +28,10 @@ from knowledge.textsearch import query_terms
 
 RRF_K = 60
 MAX_K = 50
+# Full-text candidates come from the query words found in at most this share of the chunks
+# (or the rarest word, when all are common); common words still add to the score of those
+# candidates. Same quality on SQuAD, less work at 100k chunks (docs/performance.md).
+SELECTIVE_SHARE = 0.1
 
 
 @dataclass(frozen=True)
@@ -161,6 +165,7 @@ def kb_candidates(
         "text_limit": limit if terms else 0,
         "tags": tags or [],
         "filter_tags": bool(tags),
+        "selective_share": SELECTIVE_SHARE,
     }
     with connection.cursor() as cursor:
         cursor.execute(_SEARCH_SQL, params)
@@ -208,7 +213,9 @@ def _vector_literal(vector: Sequence[float]) -> str:
 # The statement, CTE by CTE:
 #   terms     each query word as a tsquery with its document frequency (a GIN lookup each);
 #   corpus    the number of chunks, from the planner's statistics when it has them;
-#   text_hits chunks matching any word, scored Σ idf · ts_rank, best ``text_limit``;
+#   selective the words that pick full-text candidates (see SELECTIVE_SHARE);
+#   text_pool chunks holding a selective word;
+#   text_hits those chunks scored Σ idf · ts_rank over every query word, best ``text_limit``;
 #   vector_hits the ``limit`` nearest chunks by cosine distance (HNSW index);
 #   the final SELECT joins both lists to the chunk and document rows, with ranks.
 # Filters (active documents, tags) apply inside both lists.
@@ -227,14 +234,23 @@ corpus AS (
            )::float AS n
 ),
 weighted AS (
-    SELECT q, ln(1 + (corpus.n - df + 0.5) / (df + 0.5)) AS idf
+    SELECT q, df, ln(1 + (corpus.n - df + 0.5) / (df + 0.5)) AS idf
       FROM terms, corpus
      WHERE df > 0
 ),
+selective AS (
+    SELECT w.q FROM weighted w, corpus WHERE w.df <= %(selective_share)s * corpus.n
+    UNION
+    SELECT rarest.q FROM (SELECT q FROM weighted ORDER BY df LIMIT 1) AS rarest
+),
+text_pool AS (
+    SELECT DISTINCT c.id FROM selective s JOIN knowledge_chunk c ON c.search_vector @@ s.q
+),
 text_hits AS (
     SELECT c.id, sum(w.idf * ts_rank(c.search_vector, w.q, 1)) AS score
-      FROM weighted w
-      JOIN knowledge_chunk c ON c.search_vector @@ w.q
+      FROM text_pool p
+      JOIN knowledge_chunk c ON c.id = p.id
+      JOIN weighted w ON c.search_vector @@ w.q
       JOIN knowledge_document d ON d.id = c.document_id
      WHERE d.is_active
        AND (NOT %(filter_tags)s OR d.tags && %(tags)s::varchar[])

@@ -141,6 +141,8 @@ def document_upsert(
         ):
             return document, False
         title_changed = document.pk is not None and document.title != title[:300]
+        if document.content_hash != _text_hash(text):
+            document.language = detect_language(text)
         document.title = title[:300]
         document.tags = _clean_tags(tags)
         _document_set_text(document=document, text=text, title_changed=title_changed)
