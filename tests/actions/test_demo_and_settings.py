@@ -90,7 +90,7 @@ def test_a_bad_delivery_setting_stops_start_up_naming_it(env: dict[str, str], me
     assert message in result.stderr
 
 
-def test_the_default_delivery_settings_start(tmp_path: Path) -> None:
+def test_the_default_delivery_settings_start() -> None:
     result = start_django()
 
     assert result.returncode == 0, result.stderr
