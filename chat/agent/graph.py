@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import threading
 
-from django.conf import settings
 from langchain_core.language_models.chat_models import BaseChatModel
 from langgraph.checkpoint.postgres import PostgresSaver
 from langgraph.graph import END, START, StateGraph
@@ -22,25 +21,11 @@ from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool
 
 from chat.agent import nodes
+from chat.agent.db import conninfo
 from chat.agent.state import AgentState
 
 _pool: ConnectionPool | None = None
 _pool_lock = threading.Lock()
-
-
-def _conninfo() -> str:
-    db = settings.DATABASES["default"]
-    parts = {
-        "dbname": db["NAME"],
-        "user": db["USER"],
-        "password": db["PASSWORD"],
-        "host": db["HOST"],
-        "port": db["PORT"],
-    }
-    # Checkpoints live in the public schema; thread ids carry the tenant schema.
-    return (
-        " ".join(f"{k}={v!s}" for k, v in parts.items() if v) + " options='-c search_path=public'"
-    )
 
 
 def checkpointer() -> PostgresSaver:
@@ -49,7 +34,7 @@ def checkpointer() -> PostgresSaver:
     with _pool_lock:
         if _pool is None:
             pool = ConnectionPool(
-                _conninfo(),
+                conninfo(),  # checkpoints live in public; thread ids carry the schema
                 min_size=1,
                 max_size=20,
                 open=True,

@@ -53,6 +53,7 @@ def test_the_guard_accepts_an_ordinary_report() -> None:
     assert validate_select(sql, allowed_tables=TABLES)
 
 
+@pytest.mark.django_db(transaction=True)  # query_data reads on its own connection
 def test_a_count_of_contacts_per_group_works(in_tenant_a: Tenant) -> None:
     parents, staff = (
         ContactGroup.objects.create(name="Parents"),
@@ -70,6 +71,7 @@ def test_a_count_of_contacts_per_group_works(in_tenant_a: Tenant) -> None:
     assert result["rows"] == [["Parents", 3], ["Staff", 1]]
 
 
+@pytest.mark.django_db(transaction=True)  # query_data reads on its own connection
 def test_a_query_sees_only_the_tenant_it_runs_in(tenant_a: Tenant, tenant_b: Tenant) -> None:
     with tenant_context(tenant_a):
         Contact.objects.create(name="Alpha person", phone="+12025550111")
@@ -81,6 +83,7 @@ def test_a_query_sees_only_the_tenant_it_runs_in(tenant_a: Tenant, tenant_b: Ten
     assert result["rows"] == [["Beta person"]]
 
 
+@pytest.mark.django_db(transaction=True)  # query_data reads on its own connection
 @override_settings(QUERY_DATA_TIMEOUT_MS=200)
 def test_a_slow_query_is_cut_by_the_timeout(in_tenant_a: Tenant) -> None:
     Contact.objects.bulk_create(Contact(name=f"C{i}", phone=f"+1555{i:07d}") for i in range(3000))
@@ -89,6 +92,7 @@ def test_a_slow_query_is_cut_by_the_timeout(in_tenant_a: Tenant) -> None:
         run_query("SELECT count(*) FROM actions_contact a, actions_contact b, actions_contact c")
 
 
+@pytest.mark.django_db(transaction=True)  # query_data reads on its own connection
 def test_rows_are_capped_and_flagged(in_tenant_a: Tenant) -> None:
     Contact.objects.bulk_create(Contact(name=f"C{i}", phone=f"+1555{i:07d}") for i in range(5))
 
@@ -99,6 +103,7 @@ def test_rows_are_capped_and_flagged(in_tenant_a: Tenant) -> None:
     assert result["truncated"] is True
 
 
+@pytest.mark.django_db(transaction=True)  # query_data reads on its own connection
 def test_a_write_hidden_in_a_cte_is_refused(in_tenant_a: Tenant) -> None:
     Contact.objects.create(name="Keep me", phone="+12025550133")
 

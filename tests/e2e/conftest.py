@@ -144,14 +144,15 @@ def start_worker(env: dict[str, str], tmp: Path, name: str) -> Process:
     raise RuntimeError(f"worker did not start:\n{process.output()}")
 
 
-@pytest.fixture(scope="session")
+# Module-scoped: a worker left running would take the Celery tasks of later, in-process tests.
+@pytest.fixture(scope="module")
 def web(stack_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
     process, port = start_daphne(stack_env, tmp_path_factory.mktemp("web"))
     yield port
     process.stop()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def worker(
     stack_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Process]:

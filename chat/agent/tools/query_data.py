@@ -12,11 +12,13 @@ import json
 import logging
 from typing import Any
 
+import psycopg
 from django.apps import apps
 from django.conf import settings
 from django.db import DatabaseError, connection, transaction
 from pydantic import BaseModel, Field
 
+from chat.agent.db import conninfo
 from chat.agent.tools.spec import function_spec
 from chat.agent.tools.sql_guard import UnsafeQueryError, validate_select
 from tenants.schema import current_schema
@@ -78,20 +80,25 @@ def run_query(sql: str) -> dict[str, Any]:
     schema = current_schema()
     limit = settings.QUERY_DATA_ROW_LIMIT
     try:
-        with transaction.atomic(), connection.cursor() as cursor:
+        # A connection of its own: READ ONLY, the role and the timeout can then never leak
+        # into (or be weakened by) a transaction the caller has open.
+        with (
+            psycopg.connect(conninfo(search_path=f'"{schema}"')) as session,
+            session.cursor() as cursor,
+        ):
             cursor.execute("SET TRANSACTION READ ONLY")
             cursor.execute(
                 "SELECT set_config('statement_timeout', %s, true)",
                 [str(settings.QUERY_DATA_TIMEOUT_MS)],
             )
-            cursor.execute("SELECT set_config('search_path', %s, true)", [f'"{schema}"'])
-            _assume_reader_role(cursor)
+            _assume_reader_role(cursor, schema)
             cursor.execute(safe_sql)
             columns = [col.name for col in cursor.description or []]
             rows = cursor.fetchmany(limit + 1)
-    except DatabaseError as error:
+            session.rollback()
+    except psycopg.Error as error:
         message = str(error).strip().splitlines()[0]
-        if "statement timeout" in message:
+        if isinstance(error, psycopg.errors.QueryCanceled):
             message = f"the query took longer than {settings.QUERY_DATA_TIMEOUT_MS} ms"
         raise QueryFailed(message) from None
     return {
@@ -135,10 +142,10 @@ def reader_role_sync() -> bool:
     return True
 
 
-def _assume_reader_role(cursor: Any) -> None:
+def _assume_reader_role(cursor: Any, schema: str) -> None:
     if not settings.QUERY_DATA_DB_ROLE:
         return
-    role = reader_role_name(current_schema())
+    role = reader_role_name(schema)
     cursor.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", [role])
     if cursor.fetchone():
         cursor.execute(f'SET LOCAL ROLE "{role}"')
