@@ -104,7 +104,9 @@ def _clean_schemas_after_each_test(
 ) -> Iterator[None]:
     yield
     use_public_schema()
-    if "transactional_db" in request.fixturenames:
+    marker = request.node.get_closest_marker("django_db")
+    transactional = marker is not None and marker.kwargs.get("transaction", False)
+    if transactional or "transactional_db" in request.fixturenames:
         with django_db_blocker.unblock():
             _truncate_test_tenant_schemas()
 
