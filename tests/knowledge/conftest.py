@@ -7,7 +7,6 @@ import math
 import re
 import threading
 from collections.abc import Iterator, Sequence
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -48,9 +47,10 @@ class FakeEmbedder:
 
 
 @pytest.fixture(autouse=True)
-def _media_in_tmp(settings: Any, tmp_path: Path) -> None:
-    """Uploaded originals go to a temporary folder, not the checkout's .data/media."""
-    settings.MEDIA_ROOT = tmp_path / "media"
+def _media_in_tmp(settings: Any, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Uploaded originals go to a temporary folder, not the checkout's .data/media (and not
+    inside ``tmp_path``, which tests import folders from)."""
+    settings.MEDIA_ROOT = tmp_path_factory.mktemp("media")
 
 
 @pytest.fixture
