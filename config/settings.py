@@ -354,6 +354,8 @@ KB_HNSW_EF_SEARCH = env_int("KB_HNSW_EF_SEARCH", 100, minimum=1)
 _db_options = DATABASES["default"].setdefault("OPTIONS", {})
 assert isinstance(_db_options, dict)
 _db_options["options"] = f"-c hnsw.ef_search={KB_HNSW_EF_SEARCH}"
+# -- end of knowledge -------------------------------------------------------------------------
+
 # A SELECT-only database role query_data switches to when it exists (see docs/deployment.md).
 QUERY_DATA_DB_ROLE = env_str("QUERY_DATA_DB_ROLE", "countersign_reader")
 # Realtime: the per-conversation event log (Redis Stream) and streaming.
