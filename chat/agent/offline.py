@@ -126,6 +126,8 @@ def _confirmation(message: ToolMessage) -> str:
         return f"Done: {outcome.get('summary', 'the action was carried out')}."
     if status == "rejected":
         return "Understood — that action was rejected, so nothing was done."
+    if status == "invalid":
+        return f"I couldn't prepare that action, so nothing was proposed: {outcome.get('message')}."
     return str(outcome.get("message") or outcome.get("summary") or message.content)
 
 

@@ -271,3 +271,16 @@ def test_cancel_stops_a_running_turn_and_keeps_the_partial_reply_as_cancelled(
     assert reply is not None and reply.status == Message.Status.CANCELLED
     assert 0 < len(reply.content) < len(long_answer)
     assert long_answer.startswith(reply.content)
+
+
+def test_the_offline_model_explains_an_action_it_could_not_prepare(
+    ask: TurnRunner, in_tenant_a: Tenant
+) -> None:
+    turn = ask("Send an SMS to Nobody Known saying hello", model=OfflineChatModel())
+
+    assert turn.reply is not None
+    assert turn.reply.content == (
+        "I couldn't prepare that action, so nothing was proposed: "
+        "to: no contact or group named 'Nobody Known'."
+    )
+    assert not PendingAction.objects.exists()
