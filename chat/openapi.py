@@ -46,6 +46,22 @@ _SEND = {
 _ACCEPTED = {"type": "object", "properties": {"conversation": _UUID, "message": _UUID}}
 
 
+def _decision(summary: str, body: dict[str, Any]) -> dict[str, Any]:
+    """approve and reject: the same shape, a different body."""
+    schema = {"type": "object", "properties": body}
+    return {
+        "post": {
+            "summary": summary,
+            "parameters": [_path_uuid("action"), _IDEMPOTENCY],
+            "requestBody": {"content": {"application/json": {"schema": schema}}},
+            "responses": {
+                "200": _json({"type": "object"}, "decided"),
+                **_errors(400, 401, 403, 404, 409),
+            },
+        }
+    }
+
+
 def openapi_document() -> dict[str, Any]:
     return {
         "openapi": "3.1.0",
@@ -153,49 +169,11 @@ def openapi_document() -> dict[str, Any]:
                     },
                 }
             },
-            "/api/actions/{action}/approve": {
-                "post": {
-                    "summary": "Approve, optionally with edited arguments",
-                    "parameters": [_path_uuid("action"), _IDEMPOTENCY],
-                    "requestBody": {
-                        "content": {
-                            "application/json": {
-                                "schema": {
-                                    "type": "object",
-                                    "properties": {
-                                        "arguments": {"type": "object"},
-                                        "note": {"type": "string"},
-                                    },
-                                }
-                            }
-                        }
-                    },
-                    "responses": {
-                        "200": _json({"type": "object"}, "decided"),
-                        **_errors(400, 401, 403, 404, 409),
-                    },
-                }
-            },
-            "/api/actions/{action}/reject": {
-                "post": {
-                    "summary": "Reject",
-                    "parameters": [_path_uuid("action"), _IDEMPOTENCY],
-                    "requestBody": {
-                        "content": {
-                            "application/json": {
-                                "schema": {
-                                    "type": "object",
-                                    "properties": {"note": {"type": "string"}},
-                                }
-                            }
-                        }
-                    },
-                    "responses": {
-                        "200": _json({"type": "object"}, "decided"),
-                        **_errors(400, 401, 403, 404, 409),
-                    },
-                }
-            },
+            "/api/actions/{action}/approve": _decision(
+                "Approve, optionally with edited arguments",
+                {"arguments": {"type": "object"}, "note": {"type": "string"}},
+            ),
+            "/api/actions/{action}/reject": _decision("Reject", {"note": {"type": "string"}}),
             "/api/kb/search/": {
                 "get": {
                     "summary": "Hybrid search of the knowledge base",
