@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
@@ -126,6 +127,10 @@ def test_the_worker_connection_is_public_after_every_task(
         ok.get(timeout=20)
         with pytest.raises(RuntimeError):
             failing.get(timeout=20)
+        # A result is stored before task_postrun runs: wait for the second signal too.
+        deadline = time.monotonic() + 10
+        while len(schemas_after) < 2 and time.monotonic() < deadline:
+            time.sleep(0.02)
     finally:
         task_postrun.disconnect(record)
 
