@@ -12,6 +12,7 @@ Keys and group names are built here from the tenant schema and the conversation 
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import threading
 import time
@@ -52,7 +53,13 @@ _APPROVAL_EVENTS = frozenset({"pending", "action"})
 
 
 def _redis() -> redis.Redis:
-    return redis.Redis.from_url(settings.REDIS_URL, decode_responses=True)
+    # One client (and connection pool) per process: this runs for every streamed event.
+    return _client_for(settings.REDIS_URL)
+
+
+@functools.lru_cache(maxsize=4)
+def _client_for(url: str) -> redis.Redis:
+    return redis.Redis.from_url(url, decode_responses=True)
 
 
 class _Publisher:
