@@ -4,7 +4,13 @@ One turn runs at a time per conversation. A message sent while a turn is running
 with ``ConversationBusy`` (the client may retry when it sees ``done``); a lock in Redis, taken
 when the message is accepted and held by the worker while the turn runs, says who is running.
 The lock expires after ``CHAT_TURN_LOCK_SECONDS`` without progress, so a crashed worker never
-blocks a conversation for long; its redelivered task takes the lock back with the same token.
+blocks a conversation for long.
+
+Tokens: the sender reserves the lock with a *send-time* token (``sent:<run id>``); a worker
+takes it over with a token of its own execution, and only from that reservation or from an
+expired lock. So a redelivered copy of a task that is still running elsewhere (a turn longer
+than the broker's visibility timeout) finds the lock held by another execution and waits,
+instead of running the same turn a second time alongside it.
 """
 
 from __future__ import annotations
@@ -47,9 +53,16 @@ class ConversationLock:
         self.ttl_ms = settings.CHAT_TURN_LOCK_SECONDS * 1000
 
     def acquire(self) -> bool:
-        if self.client.set(self.key, self.token, nx=True, px=self.ttl_ms):
-            return True
-        return self.renew()
+        return bool(self.client.set(self.key, self.token, nx=True, px=self.ttl_ms))
+
+    def take_over(self, *, from_token: str) -> bool:
+        """Hold the lock if it is free or still holds the sender's reservation ``from_token``."""
+        script = (
+            "local held = redis.call('GET', KEYS[1]) "
+            "if held == false or held == ARGV[1] then "
+            "return redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3]) and 1 else return 0 end"
+        )
+        return bool(self.client.eval(script, 1, self.key, from_token, self.token, self.ttl_ms))
 
     def renew(self) -> bool:
         """Extend the lock if we hold it (compare and extend in one script)."""
@@ -71,10 +84,19 @@ class ConversationLock:
         return str(value) if value is not None else None
 
 
-def _lock(conversation: Conversation, token: uuid.UUID) -> ConversationLock:
+def _lock(conversation: Conversation, token: str) -> ConversationLock:
     return ConversationLock(
-        schema=current_schema(), conversation_uuid=str(conversation.uuid), token=str(token)
+        schema=current_schema(), conversation_uuid=str(conversation.uuid), token=token
     )
+
+
+def _reservation(run_id: uuid.UUID) -> str:
+    """The token a sender reserves the conversation with; the worker takes over from it."""
+    return f"sent:{run_id}"
+
+
+def _execution_token(run_id: uuid.UUID) -> str:
+    return f"run:{run_id}:{uuid.uuid4().hex}"
 
 
 def message_send(
@@ -89,7 +111,7 @@ def message_send(
             user=user, text=text, conversation_uuid=conversation_uuid, client_id=client_id
         )
         if created:
-            if not _lock(conversation, message.uuid).acquire():
+            if not _lock(conversation, _reservation(message.uuid)).acquire():
                 raise ConversationBusy(
                     "a reply is still being written in this conversation; send again after it "
                     "finishes (or cancel it)"
@@ -114,6 +136,8 @@ def action_decide(
             action_id=action_id, user=user, decision=decision, arguments=arguments, note=note
         )
         schema = current_schema()
+        # Reserve the conversation for the resume; if a turn is running, the resume waits.
+        _lock(action.conversation, _reservation(action.id)).acquire()
         transaction.on_commit(lambda: publish_action(schema=schema, action=action))
         transaction.on_commit(lambda: resume_turn.delay(str(action.id)))
     return action
@@ -176,8 +200,8 @@ def turn_execute(*, message_id: int) -> None:
     conversation (the task retries)."""
     message = Message.objects.select_related("conversation").get(pk=message_id)
     conversation = message.conversation
-    lock = _lock(conversation, message.uuid)
-    if not lock.acquire():
+    lock = _lock(conversation, _execution_token(message.uuid))
+    if not lock.take_over(from_token=_reservation(message.uuid)):
         raise ConversationBusy(str(conversation.uuid))
     try:
         events = _RenewingEvents(lock=lock, schema=current_schema(), conversation=conversation)
@@ -189,8 +213,8 @@ def turn_execute(*, message_id: int) -> None:
 def resume_execute(*, action_id: str) -> None:
     """Worker entry after a decision: resume the graph (the tool runs at most once)."""
     action = PendingAction.objects.select_related("conversation").get(pk=action_id)
-    lock = _lock(action.conversation, action.id)
-    if not lock.acquire():
+    lock = _lock(action.conversation, _execution_token(action.id))
+    if not lock.take_over(from_token=_reservation(action.id)):
         raise ConversationBusy(str(action.conversation.uuid))
     try:
         events = _RenewingEvents(
