@@ -34,6 +34,12 @@ bootstrap: migrate
 run: bootstrap
 	@trap '$(PY) manage.py infra down' EXIT; $(VENV)/bin/honcho -f Procfile.dev start || true
 
+# Debian's Chromium for the browser tests (tests/browser skip, saying so, when it is missing).
+browsers:
+	@command -v chromium >/dev/null || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq chromium; \
+	  else sudo apt-get update -qq && sudo apt-get install -y -qq chromium; fi; }
+
 test: install
 	$(PY) -m pytest
 

@@ -278,3 +278,23 @@ def publish_action(*, schema: str, action: PendingAction) -> None:
         conversation_uuid=str(action.conversation.uuid),
         payload={"type": "action", "action": action_payload(action, full=False)},
     )
+
+
+# Events a page rendered from the database already shows; a page subscribes after the last of
+# them, so a reload mid-turn replays the running turn's tokens and nothing older.
+_SETTLED_TYPES = frozenset({"done", "pending", "action", "error"})
+
+
+def replay_start(*, schema: str, conversation_uuid: str, scan: int = 1000) -> int:
+    """The ``after`` a freshly rendered page should subscribe with: the seq of the newest
+    settled event (its effect is in the database), so whatever follows it — the tokens of a
+    turn still running — is replayed. Duplicates are harmless: the page keys by message and
+    action ids."""
+    _, stream_key = _keys(schema, conversation_uuid)
+    newest = _decode(_redis().xrevrange(stream_key, max="+", min="-", count=scan))
+    for event in newest:
+        if event.get("type") in _SETTLED_TYPES:
+            return int(event["seq"])
+    if newest:
+        return max(0, int(newest[-1]["seq"]) - 1)
+    return last_seq(schema=schema, conversation_uuid=conversation_uuid)

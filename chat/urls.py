@@ -1,8 +1,16 @@
 from django.urls import path
 
-from chat import api
+from chat import api, views
 
 urlpatterns = [
+    # Pages (templates/chat/) and the fragments the page script swaps in.
+    path("", views.chat_page, name="chat"),
+    path("c/<uuid:conversation>/", views.chat_page, name="conversation"),
+    path("c/<uuid:conversation>/m/<uuid:message>/", views.message_fragment, name="message"),
+    path("actions/<uuid:action>/card/", views.action_fragment, name="action-card"),
+    path("approvals/", views.approvals_inbox, name="approvals"),
+    path("approvals/count/", views.approvals_count, name="approvals-count"),
+    # The HTTP API (docs/openapi.json).
     path("api/conversations/", api.conversations_create),
     path("api/conversations/<uuid:conversation>/", api.conversation_detail),
     path("api/conversations/<uuid:conversation>/messages/", api.messages_create),

@@ -108,6 +108,8 @@ PLATFORM_DOMAIN = env_str("PLATFORM_DOMAIN", "platform.localhost")
 
 MIDDLEWARE = [
     "config.health.HealthCheckMiddleware",
+    # Static files (the pages' CSS and JS, the admin's) on every host, before tenant lookup.
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django_tenants.middleware.main.TenantMainMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -150,6 +152,11 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / ".data" / "static"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+# WhiteNoise serves static files from the app folders directly (no collectstatic step needed
+# for `make run`, tests or a small deployment); behind a CDN or proxy, run collectstatic.
+WHITENOISE_USE_FINDERS = True
+WHITENOISE_AUTOREFRESH = DEBUG
 MEDIA_ROOT = Path(env_str("MEDIA_ROOT", str(BASE_DIR / ".data" / "media")))
 MEDIA_URL = "media/"
 

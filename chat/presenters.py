@@ -1,0 +1,147 @@
+"""What the web pages show, built from models: messages with safe HTML, action cards whose
+form comes from the tool's argument schema. Templates only lay these out."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.utils.safestring import SafeString, mark_safe
+
+from actions.tools.base import UnknownToolError
+from actions.tools.registry import get_tool
+from chat.models import Message, PendingAction
+from chat.rendering import citation_chips, render_markdown
+from chat.services.actions import decide_refusal
+
+# The words a card uses for each status, from the reader's side.
+STATUS_LABELS = {
+    PendingAction.Status.PENDING: "Waiting for approval",
+    PendingAction.Status.APPROVED: "Approved, running…",
+    PendingAction.Status.REJECTED: "Rejected",
+    PendingAction.Status.EXECUTING: "Running…",
+    PendingAction.Status.EXECUTED: "Executed",
+    PendingAction.Status.FAILED: "Failed",
+    PendingAction.Status.EXPIRED: "Expired",
+}
+TOOL_LABELS = {
+    "send_sms": "Send SMS",
+    "send_telegram": "Send Telegram message",
+    "send_email": "Send e-mail",
+    "create_announcement": "Publish announcement",
+    "schedule_reminder": "Schedule reminder",
+}
+
+
+@dataclass(frozen=True)
+class MessageView:
+    uuid: str
+    role: str
+    status: str
+    html: SafeString
+    citations: list[dict[str, Any]]
+    created_at: Any
+
+
+def message_view(message: Message) -> MessageView:
+    # User text is markdown too (lists, code), and goes through the same sanitiser.
+    return MessageView(
+        uuid=str(message.uuid),
+        role=message.role,
+        status=message.status,
+        html=mark_safe(render_markdown(message.content)),
+        citations=citation_chips(message.citations),
+        created_at=message.created_at,
+    )
+
+
+@dataclass(frozen=True)
+class Field:
+    """One argument as a form control. ``kind`` tells the page how to read it back:
+    text, textarea, lines (a list of strings, one per line), choice, nullable, json."""
+
+    name: str
+    label: str
+    help: str
+    kind: str
+    value: str
+    required: bool
+    choices: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ActionCard:
+    id: str
+    conversation: str
+    tool: str
+    tool_label: str
+    description: str
+    status: str
+    status_label: str
+    requested_by: str
+    created_at: Any
+    fields: list[Field]
+    can_decide: bool
+    refusal: str | None
+    outcome: str
+    note: str
+    decided_by: str
+
+
+def _fields(tool_name: str, arguments: dict[str, Any]) -> list[Field]:
+    try:
+        schema = get_tool(tool_name).args_schema.model_json_schema()
+    except UnknownToolError:
+        schema = {"properties": {name: {} for name in arguments}}
+    required = set(schema.get("required", []))
+    fields = []
+    for name, spec in schema.get("properties", {}).items():
+        fields.append(_field(name, spec, arguments.get(name), required=name in required))
+    return fields
+
+
+def _field(name: str, spec: dict[str, Any], value: Any, *, required: bool) -> Field:
+    label = str(spec.get("title") or name.replace("_", " ").capitalize())
+    help_text = str(spec.get("description") or "")
+    kind, shown, choices = "json", json.dumps(value, ensure_ascii=False, indent=2), []
+    types = {option.get("type") for option in spec.get("anyOf", [])} or {spec.get("type")}
+    if spec.get("enum"):
+        kind, shown, choices = "choice", str(value or ""), [str(c) for c in spec["enum"]]
+    elif spec.get("type") == "array" and spec.get("items", {}).get("type") == "string":
+        kind, shown = "lines", "\n".join(str(item) for item in value or [])
+    elif types == {"string", "null"}:
+        kind, shown = "nullable", "" if value is None else str(value)
+    elif spec.get("type") == "string":
+        text = "" if value is None else str(value)
+        long_text = name in {"body", "text", "message"} or len(text) > 60 or "\n" in text
+        kind, shown = ("textarea" if long_text else "text"), text
+    return Field(name, label, help_text, kind, shown, required, choices)
+
+
+def action_card(action: PendingAction, *, viewer: User) -> ActionCard:
+    refusal = decide_refusal(action=action, user=viewer)
+    pending = action.status == PendingAction.Status.PENDING
+    outcome = ""
+    if action.status == PendingAction.Status.FAILED:
+        outcome = action.error or str(action.result.get("error", "")) or "the action failed"
+    elif action.status == PendingAction.Status.EXECUTED:
+        outcome = str(action.result.get("summary") or action.result.get("detail") or "")
+    return ActionCard(
+        id=str(action.id),
+        conversation=str(action.conversation.uuid),
+        tool=action.tool,
+        tool_label=TOOL_LABELS.get(action.tool, action.tool),
+        description=action.description,
+        status=action.status,
+        status_label=STATUS_LABELS.get(PendingAction.Status(action.status), action.status),
+        requested_by=action.requested_by.get_username(),
+        created_at=action.created_at,
+        fields=_fields(action.tool, action.arguments),
+        can_decide=pending and refusal is None,
+        refusal=refusal,
+        outcome=outcome,
+        note=action.note,
+        decided_by=action.decided_by.get_username() if action.decided_by else "",
+    )

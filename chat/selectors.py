@@ -1,0 +1,50 @@
+"""Read-side queries for the web pages (the current tenant's schema)."""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import User
+from django.db.models import Exists, OuterRef, Q, QuerySet
+
+from actions.tools.registry import approval_refusal, tool_policy, write_tools
+from chat.models import Conversation, Message, PendingAction
+
+CONVERSATION_LIST_LIMIT = 50
+INBOX_LIMIT = 200
+
+
+def conversation_list(*, user: User, query: str = "") -> QuerySet[Conversation]:
+    """The user's conversations, most recent first; ``query`` matches titles and message text."""
+    conversations = Conversation.objects.filter(user=user)
+    query = query.strip()
+    if query:
+        in_messages = Message.objects.filter(conversation=OuterRef("pk"), content__icontains=query)
+        conversations = conversations.filter(Q(title__icontains=query) | Exists(in_messages))
+    return conversations.order_by("-updated_at")[:CONVERSATION_LIST_LIMIT]
+
+
+def decidable_tools(*, user: User) -> list[str]:
+    """The tools whose actions ``user`` may decide under the tenant's current policy (the
+    requester check is per action, so it is left out here)."""
+    return [
+        tool.name
+        for tool in write_tools()
+        if approval_refusal(policy=tool_policy(tool.name), user=user, requested_by_id=None) is None
+    ]
+
+
+def inbox_actions(*, user: User) -> QuerySet[PendingAction]:
+    """Every pending action of the tenant that ``user`` may decide, newest first."""
+    return (
+        PendingAction.objects.filter(
+            status=PendingAction.Status.PENDING, tool__in=decidable_tools(user=user)
+        )
+        .select_related("requested_by", "decided_by", "conversation")
+        .order_by("-created_at")[:INBOX_LIMIT]
+    )
+
+
+def inbox_count(*, user: User) -> int:
+    tools = decidable_tools(user=user)
+    if not tools:
+        return 0
+    return PendingAction.objects.filter(status=PendingAction.Status.PENDING, tool__in=tools).count()

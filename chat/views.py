@@ -1,0 +1,168 @@
+"""The staff web pages: chat, approvals inbox, and the fragments the page script swaps in.
+
+Server-rendered; the page script (static/chat.js) only talks the WebSocket protocol of
+docs/protocol.md and fetches these fragments, so every piece of HTML — including whatever the
+model wrote — is built and sanitised here, never in the browser.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import wraps
+from itertools import chain
+from typing import Any
+
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import User
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_GET
+
+from chat.agent.llm import is_offline, model_label
+from chat.events import replay_start
+from chat.models import Conversation, Message
+from chat.presenters import action_card, message_view
+from chat.selectors import conversation_list, inbox_actions, inbox_count
+from chat.services.actions import ActionNotFound, action_get
+from chat.services.realtime import conversation_for_viewer, user_is_approver
+from chat.services.turns import ConversationNotFound
+from tenants.schema import current_schema
+
+# The second line of defence behind server-side sanitising: even if markup slipped through, the
+# browser would run no inline script or handler and fetch nothing from another origin.
+CONTENT_SECURITY_POLICY = "; ".join(
+    [
+        "default-src 'self'",
+        "script-src 'self'",
+        "style-src 'self'",
+        "img-src 'self' data:",
+        "connect-src 'self'",
+        "frame-src 'none'",
+        "object-src 'none'",
+        "base-uri 'none'",
+        "form-action 'self'",
+        "frame-ancestors 'none'",
+    ]
+)
+
+
+def strict_csp(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    @wraps(view)
+    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        response = view(request, *args, **kwargs)
+        response.setdefault("Content-Security-Policy", CONTENT_SECURITY_POLICY)
+        return response
+
+    return wrapped
+
+
+def _user(request: HttpRequest) -> User:
+    assert isinstance(request.user, User)  # login_required ran first
+    return request.user
+
+
+def _viewable(user: User, conversation_uuid: str) -> Conversation:
+    try:
+        return conversation_for_viewer(user=user, conversation_uuid=conversation_uuid)
+    except ConversationNotFound:
+        raise Http404("no such conversation") from None
+
+
+def _chrome(request: HttpRequest) -> dict[str, Any]:
+    """What every page's header shows."""
+    user = _user(request)
+    approver = user_is_approver(user=user)
+    return {
+        "tenant_name": request.tenant.name,  # type: ignore[attr-defined]
+        "model_label": model_label(),
+        "model_offline": is_offline(),
+        "is_approver": approver,
+        "inbox_count": inbox_count(user=user) if approver else 0,
+    }
+
+
+@strict_csp
+@login_required
+@require_GET
+def chat_page(request: HttpRequest, conversation: str | None = None) -> HttpResponse:
+    user = _user(request)
+    query = request.GET.get("q", "")[:200]
+    context: dict[str, Any] = {
+        **_chrome(request),
+        "conversations": conversation_list(user=user, query=query),
+        "query": query,
+        "conversation": None,
+        "items": [],
+        "after": 0,
+        "is_owner": True,
+    }
+    if conversation is not None:
+        current = _viewable(user, conversation)
+        context.update(
+            conversation=current,
+            items=_thread(current, viewer=user),
+            after=replay_start(schema=current_schema(), conversation_uuid=str(current.uuid)),
+            is_owner=current.user_id == user.pk,
+        )
+    return render(request, "chat/page.html", context)
+
+
+def _thread(conversation: Conversation, *, viewer: User) -> list[dict[str, Any]]:
+    """Messages and action cards in the order they happened."""
+    messages = conversation.messages.exclude(role=Message.Role.TOOL)
+    actions = conversation.actions.select_related("requested_by", "decided_by", "conversation")
+    items = chain(
+        ({"kind": "message", "at": m.created_at, "message": message_view(m)} for m in messages),
+        (
+            {"kind": "action", "at": a.created_at, "card": action_card(a, viewer=viewer)}
+            for a in actions
+        ),
+    )
+    return sorted(items, key=lambda item: item["at"])
+
+
+@login_required
+@require_GET
+def message_fragment(request: HttpRequest, conversation: str, message: str) -> HttpResponse:
+    current = _viewable(_user(request), conversation)
+    found = current.messages.filter(uuid=message).exclude(role=Message.Role.TOOL).first()
+    if found is None:
+        raise Http404("no such message")
+    return render(request, "chat/_message.html", {"message": message_view(found)})
+
+
+@login_required
+@require_GET
+def action_fragment(request: HttpRequest, action: str) -> HttpResponse:
+    """One action card, for the conversation page and the inbox (``?inbox=1`` adds context)."""
+    user = _user(request)
+    try:
+        found = action_get(action_id=action)
+    except ActionNotFound:
+        raise Http404("no such action") from None
+    _viewable(user, str(found.conversation.uuid))  # who may see the card: as for the thread
+    return render(
+        request,
+        "chat/_action_card.html",
+        {"card": action_card(found, viewer=user), "in_inbox": request.GET.get("inbox") == "1"},
+    )
+
+
+@strict_csp
+@login_required
+@require_GET
+def approvals_inbox(request: HttpRequest) -> HttpResponse:
+    user = _user(request)
+    if not user_is_approver(user=user):
+        raise PermissionDenied("only approvers have an approvals inbox")
+    cards = [action_card(a, viewer=user) for a in inbox_actions(user=user)]
+    return render(request, "chat/inbox.html", {**_chrome(request), "cards": cards})
+
+
+@login_required
+@require_GET
+def approvals_count(request: HttpRequest) -> JsonResponse:
+    user = _user(request)
+    count = inbox_count(user=user) if user_is_approver(user=user) else 0
+    return JsonResponse({"pending": count})

@@ -1,0 +1,136 @@
+"""Browser tests: Debian's Chromium, driven by Playwright, against real daphne and Celery.
+
+Chromium comes from the system (``apt-get install chromium``; ``.ci/run`` installs it), never
+from Playwright's own download. Without it these tests skip and say why. ``CHROMIUM_PATH``
+points at another binary. Screenshots go to ``SCREENSHOT_DIR`` (default test-results/screenshots;
+the ones in docs/screenshots are made with ``SCREENSHOT_DIR=docs/screenshots``).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.e2e.conftest import (  # noqa: F401 - fixtures shared with the end-to-end suite
+    ROOT,
+    Process,
+    TenantSetup,
+    alpha,
+    beta,
+    stack_env,
+    start_daphne,
+    start_worker,
+)
+from tests.tenants.factories import PASSWORD
+
+pytestmark = [pytest.mark.e2e, pytest.mark.browser]
+
+
+def chromium_path() -> str | None:
+    explicit = os.environ.get("CHROMIUM_PATH")
+    if explicit:
+        return explicit if Path(explicit).exists() else None
+    for name in ("chromium", "chromium-browser"):
+        found = shutil.which(name)
+        if found:
+            return found
+    return None
+
+
+# Playwright's sync API keeps an event loop in this thread; Django would then refuse ORM calls
+# made by the test itself between browser steps. This lives only in the test process: the
+# servers under test get an environment without it (browser_env).
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+# Keep the browser to the page under test: no background fetches of its own.
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-default-apps",
+    "--disable-sync",
+    "--no-first-run",
+    "--metrics-recording-only",
+    "--disable-features=Translate,OptimizationHints,MediaRouter,AutofillServerCommunication",
+]
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    path = chromium_path()
+    if path is None:
+        pytest.skip(
+            "browser tests need Chromium: `apt-get install chromium` (Debian), or set "
+            "CHROMIUM_PATH; .ci/run installs it"
+        )
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(
+            executable_path=path, headless=True, args=CHROMIUM_ARGS
+        )
+        yield launched
+        launched.close()
+
+
+@pytest.fixture(scope="module")
+def browser_env(stack_env: dict[str, str]) -> dict[str, str]:  # noqa: F811
+    env = {key: value for key, value in stack_env.items() if key != "DJANGO_ALLOW_ASYNC_UNSAFE"}
+    # The offline model streams slowly enough that a person (or a test) sees the reply grow.
+    env["OFFLINE_MODEL_CHUNK_MS"] = "60"
+    return env
+
+
+@pytest.fixture(scope="module")
+def web(browser_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
+    process, port = start_daphne(browser_env, tmp_path_factory.mktemp("web"))
+    yield port
+    process.stop()
+
+
+@pytest.fixture(scope="module")
+def worker(
+    browser_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Process]:
+    process = start_worker(browser_env, tmp_path_factory.mktemp("worker"), "browser")
+    yield process
+    process.stop()
+
+
+@pytest.fixture
+def screenshot_dir() -> Path:
+    directory = Path(os.environ.get("SCREENSHOT_DIR", ROOT / "test-results" / "screenshots"))
+    directory.mkdir(parents=True, exist_ok=True)
+    return directory
+
+
+SignIn = Callable[..., Any]
+
+
+@pytest.fixture
+def sign_in(browser: Any, web: int) -> Iterator[SignIn]:
+    """``sign_in(setup, "staff")`` → a logged-in page in a browser context of its own."""
+    contexts: list[Any] = []
+
+    def open_as(setup: TenantSetup, who: str, *, width: int = 1200, height: int = 800) -> Any:
+        context = browser.new_context(viewport={"width": width, "height": height})
+        contexts.append(context)
+        page = context.new_page()
+        page.set_default_timeout(30_000)
+        base = f"http://{setup.host}:{web}"
+        page.goto(f"{base}/login/")
+        page.get_by_label("Username").fill(getattr(setup, who).user.get_username())
+        page.get_by_label("Password").fill(PASSWORD)
+        page.get_by_role("button", name="Sign in").click()
+        page.wait_for_url(f"{base}/")
+        page.locator("[data-testid=connection][data-state=connected]").wait_for()
+        return page
+
+    yield open_as
+    for context in contexts:
+        context.close()

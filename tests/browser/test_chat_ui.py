@@ -1,0 +1,200 @@
+"""Staff chat and approvals in a real Chromium, against real daphne and a real Celery worker,
+with the offline model answering (the default when no LLM endpoint is configured)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django_tenants.utils import tenant_context
+
+from actions.models import Contact, ContactGroup, OutboundMessage
+from chat.models import Message, PendingAction
+from knowledge.services import document_create_from_text, kb_reindex
+from tests.browser.conftest import SignIn
+from tests.e2e.conftest import Process, TenantSetup
+
+pytestmark = [pytest.mark.e2e, pytest.mark.browser]
+
+HANDBOOK = (
+    "# Staff handbook\n\n"
+    "## Annual leave\n\n"
+    "Every member of staff receives twenty days of paid annual leave each calendar year. "
+    "Leave requests go to the head of department at least two weeks in advance, and unused "
+    "leave of up to five days may be carried over into the next year. "
+    "Leave taken during school terms needs the head teacher's approval as well.\n\n"
+    "## Sick leave\n\n"
+    "Staff who are ill phone the office before 8am and send a doctor's note after three days."
+)
+WATCHER = """
+(() => {
+  window.__renders = [];
+  const thread = document.querySelector('#thread');
+  new MutationObserver(() => {
+    const bubble = thread.querySelector('.msg.streaming .msg-body');
+    if (bubble) window.__renders.push(bubble.textContent);
+  }).observe(thread, { childList: true, subtree: true, characterData: true });
+})()
+"""
+
+
+@pytest.fixture
+def school(alpha: TenantSetup) -> TenantSetup:
+    with tenant_context(alpha.tenant):
+        document_create_from_text(title="Staff handbook", text=HANDBOOK)
+        kb_reindex()
+        group = ContactGroup.objects.create(name="Parents")
+        for index, name in enumerate(["Kim Minji", "Lee Jun"]):
+            contact = Contact.objects.create(name=name, phone=f"+1202555010{index}")
+            contact.groups.add(group)
+    return alpha
+
+
+def _ask(page: Any, text: str) -> None:
+    page.get_by_label("Message").fill(text)
+    page.get_by_label("Message").press("Enter")
+
+
+def test_a_knowledge_answer_streams_in_with_citations_and_survives_a_reload(
+    sign_in: SignIn, school: TenantSetup, worker: Process, screenshot_dir: Path
+) -> None:
+    page = sign_in(school, "staff")
+    page.evaluate(WATCHER)
+
+    _ask(page, "How many days of annual leave do staff get?")
+    reply = page.locator("[data-testid=message-assistant]").last
+    reply.wait_for()
+
+    partial_renders = {text for text in page.evaluate("window.__renders") if text.strip()}
+    assert len(partial_renders) >= 2, "the reply grows on screen before it is done"
+    assert "twenty days" in reply.inner_text()
+    page.get_by_role("button", name="Source 1: Staff handbook").click()
+    assert "twenty days" in page.locator("#source-dialog").inner_text()
+    page.screenshot(path=str(screenshot_dir / "chat.png"))
+    page.get_by_role("button", name="Close").click()
+
+    # Mid-stream reload: the page comes back, catches up and shows the finished reply once.
+    _ask(page, "How do I request annual leave?")
+    page.locator(".msg.streaming").wait_for()
+    page.reload()
+    page.locator("[data-testid=message-assistant]").nth(1).wait_for(timeout=60_000)
+    page.wait_for_function("!document.querySelector('.msg.streaming')")
+    with tenant_context(school.tenant):
+        second = Message.objects.filter(role=Message.Role.ASSISTANT).order_by("created_at").last()
+    assert second is not None
+    shown = page.locator(f"[data-message='{second.uuid}']")
+    assert shown.count() == 1
+    first_sentence = second.content.split(" [")[0]
+    assert "leave" in first_sentence and first_sentence in shown.inner_text()
+    assert page.locator("[data-testid=message-assistant]").count() == 2
+
+
+def test_an_approver_edits_and_approves_an_sms_live_and_the_staff_card_turns_executed(
+    sign_in: SignIn, school: TenantSetup, worker: Process, screenshot_dir: Path
+) -> None:
+    approver = sign_in(school, "approver")
+    approver.goto(approver.url.rstrip("/") + "/approvals/")
+    approver.locator("[data-testid=connection][data-state=connected]").wait_for()
+    staff = sign_in(school, "staff")
+
+    _ask(staff, "Send an SMS to Parents saying The bus is 10 minutes late")
+    staff_card = staff.locator("[data-testid=action-card]")
+    staff_card.wait_for()
+    assert staff_card.locator("[data-testid=waiting]").is_visible()
+    assert staff_card.locator("[data-testid=approve]").count() == 0
+    staff_card.screenshot(path=str(screenshot_dir / "pending-card.png"))
+
+    inbox_card = approver.locator("#inbox-list [data-testid=action-card]")
+    inbox_card.wait_for()  # arrived over the WebSocket: the inbox was never reloaded
+    assert approver.locator("[data-testid=inbox-count]").inner_text() == "1"
+    approver.screenshot(path=str(screenshot_dir / "inbox.png"))
+    inbox_card.get_by_label("Body").fill("The bus is 20 minutes late, sorry")
+    inbox_card.get_by_role("button", name="Approve").click()
+
+    staff.locator("[data-testid=action-card][data-status=executed]").wait_for(timeout=60_000)
+    assert "Executed" in staff_card.locator("[data-testid=action-status]").inner_text()
+    with tenant_context(school.tenant):
+        bodies = set(OutboundMessage.objects.values_list("body", flat=True))
+        action = PendingAction.objects.get()
+    assert bodies == {"The bus is 20 minutes late, sorry"}
+    assert action.decided_by_id == school.approver.user.pk
+
+
+def test_staff_see_no_approve_button_and_a_forged_approve_is_refused(
+    sign_in: SignIn, school: TenantSetup, worker: Process
+) -> None:
+    staff = sign_in(school, "staff")
+    _ask(staff, "Send an SMS to Parents saying Lunch is at noon")
+    card = staff.locator("[data-testid=action-card]")
+    card.wait_for()
+    action_id = card.get_attribute("data-action")
+
+    assert card.locator("[data-testid=approve]").count() == 0
+    assert staff.locator("[data-testid=inbox-link]").count() == 0
+    forged = staff.evaluate(
+        """async (id) => {
+            const csrf = document.querySelector('#chat').dataset.csrf;
+            const r = await fetch(`/api/actions/${id}/approve`, {
+                method: 'POST', headers: {'Content-Type': 'application/json', 'X-CSRFToken': csrf},
+                body: JSON.stringify({arguments: {to: ['Parents'], body: 'forged'}})});
+            return {status: r.status, body: await r.json()};
+        }""",
+        action_id,
+    )
+    assert forged["status"] == 403 and forged["body"]["error"]["code"] == "forbidden"
+    with tenant_context(school.tenant):
+        assert PendingAction.objects.get().status == PendingAction.Status.PENDING
+        assert OutboundMessage.objects.count() == 0
+
+
+def test_the_chat_page_fits_a_phone_and_shows_tenant_and_model(
+    sign_in: SignIn, school: TenantSetup
+) -> None:
+    page = sign_in(school, "staff", width=390, height=844)
+
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    assert page.get_by_label("Message").is_visible()
+    assert "Offline model" in page.locator("[data-testid=model-badge]").inner_text()
+    assert school.tenant.name in page.locator(".topbar").inner_text()
+    page.get_by_label("Message").fill("first line")
+    page.get_by_label("Message").press("Shift+Enter")
+    page.get_by_label("Message").type("second line")
+    assert page.get_by_label("Message").input_value() == "first line\nsecond line"
+
+
+def test_a_dropped_connection_is_shown_and_the_reply_is_caught_up_once(
+    sign_in: SignIn, school: TenantSetup, worker: Process
+) -> None:
+    page = sign_in(school, "staff")
+    _ask(page, "How many days of annual leave do staff get?")
+    page.locator(".msg.streaming").wait_for()
+
+    page.evaluate("countersign.connection.socket.close()")
+    page.locator("[data-testid=connection][data-state=reconnecting]").wait_for()
+    page.locator("[data-testid=connection][data-state=connected]").wait_for()
+    reply = page.locator("[data-testid=message-assistant]")
+    reply.wait_for(timeout=60_000)
+
+    with tenant_context(school.tenant):
+        stored = Message.objects.get(role=Message.Role.ASSISTANT)
+    assert reply.count() == 1
+    assert reply.get_attribute("data-message") == str(stored.uuid)
+    assert stored.content.split(" [")[0] in reply.inner_text()
+
+
+def test_stop_ends_the_reply_and_keeps_what_was_written(
+    sign_in: SignIn, school: TenantSetup, worker: Process
+) -> None:
+    page = sign_in(school, "staff")
+    _ask(page, "How many days of annual leave do staff get?")
+    page.locator(".msg.streaming").wait_for()
+
+    page.get_by_role("button", name="Stop").click()
+    stopped = page.locator("[data-testid=message-assistant]")
+    stopped.wait_for(timeout=60_000)
+
+    assert "Stopped." in stopped.inner_text()
+    with tenant_context(school.tenant):
+        assert Message.objects.get(role=Message.Role.ASSISTANT).status == Message.Status.CANCELLED
+    assert page.get_by_role("button", name="Stop").is_hidden()
