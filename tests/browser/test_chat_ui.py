@@ -109,7 +109,16 @@ def test_an_approver_edits_and_approves_an_sms_live_and_the_staff_card_turns_exe
     inbox_card.wait_for()  # arrived over the WebSocket: the inbox was never reloaded
     assert approver.locator("[data-testid=inbox-count]").inner_text() == "1"
     approver.screenshot(path=str(screenshot_dir / "inbox.png"))
-    inbox_card.get_by_label("Body").fill("The bus is 20 minutes late, sorry")
+    # A bad edit is refused with the reason, in the card, and nothing is lost.
+    inbox_card.get_by_label("To", exact=True).fill("Nobody We Know")
+    inbox_card.get_by_role("button", name="Approve").click()
+    problem = inbox_card.locator(".form-error")
+    problem.wait_for()
+    assert "Nobody We Know" in problem.inner_text()
+    assert inbox_card.get_attribute("data-status") == "pending"
+
+    inbox_card.get_by_label("To", exact=True).fill("Parents")
+    inbox_card.get_by_label("Body", exact=True).fill("The bus is 20 minutes late, sorry")
     inbox_card.get_by_role("button", name="Approve").click()
 
     staff.locator("[data-testid=action-card][data-status=executed]").wait_for(timeout=60_000)

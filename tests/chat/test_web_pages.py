@@ -197,6 +197,7 @@ def test_an_approver_gets_an_editable_form_built_from_the_tools_schema(
     assert 'data-testid="approve"' in card and 'data-testid="reject"' in card
     assert 'name="to" data-kind="lines"' in card and ">Parents</textarea>" in card
     assert 'name="body" data-kind="textarea"' in card
+    assert f'<label for="f-{action.id}-body" class="required">Body</label>' in card
     assert "School closes at 1pm today" in card
 
 
