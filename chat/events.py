@@ -85,6 +85,14 @@ class _Publisher:
         layer = get_channel_layer()
         if layer is None:
             return
+        try:
+            self._send(layer, group, message)
+        except redis.exceptions.ConnectionError:
+            # The pool is long-lived: after Redis restarts (or a proxy drops idle connections)
+            # its first connection is dead. The failed one is dropped; the retry reconnects.
+            self._send(layer, group, message)
+
+    def _send(self, layer: Any, group: str, message: dict[str, Any]) -> None:
         future = asyncio.run_coroutine_threadsafe(
             layer.group_send(group, message), self._ensure_loop()
         )

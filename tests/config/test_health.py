@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from asgiref.sync import async_to_sync
 from django.test import Client
 
 from config.infra import EmbeddedInfra
@@ -52,3 +53,23 @@ def test_readyz_reports_unapplied_migrations(db: None, monkeypatch: pytest.Monke
 
     assert response.status_code == 503
     assert "unapplied migration" in response.json()["problems"][0]
+
+
+def test_events_still_reach_the_channel_layer_after_redis_restarts(
+    db: None, restart_redis_after: EmbeddedInfra
+) -> None:
+    from channels.layers import get_channel_layer
+
+    from chat.events import _publisher
+
+    layer = get_channel_layer()
+    assert layer is not None
+    _publisher.group_send("restart-probe", {"type": "probe"})  # the pool now holds a connection
+
+    restart_redis_after.stop_redis()
+    restart_redis_after.up()
+    channel = async_to_sync(layer.new_channel)()
+    async_to_sync(layer.group_add)("restart-probe-after", channel)
+    _publisher.group_send("restart-probe-after", {"type": "probe", "n": 2})
+
+    assert async_to_sync(layer.receive)(channel)["n"] == 2
