@@ -188,8 +188,7 @@ def _record_decision(
         )
     kind = ActionEvent.Kind.APPROVED if decision == "approve" else ActionEvent.Kind.REJECTED
     ActionEvent.objects.create(action=action, kind=kind, actor=user, data={"note": note[:2000]})
-    counted = "edited" if edit is not None else str(kind)
-    transaction.on_commit(lambda: HITL_DECISIONS.labels(decision=counted).inc())
+    HITL_DECISIONS.labels(decision="edited" if edit is not None else str(kind)).inc()
     action.refresh_from_db()
     return action
 

@@ -149,13 +149,9 @@ def usage_record(
             _UPSERT_PLATFORM_DAY.format(table=platform_table),
             [current_tenant().pk, today, *values],
         )
-    transaction.on_commit(lambda: _count_tokens(usage))
-    return row
-
-
-def _count_tokens(usage: Usage) -> None:
     TOKENS.labels(kind="input").inc(usage.input_tokens)
     TOKENS.labels(kind="output").inc(usage.output_tokens)
+    return row
 
 
 def _month_bounds(today: datetime.date) -> tuple[datetime.date, datetime.date]:
