@@ -108,6 +108,7 @@ SHOW_PUBLIC_IF_NO_TENANT_FOUND = False
 PLATFORM_DOMAIN = env_str("PLATFORM_DOMAIN", "platform.localhost")
 
 MIDDLEWARE = [
+    "config.tracing.TracingMiddleware",  # steps aside unless OTEL_ENABLED
     "config.health.HealthCheckMiddleware",
     "django_tenants.middleware.main.TenantMainMiddleware",
     "django.middleware.security.SecurityMiddleware",
@@ -244,7 +245,12 @@ LOGGING = {
 PROMETHEUS_MULTIPROC_DIR = Path(
     env_str("PROMETHEUS_MULTIPROC_DIR", str(infra.default_infra().root / "metrics"))
 )
-PROMETHEUS_MULTIPROC_DIR.mkdir(parents=True, exist_ok=True)
+try:
+    PROMETHEUS_MULTIPROC_DIR.mkdir(parents=True, exist_ok=True)
+except OSError as _error:
+    raise ImproperlyConfiguredEnv(
+        "PROMETHEUS_MULTIPROC_DIR", f"must be a writable folder: {_error.strerror}"
+    ) from None
 os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(PROMETHEUS_MULTIPROC_DIR)
 # A scrape must send "Authorization: Bearer <METRICS_TOKEN>" when it is set; when unset, only
 # loopback and private addresses may scrape, unless METRICS_ALLOW_INTERNAL is false.

@@ -31,6 +31,7 @@ from chat.agent.tools.query_data import QUERY_DATA_TOOL_NAME
 from chat.agent.tools.search_knowledge import SEARCH_TOOL_NAME
 from chat.models import Conversation, Message, PendingAction
 from chat.services.usage import run_usage, usage_of, usage_payload, usage_record
+from config import tracing
 from config.logs import log_context
 from config.metrics import AGENT_ERRORS, TIME_TO_FIRST_TOKEN, TURN_DURATION
 from tenants.schema import current_schema, current_tenant
@@ -238,15 +239,19 @@ def _run(
     model: BaseChatModel | None,
 ) -> Message | None:
     started = time.monotonic()
-    with log_context(
-        tenant=current_schema(),
-        user=conversation.user_id,
-        conversation=conversation.uuid,
-        run=run_id,
+    ids = {
+        "tenant": current_schema(),
+        "user": conversation.user_id,
+        "conversation": conversation.uuid,
+        "run": run_id,
+    }
+    with (
+        log_context(**ids),
+        tracing.span("chat.turn", **{f"countersign.{k}": str(v) for k, v in ids.items()}),
     ):
         run = _RunState(conversation=conversation, run_id=run_id, events=events)
         reply = _run_graph(run, first_input, model)
-        outcome = run.outcome or _outcome_of(reply)
+        outcome = _outcome_of(reply)
         TURN_DURATION.labels(outcome=outcome).observe(time.monotonic() - started)
         logger.info(
             "run ended: %s in %.2fs",
@@ -286,7 +291,6 @@ class _RunState:
     events: TurnEvents
     # Ids of the checkpoint's messages when the run began: anything else is this run's.
     before: set[str | None] = field(default_factory=set)
-    outcome: str | None = None
 
 
 def _run_graph(
