@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import pytest
+import redis
+from django.conf import settings
 from django.test import Client
 from prometheus_client import values
 from pytest_django.fixtures import Settings as SettingsWrapper
 
-from tests.metrics import parse, value
+from tests.metrics import Samples, parse, value
 
 PUBLIC_PEER = "8.8.8.8"  # TEST-NET ranges count as private to ipaddress
 
@@ -74,3 +76,23 @@ def test_with_a_metrics_token_the_right_bearer_token_scrapes_from_anywhere(
     settings.METRICS_TOKEN = "s3cret-scrape-token"
 
     assert _scrape(peer=PUBLIC_PEER, token="s3cret-scrape-token") == 200
+
+
+def test_queue_depth_adds_up_the_queue_and_its_priority_lists_in_redis(db: None) -> None:
+    client = redis.Redis.from_url(settings.REDIS_URL)
+    junk = "not-a-task-test-metrics"
+    keys = ["cs:celery:celery", "cs:celery:celery\x06\x163", "cs:celery:celery\x06\x169"]
+    before = value(_scrape_text(), "celery_queue_depth", queue="celery")
+    try:
+        for key in keys:
+            client.lpush(key, junk)
+        after = value(_scrape_text(), "celery_queue_depth", queue="celery")
+    finally:
+        for key in keys:
+            client.lrem(key, 0, junk)
+
+    assert after - before == 3
+
+
+def _scrape_text() -> Samples:
+    return parse(Client(HTTP_HOST="probe.internal").get("/metrics").content.decode())
