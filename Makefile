@@ -31,7 +31,9 @@ bootstrap: migrate
 	@$(PY) manage.py bootstrap_demo
 
 # Everything in the foreground; one Ctrl-C stops web, worker, beat and the embedded servers.
+# Metric files of earlier runs would keep adding their counts (docs/operations.md): start empty.
 run: bootstrap
+	@rm -rf "$${PROMETHEUS_MULTIPROC_DIR:-.data/dev/metrics}"/*
 	@trap '$(PY) manage.py infra down' EXIT; $(VENV)/bin/honcho -f Procfile.dev start || true
 
 # Debian's Chromium for the browser tests (tests/browser skip, saying so, when it is missing).

@@ -17,6 +17,8 @@ from chat.models import (
     Conversation,
     Message,
     PendingAction,
+    RunUsage,
+    UsageDay,
 )
 from chat.services.prompts import assistant_prompt_activate, assistant_prompt_publish
 from chat.tokens import api_token_create, api_token_revoke
@@ -129,3 +131,28 @@ class ApiTokenAdmin(admin.ModelAdmin):
         for token in queryset:
             api_token_revoke(token=token)
         self.message_user(request, f"Revoked {queryset.count()} token(s).")
+
+
+@admin.register(UsageDay)
+class UsageDayAdmin(ReadOnlyAdmin):
+    """This tenant's model tokens and estimated cost per day (chat/services/usage.py)."""
+
+    list_display = ("date", "turns", "input_tokens", "output_tokens", "cost")
+    date_hierarchy = "date"
+
+
+@admin.register(RunUsage)
+class RunUsageAdmin(ReadOnlyAdmin):
+    """Each run of the assistant: the tokens of the model calls it made and their cost."""
+
+    list_display = (
+        "created_at",
+        "conversation",
+        "model",
+        "input_tokens",
+        "output_tokens",
+        "cost",
+        "finished_turn",
+    )
+    list_filter = ("model", "finished_turn", "created_at")
+    search_fields = ("conversation__uuid", "run_id")

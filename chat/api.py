@@ -31,12 +31,14 @@ from chat.services.realtime import (
     message_send,
 )
 from chat.services.turns import ConversationNotFound, TurnInvalid
+from chat.services.usage import BudgetExhausted
 from tenants.http import ApiError, api_caller, api_user, api_view, error_response, json_body
 
 ERRORS: dict[type[Exception], tuple[int, str]] = {
     ConversationNotFound: (404, "not_found"),
     TurnInvalid: (400, "invalid"),
     ConversationBusy: (409, "conversation_busy"),
+    BudgetExhausted: (429, "budget_exhausted"),
     ActionNotFound: (404, "not_found"),
     ActionPermissionDenied: (403, "forbidden"),
     ActionStateError: (409, "invalid_state"),

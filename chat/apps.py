@@ -21,6 +21,8 @@ class ChatConfig(AppConfig):
             "chat.add_apitoken",
             "chat.view_apitoken",
             "chat.change_apitoken",
+            "chat.view_usageday",
+            "chat.view_runusage",
         ],
     }
 

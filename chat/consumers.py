@@ -36,12 +36,15 @@ from chat.services.realtime import (
     user_is_approver,
 )
 from chat.services.turns import ConversationNotFound, TurnInvalid
+from chat.services.usage import BudgetExhausted
+from config.logs import log_context
 from tenants.asgi import tenant_database_sync_to_async
 
 _ERRORS: dict[type[Exception], str] = {
     ConversationNotFound: "not_found",
     TurnInvalid: "invalid",
     ConversationBusy: "conversation_busy",
+    BudgetExhausted: "budget_exhausted",
     ActionNotFound: "not_found",
     ActionPermissionDenied: "forbidden",
     ActionStateError: "invalid_state",
@@ -96,7 +99,8 @@ class ChatConsumer(AsyncWebsocketConsumer):
             handler = self._handlers().get(frame["type"])
             if handler is None:
                 raise FrameError("unknown_type", f"unknown frame type {frame['type']!r}")
-            await handler(frame)
+            with log_context(tenant=self.tenant.schema_name, user=self.user_id):
+                await handler(frame)
         except FrameError as error:
             await self._error(error.code, str(error))
         except tuple(_ERRORS) as error:

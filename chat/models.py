@@ -193,3 +193,51 @@ class ApiToken(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.prefix}…)"
+
+
+class RunUsage(models.Model):
+    """The model tokens of one run of the graph and their estimated cost.
+
+    A turn that pauses for approval has two runs (before and after the decision); each counts
+    only the model calls it made, so nothing is counted twice. ``run_id`` is the user
+    message's uuid for the first run and the decided action's id for a resume (the same ids
+    as the reply's ``Message.run_id``); unique, so a redelivered run never counts again.
+    """
+
+    run_id = models.UUIDField(unique=True, editable=False)
+    conversation = models.ForeignKey(
+        Conversation, on_delete=models.SET_NULL, null=True, related_name="usage"
+    )
+    model = models.CharField(max_length=200)
+    input_tokens = models.PositiveIntegerField(default=0)
+    output_tokens = models.PositiveIntegerField(default=0)
+    cost = models.DecimalField(max_digits=14, decimal_places=6, default=0)
+    # True for the run that ended the turn (a reply was stored), False for one that paused.
+    finished_turn = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.input_tokens}+{self.output_tokens} tokens ({self.created_at:%Y-%m-%d})"
+
+
+class UsageDay(models.Model):
+    """This tenant's model usage on one day (``TIME_ZONE``), the sum of its ``RunUsage`` rows.
+
+    Updated with one ``INSERT … ON CONFLICT DO UPDATE`` per run (chat/services/usage.py), so
+    concurrent workers add up instead of overwriting each other.
+    """
+
+    date = models.DateField(unique=True)
+    input_tokens = models.BigIntegerField(default=0)
+    output_tokens = models.BigIntegerField(default=0)
+    cost = models.DecimalField(max_digits=16, decimal_places=6, default=0)
+    turns = models.PositiveIntegerField(default=0, help_text="Turns that ended with a reply.")
+
+    class Meta:
+        ordering = ["-date"]
+
+    def __str__(self) -> str:
+        return f"{self.date}: {self.input_tokens + self.output_tokens} tokens"

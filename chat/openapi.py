@@ -20,6 +20,7 @@ def _errors(*codes: int) -> dict[str, Any]:
         403: "forbidden (or CSRF)",
         404: "not found in this tenant",
         409: "conflicting state",
+        429: "the tenant's monthly token budget is spent (code budget_exhausted)",
     }
     return {str(code): _json(_ERROR, text[code]) for code in codes}
 
@@ -83,7 +84,7 @@ def openapi_document() -> dict[str, Any]:
                     },
                     "responses": {
                         "202": _json(_ACCEPTED, "stored; the turn runs in a worker"),
-                        **_errors(400, 401, 403, 409),
+                        **_errors(400, 401, 403, 409, 429),
                     },
                 }
             },
@@ -107,7 +108,7 @@ def openapi_document() -> dict[str, Any]:
                     },
                     "responses": {
                         "202": _json(_ACCEPTED, "stored; the turn runs in a worker"),
-                        **_errors(400, 401, 404, 409),
+                        **_errors(400, 401, 404, 409, 429),
                     },
                 }
             },

@@ -15,7 +15,14 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from celery.signals import task_postrun
+from celery.signals import (
+    after_setup_logger,
+    after_setup_task_logger,
+    task_failure,
+    task_postrun,
+    task_prerun,
+    worker_init,
+)
 from tenant_schemas_celery.app import CeleryApp
 from tenant_schemas_celery.task import TenantTask
 
@@ -56,3 +63,45 @@ def reset_schema_after_task(**_: Any) -> None:
 
     if current_schema() != PUBLIC:
         use_public_schema()
+
+
+@after_setup_logger.connect(dispatch_uid="countersign_json_logs")
+@after_setup_task_logger.connect(dispatch_uid="countersign_json_task_logs")
+def json_logs_in_workers(logger: Any, **_: Any) -> None:
+    """Celery sets up the worker's logging itself; with ``LOG_FORMAT=json`` its handlers get
+    the same JSON formatter as web processes (levels stay as ``-l`` set them)."""
+    from django.conf import settings
+
+    if settings.LOG_FORMAT == "json":
+        from config.logs import JsonFormatter
+
+        for handler in logger.handlers:
+            handler.setFormatter(JsonFormatter())
+
+
+@worker_init.connect(dispatch_uid="countersign_tracing")
+def tracing_in_workers(**_: Any) -> None:
+    from config.tracing import tracing_setup_from_settings
+
+    tracing_setup_from_settings()
+
+
+@task_prerun.connect(dispatch_uid="countersign_task_span_start")
+def task_span_start(task_id: str, task: Any, **_: Any) -> None:
+    from config.tracing import task_span_start
+
+    task_span_start(task_id=task_id, task_name=task.name)
+
+
+@task_failure.connect(dispatch_uid="countersign_task_span_failed")
+def task_span_failed(task_id: str, **_: Any) -> None:
+    from config.tracing import task_span_end
+
+    task_span_end(task_id=task_id, failed=True)
+
+
+@task_postrun.connect(dispatch_uid="countersign_task_span_end")
+def task_span_end(task_id: str, **_: Any) -> None:
+    from config.tracing import task_span_end
+
+    task_span_end(task_id=task_id, failed=False)

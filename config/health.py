@@ -1,7 +1,7 @@
-"""Liveness and readiness, answered before tenant resolution.
+"""Liveness, readiness and metrics, answered before tenant resolution.
 
-Load balancers probe by IP or by an internal host name that is no tenant's domain, so these two
-paths are served by a middleware placed ahead of django-tenants' host lookup.
+Load balancers and Prometheus probe by IP or by an internal host name that is no tenant's
+domain, so these paths are served by a middleware placed ahead of django-tenants' host lookup.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from django.db import DatabaseError, connection
 from django.db.migrations.executor import MigrationExecutor
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
+from config.metrics import metrics_view
 from tenants.schema import use_public_schema
 
 
@@ -53,7 +54,7 @@ def readyz() -> JsonResponse:
 
 
 class HealthCheckMiddleware:
-    """Serves /healthz and /readyz for any Host, without touching tenants or sessions."""
+    """Serves /healthz, /readyz and /metrics for any Host, without tenants or sessions."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
@@ -64,4 +65,6 @@ class HealthCheckMiddleware:
                 return healthz()
             if request.path == "/readyz":
                 return readyz()
+            if request.path == "/metrics":
+                return metrics_view(request)
         return self.get_response(request)

@@ -6,6 +6,7 @@ and ``REDIS_URL`` unset the embedded servers of ``config/infra.py`` are used.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
@@ -107,6 +108,7 @@ SHOW_PUBLIC_IF_NO_TENANT_FOUND = False
 PLATFORM_DOMAIN = env_str("PLATFORM_DOMAIN", "platform.localhost")
 
 MIDDLEWARE = [
+    "config.tracing.TracingMiddleware",  # steps aside unless OTEL_ENABLED
     "config.health.HealthCheckMiddleware",
     # Static files (the pages' CSS and JS, the admin's) on every host, before tenant lookup.
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -226,17 +228,46 @@ SECURE_CONTENT_TYPE_NOSNIFF = True
 # -- logging -----------------------------------------------------------------------------------
 
 LOG_LEVEL = env_choice("LOG_LEVEL", "info", ("debug", "info", "warning", "error")).upper()
+# json: one JSON object per line with tenant, user, conversation and run ids (config/logs.py).
+LOG_FORMAT = env_choice("LOG_FORMAT", "plain", ("plain", "json"))
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "formatters": {
+        "plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
+        "json": {"()": "config.logs.JsonFormatter"},
+    },
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT}},
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
     "loggers": {
         "django.db.backends": {"level": "WARNING"},
         "daphne": {"level": "INFO"},
     },
 }
+
+# -- observability -----------------------------------------------------------------------------
+# /metrics (config/metrics.py): every web and worker process of a machine writes its samples to
+# files in PROMETHEUS_MULTIPROC_DIR and a scrape of any web process adds them up. The variable
+# must be in the environment before prometheus_client is first imported, hence set here.
+PROMETHEUS_MULTIPROC_DIR = Path(
+    env_str("PROMETHEUS_MULTIPROC_DIR", str(infra.default_infra().root / "metrics"))
+)
+try:
+    PROMETHEUS_MULTIPROC_DIR.mkdir(parents=True, exist_ok=True)
+except OSError as _error:
+    raise ImproperlyConfiguredEnv(
+        "PROMETHEUS_MULTIPROC_DIR", f"must be a writable folder: {_error.strerror}"
+    ) from None
+os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(PROMETHEUS_MULTIPROC_DIR)
+# A scrape must send "Authorization: Bearer <METRICS_TOKEN>" when it is set; when unset, only
+# loopback and private addresses may scrape, unless METRICS_ALLOW_INTERNAL is false.
+METRICS_TOKEN = env_optional("METRICS_TOKEN")
+METRICS_ALLOW_INTERNAL = env_bool("METRICS_ALLOW_INTERNAL", True)
+# Estimated cost: price per million tokens, one pair for every model (in any currency).
+LLM_PRICE_INPUT_PER_MTOK = env_float("LLM_PRICE_INPUT_PER_MTOK", 0.0, minimum=0.0)
+LLM_PRICE_OUTPUT_PER_MTOK = env_float("LLM_PRICE_OUTPUT_PER_MTOK", 0.0, minimum=0.0)
+# Tracing (config/tracing.py): on with OTEL_ENABLED, or when an OTLP endpoint is configured.
+OTEL_ENABLED = env_bool("OTEL_ENABLED", env_optional("OTEL_EXPORTER_OTLP_ENDPOINT") is not None)
 
 # -- actions -----------------------------------------------------------------------------------
 # Delivery backends per channel (actions/delivery): `outbox` stores the message and marks it

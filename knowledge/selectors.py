@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 from django.conf import settings
 from django.db import connection
 
+from config.metrics import KB_RETRIEVAL
 from knowledge.embedder import get_embedder
 from knowledge.embeddings import Embedder
 from knowledge.fusion import is_weak, rrf_fuse
@@ -131,12 +132,14 @@ def kb_search(
         tags=tags,
     )
     hits = [_hit(candidates, chunk_id, score) for chunk_id, score in candidates.fused[:k]]
+    elapsed = time.perf_counter() - started
+    KB_RETRIEVAL.labels(method="hybrid").observe(elapsed)
     return SearchResult(
         query=query,
         hits=hits,
         weak=is_weak(candidates.best_distance, settings.KB_WEAK_DISTANCE),
         best_distance=candidates.best_distance,
-        elapsed_ms=(time.perf_counter() - started) * 1000,
+        elapsed_ms=elapsed * 1000,
     )
 
 

@@ -8,7 +8,7 @@ from django.contrib import admin
 from django.contrib.auth.admin import GroupAdmin, UserAdmin
 from django.contrib.auth.models import Group, User
 
-from tenants.models import Domain, Tenant
+from tenants.models import Domain, Tenant, TenantUsageDay
 
 
 class PlatformAdminSite(admin.AdminSite):
@@ -27,7 +27,7 @@ class DomainInline(admin.TabularInline):
 
 @admin.register(Tenant, site=platform_admin_site)
 class TenantAdmin(admin.ModelAdmin):
-    list_display = ("name", "schema_name", "is_active", "created_at")
+    list_display = ("name", "schema_name", "is_active", "monthly_token_budget", "created_at")
     search_fields = ("name", "schema_name", "domains__domain")
     list_filter = ("is_active",)
     inlines = [DomainInline]
@@ -35,6 +35,24 @@ class TenantAdmin(admin.ModelAdmin):
     def get_readonly_fields(self, request, obj=None):
         # Renaming a schema would orphan its data: the name is fixed once created.
         return ("schema_name", "created_at") if obj else ("created_at",)
+
+
+@admin.register(TenantUsageDay, site=platform_admin_site)
+class TenantUsageDayAdmin(admin.ModelAdmin):
+    """Daily model usage of every tenant, written with each tenant's own daily row."""
+
+    list_display = ("date", "tenant", "turns", "input_tokens", "output_tokens", "cost")
+    list_filter = ("tenant",)
+    date_hierarchy = "date"
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
 
 
 platform_admin_site.register(User, UserAdmin)

@@ -19,6 +19,9 @@ from django.middleware.csrf import CsrfViewMiddleware
 from django.utils.module_loading import import_string
 from django.views.decorators.csrf import csrf_exempt
 
+from config.logs import log_context
+from tenants.schema import current_schema
+
 
 class ApiError(Exception):
     """An error with its HTTP status, raised by views and translated once by ``api_view``."""
@@ -93,7 +96,8 @@ def api_view(
                     return error_response(403, "csrf", "CSRF check failed")
             request.api_user = user  # type: ignore[attr-defined]  # read back by api_caller()
             try:
-                return view(request, *args, **kwargs)
+                with log_context(tenant=current_schema(), user=user.pk):
+                    return view(request, *args, **kwargs)
             except ApiError as error:
                 return error_response(error.status, error.code, str(error))
             except tuple(translations) as error:

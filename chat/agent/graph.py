@@ -23,6 +23,7 @@ from psycopg_pool import ConnectionPool
 from chat.agent import nodes
 from chat.agent.db import conninfo
 from chat.agent.state import AgentState
+from config import tracing
 
 _pool: ConnectionPool | None = None
 _pool_lock = threading.Lock()
@@ -61,12 +62,15 @@ def thread_id(schema: str, conversation_uuid: str) -> str:
 
 def build_graph(model: BaseChatModel) -> CompiledStateGraph:
     graph = StateGraph(AgentState)
-    graph.add_node("agent", nodes.make_agent_node(model))
-    graph.add_node("read_tools", nodes.read_tools)
-    graph.add_node("approval", nodes.approval)
-    graph.add_node("cancelled", nodes.cancelled)
-    graph.add_node("sql_give_up", nodes.sql_give_up)
-    graph.add_node("finalize", nodes.finalize)
+    for name, function in (
+        ("agent", nodes.make_agent_node(model)),
+        ("read_tools", nodes.read_tools),
+        ("approval", nodes.approval),
+        ("cancelled", nodes.cancelled),
+        ("sql_give_up", nodes.sql_give_up),
+        ("finalize", nodes.finalize),
+    ):
+        graph.add_node(name, tracing.node(name, function))  # a span per node when tracing
     graph.add_edge(START, "agent")
     graph.add_conditional_edges("agent", nodes.route_after_agent)
     graph.add_conditional_edges("read_tools", nodes.route_after_read_tools)

@@ -32,6 +32,7 @@ from chat.agent.tools import (
 )
 from chat.agent.tools.query_data import QueryFailed, run_query
 from chat.agent.tools.search_knowledge import SEARCH_TOOL_NAME, run_search_knowledge
+from config.metrics import AGENT_ERRORS, SQL_RETRIES
 
 SQL_GIVE_UP = (
     "Sorry — I couldn't get a working query for that after several tries. Could you rephrase "
@@ -90,6 +91,7 @@ def _read_tool_message(call: ToolCall, state: AgentState) -> tuple[ToolMessage, 
     try:
         result = run_query(str(call["args"].get("sql", "")))
     except QueryFailed as error:
+        SQL_RETRIES.inc()  # the model gets the error back to repair its query
         failures = state["sql_failures"] + 1
         content = json.dumps({"error": str(error), "attempt": failures})
         return ToolMessage(content, tool_call_id=call["id"], name=name, status="error"), {
@@ -107,6 +109,7 @@ def read_tools(state: AgentState, config: RunnableConfig) -> dict[str, Any]:
             if call["name"] in write_tool_names():
                 continue
             if call["name"] not in READ_TOOLS:
+                AGENT_ERRORS.labels(type="unknown_tool").inc()
                 text = json.dumps({"error": f"unknown tool {call['name']!r}; nothing was run"})
                 messages.append(
                     ToolMessage(text, tool_call_id=call["id"], name=call["name"], status="error")

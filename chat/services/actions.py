@@ -20,6 +20,7 @@ from django.utils import timezone
 from actions.tools.base import ToolContext, ToolError
 from actions.tools.registry import approval_refusal, get_tool, tool_policy
 from chat.models import ActionEvent, Conversation, PendingAction
+from config.metrics import HITL_DECISIONS
 
 logger = logging.getLogger(__name__)
 Status = PendingAction.Status
@@ -187,6 +188,7 @@ def _record_decision(
         )
     kind = ActionEvent.Kind.APPROVED if decision == "approve" else ActionEvent.Kind.REJECTED
     ActionEvent.objects.create(action=action, kind=kind, actor=user, data={"note": note[:2000]})
+    HITL_DECISIONS.labels(decision="edited" if edit is not None else str(kind)).inc()
     action.refresh_from_db()
     return action
 

@@ -29,6 +29,7 @@ from chat.events import PublishingEvents, publish_action
 from chat.models import Conversation, Message, PendingAction
 from chat.services.actions import Decision, pending_action_decide
 from chat.services.turns import ConversationNotFound, turn_cancel, turn_resume, turn_run, turn_start
+from chat.services.usage import usage_budget_check
 from tenants.schema import current_schema
 
 
@@ -103,7 +104,8 @@ def message_send(
     *, user: User, text: str, conversation_uuid: str | None, client_id: str | None
 ) -> Accepted:
     """Store the message and queue its turn (after commit). A repeated ``client_id`` returns
-    the stored message and queues nothing."""
+    the stored message and queues nothing. Raises ``BudgetExhausted`` when the tenant's
+    monthly token budget is spent (decisions on pending actions still resume their turns)."""
     from chat.tasks import run_turn
 
     with transaction.atomic():
@@ -111,6 +113,7 @@ def message_send(
             user=user, text=text, conversation_uuid=conversation_uuid, client_id=client_id
         )
         if created:
+            usage_budget_check()  # raising rolls the stored message back
             if not _lock(conversation, _reservation(message.uuid)).acquire():
                 raise ConversationBusy(
                     "a reply is still being written in this conversation; send again after it "

@@ -30,6 +30,10 @@ from chat.agent.llm import build_chat_model, model_label
 from chat.agent.tools.query_data import QUERY_DATA_TOOL_NAME
 from chat.agent.tools.search_knowledge import SEARCH_TOOL_NAME
 from chat.models import Conversation, Message, PendingAction
+from chat.services.usage import run_usage, usage_of, usage_payload, usage_record
+from config import tracing
+from config.logs import log_context
+from config.metrics import AGENT_ERRORS, TIME_TO_FIRST_TOKEN, TURN_DURATION
 from tenants.schema import current_schema, current_tenant
 
 logger = logging.getLogger(__name__)
@@ -234,42 +238,106 @@ def _run(
     events: TurnEvents,
     model: BaseChatModel | None,
 ) -> Message | None:
+    started = time.monotonic()
+    ids = {
+        "tenant": current_schema(),
+        "user": conversation.user_id,
+        "conversation": conversation.uuid,
+        "run": run_id,
+    }
+    with (
+        log_context(**ids),
+        tracing.span("chat.turn", **{f"countersign.{k}": str(v) for k, v in ids.items()}),
+    ):
+        run = _RunState(conversation=conversation, run_id=run_id, events=events)
+        reply = _run_graph(run, first_input, model)
+        outcome = _outcome_of(reply)
+        TURN_DURATION.labels(outcome=outcome).observe(time.monotonic() - started)
+        logger.info(
+            "run ended: %s in %.2fs",
+            outcome,
+            time.monotonic() - started,
+            extra={"outcome": outcome},
+        )
+        return reply
+
+
+def _values_after_failure(graph: Any, config: RunnableConfig) -> dict[str, Any]:
+    """The checkpoint after a failed run, for its usage; empty when it cannot be read either."""
+    try:
+        values: dict[str, Any] = graph.get_state(config).values
+    except Exception:
+        logger.warning("could not read the checkpoint after a failed run", exc_info=True)
+        return {}
+    return values
+
+
+def _outcome_of(reply: Message | None) -> str:
+    if reply is None:
+        return "paused"
+    return {
+        Message.Status.COMPLETE: "complete",
+        Message.Status.CANCELLED: "cancelled",
+        Message.Status.ERROR: "failed",
+    }[Message.Status(reply.status)]
+
+
+@dataclass
+class _RunState:
+    """One run: what it needs to persist its reply and account for its model calls."""
+
+    conversation: Conversation
+    run_id: uuid.UUID
+    events: TurnEvents
+    # Ids of the checkpoint's messages when the run began: anything else is this run's.
+    before: set[str | None] = field(default_factory=set)
+
+
+def _run_graph(
+    run: _RunState, first_input: Callable[[StateSnapshot], Any], model: BaseChatModel | None
+) -> Message | None:
+    conversation, events = run.conversation, run.events
     cache.delete(_cancel_key(conversation))
     graph = build_graph(model or build_chat_model())
     forwarder = _TokenForwarder(events, conversation)
     config: RunnableConfig = {**_config(conversation), "callbacks": [forwarder]}
-    graph_input = first_input(graph.get_state(config))
+    state = graph.get_state(config)
+    run.before = {m.id for m in state.values.get("messages", [])}
+    graph_input = first_input(state)
     if isinstance(graph_input, _Finished):
-        return _persist_final(conversation, run_id, graph.get_state(config).values, events)
+        return _persist_final(run, graph.get_state(config).values)
     if isinstance(graph_input, _Paused):
         _announce_pending(graph.get_state(config), events)
         return None
     try:
         _stream(graph, graph_input, config, events)
     except TurnCancelled:
-        return _persist(
-            conversation,
-            run_id,
-            "".join(forwarder.streamed),
-            [],
-            {},
-            Message.Status.CANCELLED,
-            events,
-        )
+        values = graph.get_state(config).values
+        return _persist(run, "".join(forwarder.streamed), [], values, Message.Status.CANCELLED)
     except GraphRecursionError:
         logger.warning("recursion limit reached in %s", conversation.uuid)
-        return _persist(
-            conversation, run_id, RECURSION_FALLBACK, [], {}, Message.Status.COMPLETE, events
-        )
+        AGENT_ERRORS.labels(type="recursion_limit").inc()
+        values = graph.get_state(config).values
+        return _persist(run, RECURSION_FALLBACK, [], values, Message.Status.COMPLETE)
     except Exception as error:
         logger.exception("turn failed in conversation %s", conversation.uuid)
+        AGENT_ERRORS.labels(type=error.__class__.__name__).inc()
         events.error("agent_error", f"{error.__class__.__name__}: the assistant failed")
-        return _persist(conversation, run_id, ERROR_REPLY, [], {}, Message.Status.ERROR, None)
+        values = _values_after_failure(graph, config)
+        run.events = _Silent()
+        return _persist(run, ERROR_REPLY, [], values, Message.Status.ERROR)
     state = graph.get_state(config)
     if state.next:
+        usage_record(
+            conversation=conversation,
+            run_id=run.run_id,
+            usage=run_usage(before=run.before, messages=state.values["messages"]),
+            model=model_label(),
+            finished_turn=False,
+        )
         _announce_pending(state, events)
         return None
-    return _persist_final(conversation, run_id, state.values, events)
+    return _persist_final(run, state.values)
 
 
 def _announce_pending(state: StateSnapshot, events: TurnEvents) -> None:
@@ -298,10 +366,12 @@ class _TokenForwarder(BaseCallbackHandler, _StreamingCallbackHandler[Any]):
         self.events = events
         self.conversation = conversation
         self.streamed: list[str] = []
-        self._last_check = time.monotonic()
+        self._started = self._last_check = time.monotonic()
 
     def on_llm_new_token(self, token: Any, **kwargs: Any) -> None:
         if isinstance(token, str) and token:
+            if not self.streamed:
+                TIME_TO_FIRST_TOKEN.observe(time.monotonic() - self._started)
             self.streamed.append(token)
             self.events.token(token)
         if time.monotonic() - self._last_check > _CANCEL_CHECK_SECONDS:
@@ -339,9 +409,7 @@ def _announce_decided_actions(config: RunnableConfig, events: TurnEvents) -> Non
         events.action(action)
 
 
-def _persist_final(
-    conversation: Conversation, run_id: uuid.UUID, values: dict[str, Any], events: TurnEvents
-) -> Message:
+def _persist_final(run: _RunState, values: dict[str, Any]) -> Message:
     messages = values["messages"]
     reply = next(m for m in reversed(messages) if isinstance(m, AIMessage))
     content = str(reply.content)
@@ -350,48 +418,59 @@ def _persist_final(
         for s in values.get("sources", [])
         if f"[{s['n']}]" in content
     ]
-    usage = _usage_of_turn(messages)
-    return _persist(
-        conversation, run_id, content, citations, usage, Message.Status.COMPLETE, events
-    )
+    return _persist(run, content, citations, values, Message.Status.COMPLETE)
 
 
-def _usage_of_turn(messages: list[Any]) -> dict[str, Any]:
+def _this_turn(messages: list[Any]) -> list[Any]:
+    """The messages since the latest user message: every run of the current turn."""
     turn: list[Any] = []
     for message in reversed(messages):
         if isinstance(message, HumanMessage):
             break
         turn.append(message)
-    metas = [getattr(message, "usage_metadata", None) or {} for message in turn]
-    return {
-        "input_tokens": sum(int(meta.get("input_tokens", 0)) for meta in metas),
-        "output_tokens": sum(int(meta.get("output_tokens", 0)) for meta in metas),
-        "model": model_label(),
-    }
+    return turn
 
 
 def _persist(
-    conversation: Conversation,
-    run_id: uuid.UUID,
+    run: _RunState,
     content: str,
     citations: list[dict[str, Any]],
-    usage: dict[str, Any],
+    values: dict[str, Any],
     status: str,
-    events: TurnEvents | None,
 ) -> Message:
+    """Store the reply with the whole turn's usage, and this run's usage, in one transaction."""
+    messages = values.get("messages", [])
+    model = model_label()
     try:
         with transaction.atomic():
             message = Message.objects.create(
-                conversation=conversation,
+                conversation=run.conversation,
                 role=Message.Role.ASSISTANT,
                 content=content,
                 citations=citations,
-                usage=usage,
-                run_id=run_id,
+                usage=usage_payload(usage_of(_this_turn(messages)), model=model),
+                run_id=run.run_id,
                 status=status,
             )
+            usage_record(
+                conversation=run.conversation,
+                run_id=run.run_id,
+                usage=run_usage(before=run.before, messages=messages),
+                model=model,
+                finished_turn=True,
+            )
     except IntegrityError:  # a redelivered run already stored its reply
-        message = Message.objects.get(run_id=run_id, role=Message.Role.ASSISTANT)
-    if events is not None:
-        events.done(message)
+        message = Message.objects.get(run_id=run.run_id, role=Message.Role.ASSISTANT)
+    run.events.done(message)
     return message
+
+
+class _Silent:
+    """A sink for the reply of a failed run: the client got the ``error`` event instead."""
+
+    def status(self, stage: str) -> None: ...
+    def token(self, content: str) -> None: ...
+    def pending(self, action: PendingAction) -> None: ...
+    def action(self, action: PendingAction) -> None: ...
+    def done(self, message: Message) -> None: ...
+    def error(self, code: str, message: str) -> None: ...

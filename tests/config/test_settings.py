@@ -32,6 +32,12 @@ def _manage(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
         ("DATABASE_URL", "mysql://x/y", "DATABASE_URL must be a URL starting with postgres://"),
         ("CELERY_WORKER_CONCURRENCY", "many", "CELERY_WORKER_CONCURRENCY must be an integer"),
         ("LOG_LEVEL", "loud", "LOG_LEVEL must be one of"),
+        ("LOG_FORMAT", "xml", "LOG_FORMAT must be one of plain, json"),
+        ("LLM_PRICE_INPUT_PER_MTOK", "cheap", "LLM_PRICE_INPUT_PER_MTOK must be a number"),
+        ("LLM_PRICE_OUTPUT_PER_MTOK", "-1", "LLM_PRICE_OUTPUT_PER_MTOK must be at least 0"),
+        ("METRICS_ALLOW_INTERNAL", "maybe", "METRICS_ALLOW_INTERNAL must be a boolean"),
+        ("OTEL_ENABLED", "perhaps", "OTEL_ENABLED must be a boolean"),
+        ("PROMETHEUS_MULTIPROC_DIR", "/proc/nope", "PROMETHEUS_MULTIPROC_DIR must be a writable"),
     ],
 )
 def test_a_malformed_setting_stops_manage_py_naming_the_variable(

@@ -48,6 +48,8 @@ def stack_env(django_db_setup: None) -> dict[str, str]:
         **os.environ,
         "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
         "REDIS_URL": settings.REDIS_URL,
+        # Every process writes its metric samples here; a scrape of any web process adds them up.
+        "PROMETHEUS_MULTIPROC_DIR": str(settings.PROMETHEUS_MULTIPROC_DIR),
         "CELERY_VISIBILITY_TIMEOUT": "10",
         "CELERY_RESTORE_INTERVAL": "2",
         "CHAT_TURN_LOCK_SECONDS": "4",
