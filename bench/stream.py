@@ -126,7 +126,8 @@ def summarise(turns: list[Turn], emits: dict[str, dict[str, Any]], rate: float) 
     lost = duplicated = errors = 0
     for turn in turns:
         duplicated += turn.duplicated
-        lost += turn.tokens - len(turn.received)
+        if turn.sent:  # a connection that never opened lost no tokens (it is an error)
+            lost += turn.tokens - len(turn.received)
         if turn.done_at is not None and sorted(turn.done_numbers) != list(range(turn.tokens)):
             lost += 1  # the stored reply is wrong even if the stream was right
         if turn.error or turn.done_at is None:
