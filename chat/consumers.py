@@ -167,7 +167,9 @@ class ChatConsumer(AsyncWebsocketConsumer):
         client_id = _uuid_field(frame, "client_id", optional=True)
         schema = self.tenant.schema_name
         before = (
-            await sync_to_async(last_seq)(schema=schema, conversation_uuid=conversation)
+            await sync_to_async(last_seq, thread_sensitive=False)(
+                schema=schema, conversation_uuid=conversation
+            )
             if conversation
             else 0
         )

@@ -12,8 +12,10 @@ Keys and group names are built here from the tenant schema and the conversation 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import functools
 import json
+import logging
 import threading
 import time
 from collections.abc import AsyncIterator, Iterable
@@ -24,6 +26,8 @@ from channels.layers import get_channel_layer
 from django.conf import settings
 
 from chat.models import Conversation, Message, PendingAction
+
+logger = logging.getLogger(__name__)
 
 _APPEND = """
 local seq = redis.call('INCR', KEYS[1])
@@ -66,12 +70,17 @@ class _Publisher:
     """One event loop thread per process for channel-layer sends from sync code (workers).
 
     ``async_to_sync`` per event would build a loop and a Redis pool each time; one long-lived
-    loop keeps one pool. Each send is awaited, so a conversation's events stay in order.
+    loop keeps one pool. Sends to one group go out in the order they were submitted (each waits
+    for the previous one to that group); sends to different groups overlap. ``group_send``
+    returns at once with a future, so a streaming worker thread goes back to reading the model
+    instead of waiting two Redis round trips per frame (see ``PublishingEvents``).
     """
 
     def __init__(self) -> None:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._lock = threading.Lock()
+        # group → the latest send to it (only touched on the loop's thread)
+        self._tails: dict[str, asyncio.Future[None]] = {}
 
     def _ensure_loop(self) -> asyncio.AbstractEventLoop:
         with self._lock:
@@ -81,22 +90,39 @@ class _Publisher:
                 self._loop = loop
             return self._loop
 
-    def group_send(self, group: str, message: dict[str, Any]) -> None:
+    def group_send(self, group: str, message: dict[str, Any]) -> concurrent.futures.Future[None]:
+        return asyncio.run_coroutine_threadsafe(
+            self._send_in_order(group, message), self._ensure_loop()
+        )
+
+    async def _send_in_order(self, group: str, message: dict[str, Any]) -> None:
+        # Coroutines submitted from threads start in submission order (call_soon_threadsafe is
+        # FIFO), so this first step, which chains the send behind the previous one, is ordered.
+        previous = self._tails.get(group)
+        current = asyncio.ensure_future(self._send_after(previous, group, message))
+        self._tails[group] = current
+        try:
+            await current
+        finally:
+            if self._tails.get(group) is current:
+                del self._tails[group]
+
+    @staticmethod
+    async def _send_after(
+        previous: asyncio.Future[None] | None, group: str, message: dict[str, Any]
+    ) -> None:
+        if previous is not None:
+            # The previous send's failure is its own (its caller sees it); ordering is all here.
+            await asyncio.gather(previous, return_exceptions=True)
         layer = get_channel_layer()
         if layer is None:
             return
         try:
-            self._send(layer, group, message)
+            await layer.group_send(group, message)
         except redis.exceptions.ConnectionError:
             # The pool is long-lived: after Redis restarts (or a proxy drops idle connections)
             # its first connection is dead. The failed one is dropped; the retry reconnects.
-            self._send(layer, group, message)
-
-    def _send(self, layer: Any, group: str, message: dict[str, Any]) -> None:
-        future = asyncio.run_coroutine_threadsafe(
-            layer.group_send(group, message), self._ensure_loop()
-        )
-        future.result(timeout=10)
+            await layer.group_send(group, message)
 
 
 _publisher = _Publisher()
@@ -112,8 +138,25 @@ def _append_script(client: redis.Redis) -> Any:
         return _scripts[key]
 
 
+_PUBLISH_TIMEOUT_SECONDS = 10
+
+
 def append_event(*, schema: str, conversation_uuid: str, payload: dict[str, Any]) -> dict[str, Any]:
     """Number, store and publish one event; returns it with ``conversation`` and ``seq``."""
+    event, sends = append_event_nowait(
+        schema=schema, conversation_uuid=conversation_uuid, payload=payload
+    )
+    for send in sends:
+        send.result(timeout=_PUBLISH_TIMEOUT_SECONDS)
+    return event
+
+
+def append_event_nowait(
+    *, schema: str, conversation_uuid: str, payload: dict[str, Any]
+) -> tuple[dict[str, Any], list[concurrent.futures.Future[None]]]:
+    """Number and store one event, and start publishing it live; returns the event and the
+    publications in flight (a failure is logged). The event is stored before this returns, so
+    a reader that misses it live refills the gap from the log when the next event arrives."""
     client = _redis()
     seq_key, stream_key = _keys(schema, conversation_uuid)
     event = {**payload, "conversation": conversation_uuid}
@@ -128,13 +171,26 @@ def append_event(*, schema: str, conversation_uuid: str, payload: dict[str, Any]
         )
     )
     event["seq"] = seq
-    _publisher.group_send(
-        conversation_group(schema, conversation_uuid),
-        {"type": "conversation.event", "event": event},
-    )
+    sends = [
+        _publisher.group_send(
+            conversation_group(schema, conversation_uuid),
+            {"type": "conversation.event", "event": event},
+        )
+    ]
     if event["type"] in _APPROVAL_EVENTS:
-        _publisher.group_send(approvals_group(schema), {"type": "approvals.event", "event": event})
-    return event
+        sends.append(
+            _publisher.group_send(
+                approvals_group(schema), {"type": "approvals.event", "event": event}
+            )
+        )
+    for send in sends:
+        send.add_done_callback(_log_failed_publication)
+    return event, sends
+
+
+def _log_failed_publication(send: concurrent.futures.Future[None]) -> None:
+    if not send.cancelled() and send.exception() is not None:
+        logger.warning("live publication of an event failed: %r", send.exception())
 
 
 def _decode(entries: Iterable[tuple[Any, Any]] | None) -> list[dict[str, Any]]:
@@ -234,28 +290,45 @@ def done_payload(message: Message) -> dict[str, Any]:
 
 
 class PublishingEvents:
-    """``TurnEvents`` for a worker: tokens coalesced every ``CHAT_TOKEN_FLUSH_MS``, every event
-    numbered, stored and published. ``done`` carries the full text, so coalescing loses nothing."""
+    """``TurnEvents`` for a worker: every event numbered, stored and published. ``done`` carries
+    the full text, so coalescing loses nothing.
+
+    Tokens are coalesced into frames. A frame goes out when a token arrives and (1) the last
+    frame is at least ``CHAT_TOKEN_FLUSH_MS`` old and (2) that frame's live publication has
+    completed; otherwise the token waits in the buffer for the next token or the next other
+    event. So the first token, and every token of a model slower than one per interval, go out
+    at once, and a loaded system sends fewer, larger frames instead of queueing publications
+    without bound. The worker thread never waits for a token frame's publication (it is stored
+    first, so never lost to a reader); every other event waits for its own, which is ordered
+    behind the tokens' (``_Publisher``), so ``done`` is live only once everything before it is.
+    """
 
     def __init__(self, *, schema: str, conversation: Conversation) -> None:
         self.schema = schema
         self.conversation_uuid = str(conversation.uuid)
         self._buffer: list[str] = []
-        self._buffered_since = 0.0
+        self._flushed_at = -float("inf")
+        self._in_flight: concurrent.futures.Future[None] | None = None
 
     def _emit(self, payload: dict[str, Any]) -> None:
         append_event(schema=self.schema, conversation_uuid=self.conversation_uuid, payload=payload)
 
+    def _emit_token(self, payload: dict[str, Any]) -> None:
+        _, sends = append_event_nowait(
+            schema=self.schema, conversation_uuid=self.conversation_uuid, payload=payload
+        )
+        self._in_flight = sends[0]
+
     def flush(self) -> None:
         if self._buffer:
             text, self._buffer = "".join(self._buffer), []
-            self._emit({"type": "token", "content": text})
+            self._flushed_at = time.monotonic()
+            self._emit_token({"type": "token", "content": text})
 
     def token(self, content: str) -> None:
-        if not self._buffer:
-            self._buffered_since = time.monotonic()
         self._buffer.append(content)
-        if (time.monotonic() - self._buffered_since) * 1000 >= settings.CHAT_TOKEN_FLUSH_MS:
+        due = (time.monotonic() - self._flushed_at) * 1000 >= settings.CHAT_TOKEN_FLUSH_MS
+        if due and (self._in_flight is None or self._in_flight.done()):
             self.flush()
 
     def status(self, stage: str) -> None:

@@ -409,3 +409,13 @@ WS_RATE_LIMIT_BURST = env_int("WS_RATE_LIMIT_BURST", 40, minimum=1)
 BEARER_TOKEN_AUTHENTICATOR = "chat.tokens.user_for_token"
 # The offline model pauses this long between chunks so its answer streams visibly.
 OFFLINE_MODEL_CHUNK_MS = env_int("OFFLINE_MODEL_CHUNK_MS", 20, minimum=0)
+
+# -- deployment (docs/deployment.md) -----------------------------------------------------------
+# Production hardening that `manage.py check --deploy` asks for, all off by default so the
+# development server keeps plain HTTP; .ci/run checks a production-like environment.
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
+# Where `collectstatic` puts the static files, for a proxy or CDN to serve. Without that step
+# WhiteNoise (MIDDLEWARE above) serves them from daphne, straight from the apps.
+STATIC_ROOT = Path(env_str("STATIC_ROOT", str(STATIC_ROOT)))
+# -- end of deployment ---------------------------------------------------------------------------

@@ -8,6 +8,14 @@ accept reaches the client as a bare HTTP 403 with no code.
 
 Consumers run every database access through :func:`tenant_database_sync_to_async`, so it happens
 under the connection's tenant schema, never under whatever schema the worker thread had last.
+
+Database calls here run on the event loop's thread pool (``thread_sensitive=False``), not on
+asgiref's default: outside an HTTP request (Django's handler gives each request a thread of its
+own) a thread-sensitive call runs on *one* thread shared by the whole process, so every
+WebSocket connection's database work — connecting, authenticating, storing a message and queueing
+its turn — waited for every other connection's. Each call here is self-contained (it enters the
+tenant, does its queries and commits inside the call), so any pool thread can run it; the pool
+is bounded (daphne: ``ASGI_THREADS``), and so are the database connections it holds.
 """
 
 from __future__ import annotations
@@ -19,7 +27,7 @@ from types import SimpleNamespace
 from typing import Any, ParamSpec, TypeVar
 from urllib.parse import urlsplit
 
-from channels.db import database_sync_to_async
+from channels.db import DatabaseSyncToAsync
 from django.conf import settings
 from django.contrib.auth import get_user
 from django.utils.module_loading import import_string
@@ -29,6 +37,12 @@ from tenants.models import Tenant
 
 P = ParamSpec("P")
 R = TypeVar("R")
+
+
+def _database_call(func: Callable[P, R]) -> Callable[P, Awaitable[R]]:
+    """``database_sync_to_async`` on the loop's bounded thread pool (see the module docstring)."""
+    return DatabaseSyncToAsync(func, thread_sensitive=False)
+
 
 CLOSE_UNAUTHENTICATED = 4401
 CLOSE_FORBIDDEN = 4403
@@ -50,7 +64,7 @@ def _header(scope: Scope, name: bytes) -> str:
     return ""
 
 
-@database_sync_to_async
+@_database_call
 def _tenant_for_host(host: str) -> Tenant | None:
     with schema_context("public"):
         domain = (
@@ -62,7 +76,7 @@ def _tenant_for_host(host: str) -> Tenant | None:
         return domain.tenant if domain is not None and domain.tenant.is_active else None
 
 
-@database_sync_to_async
+@_database_call
 def _user_for_session(tenant: Tenant, session_key: str) -> Any:
     """The user of a session cookie, looked up in ``tenant``'s own session and user tables."""
     engine = import_string(settings.SESSION_ENGINE)
@@ -72,7 +86,7 @@ def _user_for_session(tenant: Tenant, session_key: str) -> Any:
         return user if user.is_authenticated and user.is_active else None
 
 
-@database_sync_to_async
+@_database_call
 def _user_for_bearer(tenant: Tenant, authorization: str) -> Any:
     """The user of a bearer token, through the authenticator named by settings (the token
     model belongs to a product app, which ``tenants`` must not import)."""
@@ -143,7 +157,7 @@ def tenant_database_sync_to_async(
             with tenant_context(tenant):
                 return func(*args, **kwargs)
 
-        return database_sync_to_async(in_tenant)
+        return _database_call(in_tenant)
 
     return decorate
 

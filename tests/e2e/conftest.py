@@ -9,14 +9,8 @@ from __future__ import annotations
 
 import json
 import os
-import signal
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -28,16 +22,10 @@ from django_tenants.utils import tenant_context
 from chat.tokens import api_token_create
 from tenants.models import Tenant
 from tenants.roles import APPROVER, STAFF
+from tests.e2e.processes import Process, free_port, start_daphne, start_worker
 from tests.tenants.factories import make_user
 
-ROOT = Path(__file__).resolve().parents[2]
-VENV_BIN = Path(sys.executable).parent
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+__all__ = ["Process", "free_port", "start_daphne", "start_worker"]
 
 
 @pytest.fixture(scope="session")
@@ -57,93 +45,6 @@ def stack_env(django_db_setup: None) -> dict[str, str]:
         "LOG_LEVEL": "warning",
         "PYTHONUNBUFFERED": "1",
     }
-
-
-@dataclass
-class Process:
-    popen: subprocess.Popen[bytes]
-    log: Path
-
-    def stop(self, sig: int = signal.SIGTERM) -> None:
-        if self.popen.poll() is None:
-            self.popen.send_signal(sig)
-            try:
-                self.popen.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.popen.kill()
-                self.popen.wait()
-
-    def output(self) -> str:
-        return self.log.read_text(errors="replace")[-4000:]
-
-
-def _spawn(args: list[str], env: dict[str, str], log: Path) -> Process:
-    handle = open(log, "wb")  # noqa: SIM115 - stays open for the child's lifetime
-    popen = subprocess.Popen(
-        args, cwd=ROOT, env=env, stdout=handle, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
-    )
-    return Process(popen, log)
-
-
-def start_daphne(env: dict[str, str], tmp: Path) -> tuple[Process, int]:
-    port = free_port()
-    process = _spawn(
-        [
-            str(VENV_BIN / "daphne"),
-            "-b",
-            "127.0.0.1",
-            "-p",
-            str(port),
-            "--ping-interval",
-            "5",
-            "--ping-timeout",
-            "10",
-            "config.asgi:application",
-        ],
-        env,
-        tmp / f"daphne-{port}.log",
-    )
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
-                return process, port
-        except httpx.HTTPError:
-            time.sleep(0.1)
-        if process.popen.poll() is not None:
-            break
-    raise RuntimeError(f"daphne did not start:\n{process.output()}")
-
-
-def start_worker(env: dict[str, str], tmp: Path, name: str) -> Process:
-    process = _spawn(
-        [
-            str(VENV_BIN / "celery"),
-            "-A",
-            "config",
-            "worker",
-            "-P",
-            "threads",
-            "-c",
-            "16",
-            "-n",
-            f"{name}@%h",
-            "--without-mingle",
-            "--without-gossip",
-            "-l",
-            "info",
-        ],
-        env,
-        tmp / f"worker-{name}.log",
-    )
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if "ready." in process.output():
-            return process
-        if process.popen.poll() is not None:
-            break
-        time.sleep(0.1)
-    raise RuntimeError(f"worker did not start:\n{process.output()}")
 
 
 # Module-scoped: a worker left running would take the Celery tasks of later, in-process tests.
