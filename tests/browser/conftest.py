@@ -17,15 +17,12 @@ from typing import Any
 import pytest
 
 from tests.e2e.conftest import (  # noqa: F401 - fixtures shared with the end-to-end suite
-    ROOT,
-    Process,
     TenantSetup,
     alpha,
     beta,
     stack_env,
-    start_daphne,
-    start_worker,
 )
+from tests.e2e.processes import ROOT, Process, start_daphne, start_worker
 from tests.tenants.factories import PASSWORD
 
 pytestmark = [pytest.mark.e2e, pytest.mark.browser]

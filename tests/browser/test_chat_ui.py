@@ -13,7 +13,8 @@ from actions.models import Contact, ContactGroup, OutboundMessage
 from chat.models import Message, PendingAction
 from knowledge.services import document_create_from_text, kb_reindex
 from tests.browser.conftest import SignIn
-from tests.e2e.conftest import Process, TenantSetup
+from tests.e2e.conftest import TenantSetup
+from tests.e2e.processes import Process
 
 pytestmark = [pytest.mark.e2e, pytest.mark.browser]
 

@@ -13,7 +13,8 @@ from urllib.parse import urlsplit
 import pytest
 
 from tests.browser.conftest import SignIn
-from tests.e2e.conftest import Process, TenantSetup, start_worker
+from tests.e2e.conftest import TenantSetup
+from tests.e2e.processes import Process, start_worker
 from tests.fakes.openai_server import FakeOpenAIServer, ScriptedText
 
 pytestmark = [pytest.mark.e2e, pytest.mark.browser]
