@@ -21,8 +21,10 @@ from tests.e2e.conftest import (  # noqa: F401 - fixtures shared with the end-to
     alpha,
     beta,
     stack_env,
+    web,
+    worker,
 )
-from tests.e2e.processes import ROOT, Process, start_daphne, start_worker
+from tests.e2e.processes import ROOT
 from tests.tenants.factories import PASSWORD
 
 pytestmark = [pytest.mark.e2e, pytest.mark.browser]
@@ -41,7 +43,7 @@ def chromium_path() -> str | None:
 
 # Playwright's sync API keeps an event loop in this thread; Django would then refuse ORM calls
 # made by the test itself between browser steps. This lives only in the test process: the
-# servers under test get an environment without it (browser_env).
+# servers under test get an environment without it (server_env).
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 # Keep the browser to the page under test: no background fetches of its own.
@@ -76,27 +78,12 @@ def browser() -> Iterator[Any]:
 
 
 @pytest.fixture(scope="module")
-def browser_env(stack_env: dict[str, str]) -> dict[str, str]:  # noqa: F811
+def server_env(stack_env: dict[str, str]) -> dict[str, str]:  # noqa: F811
+    """The servers' environment (for ``web`` and ``worker`` of tests/e2e/conftest.py)."""
     env = {key: value for key, value in stack_env.items() if key != "DJANGO_ALLOW_ASYNC_UNSAFE"}
     # The offline model streams slowly enough that a person (or a test) sees the reply grow.
     env["OFFLINE_MODEL_CHUNK_MS"] = "60"
     return env
-
-
-@pytest.fixture(scope="module")
-def web(browser_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
-    process, port = start_daphne(browser_env, tmp_path_factory.mktemp("web"))
-    yield port
-    process.stop()
-
-
-@pytest.fixture(scope="module")
-def worker(
-    browser_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Process]:
-    process = start_worker(browser_env, tmp_path_factory.mktemp("worker"), "browser")
-    yield process
-    process.stop()
 
 
 @pytest.fixture
@@ -110,7 +97,7 @@ SignIn = Callable[..., Any]
 
 
 @pytest.fixture
-def sign_in(browser: Any, web: int) -> Iterator[SignIn]:
+def sign_in(browser: Any, web: int) -> Iterator[SignIn]:  # noqa: F811
     """``sign_in(setup, "staff")`` → a logged-in page in a browser context of its own."""
     contexts: list[Any] = []
 

@@ -38,12 +38,12 @@ def hostile_model() -> Iterator[FakeOpenAIServer]:
 
 @pytest.fixture(scope="module")
 def worker(
-    browser_env: dict[str, str],
+    server_env: dict[str, str],
     hostile_model: FakeOpenAIServer,
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[Process]:
     env = {
-        **browser_env,
+        **server_env,
         "LLM_BASE_URL": hostile_model.base_url,
         "LLM_MODEL": "hostile",
         "LLM_API_KEY": "test-key",

@@ -47,19 +47,25 @@ def stack_env(django_db_setup: None) -> dict[str, str]:
     }
 
 
+@pytest.fixture(scope="module")
+def server_env(stack_env: dict[str, str]) -> dict[str, str]:
+    """The environment of ``web`` and ``worker``; a suite may override it (tests/browser)."""
+    return stack_env
+
+
 # Module-scoped: a worker left running would take the Celery tasks of later, in-process tests.
 @pytest.fixture(scope="module")
-def web(stack_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
-    process, port = start_daphne(stack_env, tmp_path_factory.mktemp("web"))
+def web(server_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
+    process, port = start_daphne(server_env, tmp_path_factory.mktemp("web"))
     yield port
     process.stop()
 
 
 @pytest.fixture(scope="module")
 def worker(
-    stack_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory
+    server_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Process]:
-    process = start_worker(stack_env, tmp_path_factory.mktemp("worker"), "main")
+    process = start_worker(server_env, tmp_path_factory.mktemp("worker"), "main")
     yield process
     process.stop()
 
