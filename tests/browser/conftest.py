@@ -41,10 +41,7 @@ def chromium_path() -> str | None:
     return None
 
 
-# Playwright's sync API keeps an event loop in this thread; Django would then refuse ORM calls
-# made by the test itself between browser steps. This lives only in the test process: the
-# servers under test get an environment without it (server_env).
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+ASYNC_UNSAFE = "DJANGO_ALLOW_ASYNC_UNSAFE"
 
 # Keep the browser to the page under test: no background fetches of its own.
 CHROMIUM_ARGS = [
@@ -59,8 +56,9 @@ CHROMIUM_ARGS = [
 ]
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
+    """Chromium for one test module. Module-scoped, because of what it does to this thread."""
     path = chromium_path()
     if path is None:
         pytest.skip(
@@ -69,18 +67,29 @@ def browser() -> Iterator[Any]:
         )
     from playwright.sync_api import sync_playwright
 
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(
-            executable_path=path, headless=True, args=CHROMIUM_ARGS
-        )
-        yield launched
-        launched.close()
+    # Playwright's sync API keeps an event loop running in this thread, and Django then refuses
+    # the ORM calls a test makes between browser steps. Allowed only while the browser runs and
+    # only in this process (stack_env never passes it on to the servers under test).
+    before = os.environ.get(ASYNC_UNSAFE)
+    os.environ[ASYNC_UNSAFE] = "true"
+    try:
+        with sync_playwright() as playwright:
+            launched = playwright.chromium.launch(
+                executable_path=path, headless=True, args=CHROMIUM_ARGS
+            )
+            yield launched
+            launched.close()
+    finally:
+        if before is None:
+            os.environ.pop(ASYNC_UNSAFE, None)
+        else:
+            os.environ[ASYNC_UNSAFE] = before
 
 
 @pytest.fixture(scope="module")
 def server_env(stack_env: dict[str, str]) -> dict[str, str]:  # noqa: F811
     """The servers' environment (for ``web`` and ``worker`` of tests/e2e/conftest.py)."""
-    env = {key: value for key, value in stack_env.items() if key != "DJANGO_ALLOW_ASYNC_UNSAFE"}
+    env = dict(stack_env)
     # The offline model streams slowly enough that a person (or a test) sees the reply grow.
     env["OFFLINE_MODEL_CHUNK_MS"] = "60"
     return env

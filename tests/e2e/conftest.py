@@ -32,8 +32,10 @@ __all__ = ["Process", "free_port", "start_daphne", "start_worker"]
 def stack_env(django_db_setup: None) -> dict[str, str]:
     """Environment that points child processes at the test database and Redis."""
     db = settings.DATABASES["default"]
+    # Never passed on: the browser suite allows it in this process only (tests/browser).
+    inherited = {k: v for k, v in os.environ.items() if k != "DJANGO_ALLOW_ASYNC_UNSAFE"}
     return {
-        **os.environ,
+        **inherited,
         "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
         "REDIS_URL": settings.REDIS_URL,
         # Every process writes its metric samples here; a scrape of any web process adds them up.
