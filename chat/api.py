@@ -15,6 +15,7 @@ from django_tenants.utils import tenant_context
 from chat.events import action_payload, follow_events
 from chat.models import Conversation, PendingAction
 from chat.openapi import openapi_document
+from chat.selectors import actions_visible
 from chat.services.actions import (
     ActionInvalidArguments,
     ActionNotFound,
@@ -173,9 +174,7 @@ def actions_list(request: HttpRequest) -> JsonResponse:
         raise ApiError(
             400, "bad_request", f"status must be one of {', '.join(PendingAction.Status.values)}"
         )
-    actions = PendingAction.objects.select_related("requested_by", "conversation").order_by(
-        "-created_at"
-    )
+    actions = actions_visible(user=api_caller(request))
     if status:
         actions = actions.filter(status=status)
     return JsonResponse(

@@ -145,7 +145,8 @@ def openapi_document() -> dict[str, Any]:
             },
             "/api/actions/": {
                 "get": {
-                    "summary": "Pending actions of the tenant, newest first",
+                    "summary": "Actions the caller may decide or that were proposed in their own "
+                    "conversations, newest first",
                     "parameters": [
                         {
                             "name": "status",

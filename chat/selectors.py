@@ -43,6 +43,20 @@ def inbox_actions(*, user: User) -> QuerySet[PendingAction]:
     )
 
 
+def actions_visible(*, user: User) -> QuerySet[PendingAction]:
+    """What ``user`` may see of the tenant's actions: those they may decide, and those proposed
+    in their own conversations. (An action's arguments are someone's message to other people.)"""
+    visible = Q(conversation__user=user)
+    tools = decidable_tools(user=user)
+    if tools:
+        visible |= Q(tool__in=tools)
+    return (
+        PendingAction.objects.filter(visible)
+        .select_related("requested_by", "conversation")
+        .order_by("-created_at")
+    )
+
+
 def inbox_count(*, user: User) -> int:
     tools = decidable_tools(user=user)
     if not tools:

@@ -257,3 +257,18 @@ def test_the_pages_static_files_are_served_on_the_tenant_host(client_a: Client) 
 
     assert script.status_code == 200
     assert b"WebSocket" in b"".join(script.streaming_content)  # type: ignore[attr-defined]
+
+
+def test_the_actions_api_shows_staff_only_the_actions_of_their_own_conversations(
+    tenant_a: Tenant, staff: User, approver: User
+) -> None:
+    with tenant_context(tenant_a):
+        mine = _pending(_conversation(staff), staff)
+        colleague = make_user(tenant_a, "otto", role=STAFF)
+        theirs = _pending(_conversation(colleague, title="their private errand"), colleague)
+
+    seen_by_staff = _logged_in(tenant_a, staff).get("/api/actions/").json()["actions"]
+    seen_by_approver = _logged_in(tenant_a, approver).get("/api/actions/").json()["actions"]
+
+    assert [a["id"] for a in seen_by_staff] == [str(mine.id)]
+    assert {a["id"] for a in seen_by_approver} == {str(mine.id), str(theirs.id)}
