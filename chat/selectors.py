@@ -32,12 +32,10 @@ def decidable_tools(*, user: User) -> list[str]:
     ]
 
 
-def inbox_actions(*, user: User) -> QuerySet[PendingAction]:
-    """Every pending action of the tenant that ``user`` may decide, newest first."""
+def inbox_actions(*, tools: list[str]) -> QuerySet[PendingAction]:
+    """Every pending action of the tenant for ``tools`` (see ``decidable_tools``), newest first."""
     return (
-        PendingAction.objects.filter(
-            status=PendingAction.Status.PENDING, tool__in=decidable_tools(user=user)
-        )
+        PendingAction.objects.filter(status=PendingAction.Status.PENDING, tool__in=tools)
         .select_related("requested_by", "decided_by", "conversation")
         .order_by("-created_at")[:INBOX_LIMIT]
     )
@@ -57,8 +55,7 @@ def actions_visible(*, user: User) -> QuerySet[PendingAction]:
     )
 
 
-def inbox_count(*, user: User) -> int:
-    tools = decidable_tools(user=user)
+def inbox_count(*, tools: list[str]) -> int:
     if not tools:
         return 0
     return PendingAction.objects.filter(status=PendingAction.Status.PENDING, tool__in=tools).count()

@@ -23,9 +23,9 @@ from chat.agent.llm import is_offline, model_label
 from chat.events import replay_start
 from chat.models import Conversation, Message
 from chat.presenters import action_card, message_view
-from chat.selectors import conversation_list, inbox_actions, inbox_count
+from chat.selectors import conversation_list, decidable_tools, inbox_actions, inbox_count
 from chat.services.actions import ActionNotFound, action_get
-from chat.services.realtime import conversation_for_viewer, user_is_approver
+from chat.services.realtime import conversation_for_viewer
 from chat.services.turns import ConversationNotFound
 from tenants.schema import current_schema
 
@@ -69,16 +69,14 @@ def _viewable(user: User, conversation_uuid: str) -> Conversation:
         raise Http404("no such conversation") from None
 
 
-def _chrome(request: HttpRequest) -> dict[str, Any]:
-    """What every page's header shows."""
-    user = _user(request)
-    approver = user_is_approver(user=user)
+def _chrome(request: HttpRequest, *, tools: list[str]) -> dict[str, Any]:
+    """What every page's header shows; ``tools`` are those the user may decide."""
     return {
         "tenant_name": request.tenant.name,  # type: ignore[attr-defined]
         "model_label": model_label(),
         "model_offline": is_offline(),
-        "is_approver": approver,
-        "inbox_count": inbox_count(user=user) if approver else 0,
+        "is_approver": bool(tools),
+        "inbox_count": inbox_count(tools=tools),
     }
 
 
@@ -89,7 +87,7 @@ def chat_page(request: HttpRequest, conversation: str | None = None) -> HttpResp
     user = _user(request)
     query = request.GET.get("q", "")[:200]
     context: dict[str, Any] = {
-        **_chrome(request),
+        **_chrome(request, tools=decidable_tools(user=user)),
         "conversations": conversation_list(user=user, query=query),
         "query": query,
         "conversation": None,
@@ -154,15 +152,14 @@ def action_fragment(request: HttpRequest, action: str) -> HttpResponse:
 @require_GET
 def approvals_inbox(request: HttpRequest) -> HttpResponse:
     user = _user(request)
-    if not user_is_approver(user=user):
+    tools = decidable_tools(user=user)
+    if not tools:
         raise PermissionDenied("only approvers have an approvals inbox")
-    cards = [action_card(a, viewer=user) for a in inbox_actions(user=user)]
-    return render(request, "chat/inbox.html", {**_chrome(request), "cards": cards})
+    cards = [action_card(a, viewer=user) for a in inbox_actions(tools=tools)]
+    return render(request, "chat/inbox.html", {**_chrome(request, tools=tools), "cards": cards})
 
 
 @login_required
 @require_GET
 def approvals_count(request: HttpRequest) -> JsonResponse:
-    user = _user(request)
-    count = inbox_count(user=user) if user_is_approver(user=user) else 0
-    return JsonResponse({"pending": count})
+    return JsonResponse({"pending": inbox_count(tools=decidable_tools(user=_user(request)))})

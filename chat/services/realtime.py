@@ -25,9 +25,9 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
 
-from actions.tools.registry import approval_refusal, tool_policy, write_tools
 from chat.events import PublishingEvents, publish_action
 from chat.models import Conversation, Message, PendingAction
+from chat.selectors import decidable_tools
 from chat.services.actions import Decision, pending_action_decide
 from chat.services.turns import ConversationNotFound, turn_cancel, turn_resume, turn_run, turn_start
 from chat.services.usage import usage_budget_check
@@ -155,10 +155,7 @@ def conversation_cancel(*, user: User, conversation_uuid: str) -> Conversation:
 
 def user_is_approver(*, user: User) -> bool:
     """Whether the tenant's policy lets ``user`` decide actions of at least one tool."""
-    return any(
-        approval_refusal(policy=tool_policy(tool.name), user=user, requested_by_id=None) is None
-        for tool in write_tools()
-    )
+    return bool(decidable_tools(user=user))
 
 
 def conversation_for_viewer(*, user: User, conversation_uuid: str) -> Conversation:
