@@ -98,28 +98,22 @@ def _client_id(request: HttpRequest, body: dict[str, Any]) -> str | None:
 @api_view(ERRORS)
 @idempotent
 def conversations_create(request: HttpRequest) -> JsonResponse:
-    body = json_body(request)
-    accepted = message_send(
-        user=api_caller(request),
-        text=_text(body),
-        conversation_uuid=None,
-        client_id=_client_id(request, body),
-    )
-    return JsonResponse(
-        {"conversation": str(accepted.conversation.uuid), "message": str(accepted.message.uuid)},
-        status=202,
-    )
+    return _accept(request, conversation_uuid=None)
 
 
 @require_POST
 @api_view(ERRORS)
 @idempotent
 def messages_create(request: HttpRequest, conversation: str) -> JsonResponse:
+    return _accept(request, conversation_uuid=str(conversation))
+
+
+def _accept(request: HttpRequest, *, conversation_uuid: str | None) -> JsonResponse:
     body = json_body(request)
     accepted = message_send(
         user=api_caller(request),
         text=_text(body),
-        conversation_uuid=str(conversation),
+        conversation_uuid=conversation_uuid,
         client_id=_client_id(request, body),
     )
     return JsonResponse(
