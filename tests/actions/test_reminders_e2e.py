@@ -5,14 +5,10 @@ once while the one due later stays put."""
 from __future__ import annotations
 
 import os
-import signal
-import subprocess
-import sys
 import time
 import uuid
 from collections.abc import Iterator
 from datetime import timedelta
-from functools import partial
 from pathlib import Path
 from urllib.parse import quote
 
@@ -25,11 +21,11 @@ from actions.models import Contact, OutboundMessage, Reminder
 from tenants.models import Tenant
 from tenants.tasks import fan_out
 from tests.actions.conftest import TWILIO_FROM, wait_until
+from tests.e2e.processes import Process, start_worker
 from tests.unit.actions.fakes import FakeTwilioServer
 
 pytestmark = pytest.mark.e2e
 
-ROOT = Path(__file__).resolve().parents[2]
 DUE_REMINDERS = 12
 
 
@@ -43,10 +39,6 @@ def test_database_url() -> str:
 
 
 test_database_url.__test__ = False  # type: ignore[attr-defined]
-
-
-def _is_ready(log: Path) -> bool:
-    return b"ready." in log.read_bytes()
 
 
 @pytest.fixture
@@ -65,43 +57,15 @@ def two_workers(
         "TWILIO_BASE_URL": fake_twilio.base_url,
         "LOG_LEVEL": "info",
     }
-    logs = [tmp_path / f"worker{n}.log" for n in (1, 2)]
-    processes = []
-    for n, log in enumerate(logs, start=1):
-        command = [
-            str(Path(sys.executable).parent / "celery"),
-            "-A",
-            "config",
-            "worker",
-            "-P",
-            "threads",
-            "-c",
-            "4",
-            "-l",
-            "info",
-            "-n",
-            f"reminders{n}-{uuid.uuid4().hex[:6]}@%h",
-            "--without-gossip",
-            "--without-mingle",
-            "--without-heartbeat",
-        ]
-        with log.open("wb") as out:
-            processes.append(
-                subprocess.Popen(command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
-            )
+    processes: list[Process] = []
     try:
-        for log in logs:
-            wait_until(partial(_is_ready, log), timeout=60)
-        yield logs
+        for n in (1, 2):
+            name = f"reminders{n}-{uuid.uuid4().hex[:6]}"
+            processes.append(start_worker(env, tmp_path, name, concurrency=4))
+        yield [process.log for process in processes]
     finally:
         for process in processes:
-            process.send_signal(signal.SIGTERM)
-        for process in processes:
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+            process.stop()
 
 
 def test_due_reminders_fire_exactly_once_with_two_workers_and_concurrent_ticks(
