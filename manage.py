@@ -7,7 +7,7 @@ import sys
 
 def main() -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-    from config.env import ImproperlyConfiguredEnv
+    from core.env import ImproperlyConfiguredEnv
 
     try:
         from django.conf import settings
@@ -17,7 +17,7 @@ def main() -> None:
         sys.exit(f"Configuration error: {error}")
 
     if settings.USES_EMBEDDED_INFRA and sys.argv[1:2] != ["infra"]:
-        from config.infra import InfraError, default_infra
+        from core.infra import InfraError, default_infra
 
         try:
             default_infra().up()

@@ -4,6 +4,24 @@ from typing import Any
 
 from django.apps import AppConfig
 from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
+
+
+def check_delivery_settings() -> None:
+    """Build every configured delivery backend once, so a bad setting stops start-up.
+
+    This runs in ``ready()`` rather than as a system check because system checks do not run
+    when daphne or a Celery worker starts, and those are the processes that deliver.
+    """
+    from actions.delivery import build_backend
+
+    for channel, backend in settings.ACTIONS_BACKENDS.items():
+        try:
+            build_backend(channel, backend, settings.ACTIONS_DELIVERY_CONFIG)
+        except ValueError as error:
+            raise ImproperlyConfigured(
+                f"ACTIONS_{channel.upper()}_BACKEND={backend} cannot start: {error}"
+            ) from None
 
 
 def _model_permissions(model: str, *verbs: str) -> list[str]:
@@ -31,6 +49,7 @@ class ActionsConfig(AppConfig):
     periodic_jobs: list[Any] = []
 
     def ready(self) -> None:
+        check_delivery_settings()
         # tenants.schedules needs the app registry, so the job is declared here, not above.
         from tenants.schedules import PeriodicJob
 

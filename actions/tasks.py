@@ -6,7 +6,7 @@ from typing import Any
 
 from actions.services.messages import outbound_message_deliver, outbound_messages_requeue_stale
 from actions.services.reminders import reminders_fire_due
-from config.celery import app
+from core.celery import app
 
 
 # Outcomes live on the rows, so no result is stored (nor subscribed to on send).

@@ -23,7 +23,7 @@ def setup_django() -> None:
     os.environ.setdefault("COUNTERSIGN_DATA_DIR", str(REPO / ".data" / "bench"))
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     os.environ.setdefault("LOG_LEVEL", "warning")
-    from config.infra import default_infra
+    from core.infra import default_infra
 
     default_infra().up()
     import django

@@ -37,7 +37,7 @@ from chat.services.realtime import (
 )
 from chat.services.turns import ConversationNotFound, TurnInvalid
 from chat.services.usage import BudgetExhausted
-from config.logs import log_context
+from core.logs import log_context
 from tenants.asgi import tenant_database_sync_to_async
 
 _ERRORS: dict[type[Exception], str] = {

@@ -1,5 +1,5 @@
 """Celery tasks that run and resume turns. They take ids, run in the sender's tenant schema
-(config/celery.py), and are safe to run again: ``acks_late`` means a worker killed mid-turn
+(core/celery.py), and are safe to run again: ``acks_late`` means a worker killed mid-turn
 leaves the message to be redelivered, and the redelivered run continues from the checkpoint."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from chat.services.realtime import ConversationBusy, resume_execute, turn_execute
-from config.celery import app
+from core.celery import app
 
 _BUSY_RETRY_SECONDS = 0.5
 

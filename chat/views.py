@@ -27,7 +27,7 @@ from chat.selectors import conversation_list, decidable_tools, inbox_actions, in
 from chat.services.actions import ActionNotFound, action_get
 from chat.services.realtime import conversation_for_viewer
 from chat.services.turns import ConversationNotFound
-from tenants.schema import current_schema
+from core.schema import current_schema
 
 # The second line of defence behind server-side sanitising: even if markup slipped through, the
 # browser would run no inline script or handler and fetch nothing from another origin.

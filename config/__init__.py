@@ -1,5 +1,5 @@
 """Project wiring: settings, URL confs, the ASGI application and the Celery app."""
 
-from config.celery import app as celery_app
+from core.celery import app as celery_app
 
 __all__ = ["celery_app"]

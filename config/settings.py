@@ -1,7 +1,7 @@
 """Settings, all read from the environment (see the table in README.md).
 
 A malformed value stops start-up with a message naming the variable. With ``DATABASE_URL``
-and ``REDIS_URL`` unset the embedded servers of ``config/infra.py`` are used.
+and ``REDIS_URL`` unset the embedded servers of ``core/infra.py`` are used.
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import os
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from config import infra
-from config.env import (
+from core import infra
+from core.env import (
     ImproperlyConfiguredEnv,
     env_bool,
     env_choice,
@@ -39,7 +39,7 @@ _database_url = env_url("DATABASE_URL", ("postgres", "postgresql"))
 _redis_url = env_url("REDIS_URL", ("redis", "rediss", "unix"))
 if _database_url is None or _redis_url is None:
     # Only the addresses are resolved here; manage.py, make run and the test fixture start the
-    # servers (config/infra.py), so importing settings never forks a database.
+    # servers (core/infra.py), so importing settings never forks a database.
     _embedded = infra.default_infra().urls()
     _database_url = _database_url or _embedded.database_url
     _redis_url = _redis_url or _embedded.redis_url
@@ -108,8 +108,8 @@ SHOW_PUBLIC_IF_NO_TENANT_FOUND = False
 PLATFORM_DOMAIN = env_str("PLATFORM_DOMAIN", "platform.localhost")
 
 MIDDLEWARE = [
-    "config.tracing.TracingMiddleware",  # steps aside unless OTEL_ENABLED
-    "config.health.HealthCheckMiddleware",
+    "core.tracing.TracingMiddleware",  # steps aside unless OTEL_ENABLED
+    "core.health.HealthCheckMiddleware",
     # Static files (the pages' CSS and JS, the admin's) on every host, before tenant lookup.
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django_tenants.middleware.main.TenantMainMiddleware",
@@ -228,14 +228,14 @@ SECURE_CONTENT_TYPE_NOSNIFF = True
 # -- logging -----------------------------------------------------------------------------------
 
 LOG_LEVEL = env_choice("LOG_LEVEL", "info", ("debug", "info", "warning", "error")).upper()
-# json: one JSON object per line with tenant, user, conversation and run ids (config/logs.py).
+# json: one JSON object per line with tenant, user, conversation and run ids (core/logs.py).
 LOG_FORMAT = env_choice("LOG_FORMAT", "plain", ("plain", "json"))
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {
         "plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
-        "json": {"()": "config.logs.JsonFormatter"},
+        "json": {"()": "core.logs.JsonFormatter"},
     },
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT}},
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
@@ -246,7 +246,7 @@ LOGGING = {
 }
 
 # -- observability -----------------------------------------------------------------------------
-# /metrics (config/metrics.py): every web and worker process of a machine writes its samples to
+# /metrics (core/metrics.py): every web and worker process of a machine writes its samples to
 # files in PROMETHEUS_MULTIPROC_DIR and a scrape of any web process adds them up. The variable
 # must be in the environment before prometheus_client is first imported, hence set here.
 PROMETHEUS_MULTIPROC_DIR = Path(
@@ -266,13 +266,14 @@ METRICS_ALLOW_INTERNAL = env_bool("METRICS_ALLOW_INTERNAL", True)
 # Estimated cost: price per million tokens, one pair for every model (in any currency).
 LLM_PRICE_INPUT_PER_MTOK = env_float("LLM_PRICE_INPUT_PER_MTOK", 0.0, minimum=0.0)
 LLM_PRICE_OUTPUT_PER_MTOK = env_float("LLM_PRICE_OUTPUT_PER_MTOK", 0.0, minimum=0.0)
-# Tracing (config/tracing.py): on with OTEL_ENABLED, or when an OTLP endpoint is configured.
+# Tracing (core/tracing.py): on with OTEL_ENABLED, or when an OTLP endpoint is configured.
 OTEL_ENABLED = env_bool("OTEL_ENABLED", env_optional("OTEL_EXPORTER_OTLP_ENDPOINT") is not None)
 
 # -- actions -----------------------------------------------------------------------------------
 # Delivery backends per channel (actions/delivery): `outbox` stores the message and marks it
 # sent without contacting anyone, `console` also prints it, the others reach a real provider.
-# Checked here, so a missing token or a bad URL stops start-up instead of the first approval.
+# Checked by actions.apps at start-up of every process, so a missing token or a bad URL stops
+# it instead of the first approval (settings import no product app).
 
 ACTIONS_SMS_BACKEND = env_choice("ACTIONS_SMS_BACKEND", "outbox", ("outbox", "console", "twilio"))
 ACTIONS_TELEGRAM_BACKEND = env_choice(
@@ -308,20 +309,6 @@ ACTIONS_BACKENDS = {
     "email": ACTIONS_EMAIL_BACKEND,
 }
 
-
-def _check_delivery_backends() -> None:
-    from actions.delivery import build_backend
-
-    for channel, backend in ACTIONS_BACKENDS.items():
-        try:
-            build_backend(channel, backend, ACTIONS_DELIVERY_CONFIG)
-        except ValueError as error:
-            raise ImproperlyConfiguredEnv(
-                f"ACTIONS_{channel.upper()}_BACKEND={backend}", f"cannot start: {error}"
-            ) from None
-
-
-_check_delivery_backends()
 EMAIL_HOST = ACTIONS_DELIVERY_CONFIG["EMAIL_HOST"]
 EMAIL_PORT = env_int("EMAIL_PORT", 25, minimum=1)
 EMAIL_HOST_USER = ACTIONS_DELIVERY_CONFIG["EMAIL_HOST_USER"]

@@ -17,7 +17,7 @@ from django.contrib.postgres.search import SearchVectorField
 from django.db import models
 from pgvector.django import HnswIndex, VectorField
 
-from tenants.schema import current_schema
+from core.schema import current_schema
 
 # The column's size is fixed by the migration; a model of another size needs a new migration
 # (see README "Changing the embedding model").

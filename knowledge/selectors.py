@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 from django.conf import settings
 from django.db import connection
 
-from config.metrics import KB_RETRIEVAL
+from core.metrics import KB_RETRIEVAL
 from knowledge.embedder import get_embedder
 from knowledge.embeddings import Embedder
 from knowledge.fusion import is_weak, rrf_fuse

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from config.celery import app
+from core.celery import app
 from knowledge.embeddings import EmbeddingError
 from knowledge.services import kb_reindex
 

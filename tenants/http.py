@@ -19,8 +19,8 @@ from django.middleware.csrf import CsrfViewMiddleware
 from django.utils.module_loading import import_string
 from django.views.decorators.csrf import csrf_exempt
 
-from config.logs import log_context
-from tenants.schema import current_schema
+from core.logs import log_context
+from core.schema import current_schema
 
 
 class ApiError(Exception):

@@ -14,7 +14,7 @@ from django.apps import apps
 from django.contrib.auth.models import Group, Permission
 from django.db import transaction
 
-from tenants.schema import PUBLIC, current_schema
+from core.schema import PUBLIC, current_schema
 
 STAFF = "staff"
 APPROVER = "approver"

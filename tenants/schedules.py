@@ -17,7 +17,7 @@ from typing import Any
 
 from django.apps import apps
 
-from tenants.schema import PUBLIC, current_schema
+from core.schema import PUBLIC, current_schema
 
 
 @dataclass(frozen=True)

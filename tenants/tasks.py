@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django_tenants.utils import tenant_context
 
-from config.celery import app
+from core.celery import app
 from tenants.models import Tenant
 
 

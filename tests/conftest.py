@@ -14,9 +14,9 @@ from django.db import connection
 from django.test import Client
 from django_tenants.utils import tenant_context
 
-from config.infra import EmbeddedInfra, default_infra
+from core.infra import EmbeddedInfra, default_infra
+from core.schema import use_public_schema
 from tenants.models import Tenant
-from tenants.schema import use_public_schema
 from tenants.services import TenantSpec, tenant_get_or_create
 
 TENANT_A = TenantSpec(schema_name="alpha", name="Alpha Academy", domains=("alpha.localhost",))
@@ -131,7 +131,7 @@ def celery_worker_thread(transactional_db: None) -> Iterator[None]:
     """A real Celery worker (solo pool, in a thread of this process) on the embedded Redis."""
     from celery.contrib.testing.worker import start_worker
 
-    from config.celery import app
+    from core.celery import app
 
     with start_worker(app, pool="solo", perform_ping_check=False, shutdown_timeout=10):
         yield

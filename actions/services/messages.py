@@ -29,7 +29,7 @@ from actions.delivery import (
 )
 from actions.models import OutboundMessage
 from actions.selectors import RecipientPlan
-from tenants.schema import current_schema
+from core.schema import current_schema
 
 logger = logging.getLogger(__name__)
 

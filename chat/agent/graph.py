@@ -23,7 +23,7 @@ from psycopg_pool import ConnectionPool
 from chat.agent import nodes
 from chat.agent.db import conninfo
 from chat.agent.state import AgentState
-from config import tracing
+from core import tracing
 
 _pool: ConnectionPool | None = None
 _pool_lock = threading.Lock()

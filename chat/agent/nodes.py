@@ -32,7 +32,7 @@ from chat.agent.tools import (
 )
 from chat.agent.tools.query_data import QueryFailed, run_query
 from chat.agent.tools.search_knowledge import SEARCH_TOOL_NAME, run_search_knowledge
-from config.metrics import AGENT_ERRORS, SQL_RETRIES
+from core.metrics import AGENT_ERRORS, SQL_RETRIES
 
 SQL_GIVE_UP = (
     "Sorry — I couldn't get a working query for that after several tries. Could you rephrase "

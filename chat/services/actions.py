@@ -20,7 +20,7 @@ from django.utils import timezone
 from actions.tools.base import ToolContext, ToolError
 from actions.tools.registry import approval_refusal, get_tool, tool_policy
 from chat.models import ActionEvent, Conversation, PendingAction
-from config.metrics import HITL_DECISIONS
+from core.metrics import HITL_DECISIONS
 
 logger = logging.getLogger(__name__)
 Status = PendingAction.Status

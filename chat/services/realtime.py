@@ -31,7 +31,7 @@ from chat.selectors import decidable_tools
 from chat.services.actions import Decision, pending_action_decide
 from chat.services.turns import ConversationNotFound, turn_cancel, turn_resume, turn_run, turn_start
 from chat.services.usage import usage_budget_check
-from tenants.schema import current_schema
+from core.schema import current_schema
 
 
 class ConversationBusy(Exception):

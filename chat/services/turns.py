@@ -31,10 +31,10 @@ from chat.agent.tools.query_data import QUERY_DATA_TOOL_NAME
 from chat.agent.tools.search_knowledge import SEARCH_TOOL_NAME
 from chat.models import Conversation, Message, PendingAction
 from chat.services.usage import run_usage, usage_of, usage_payload, usage_record
-from config import tracing
-from config.logs import log_context
-from config.metrics import AGENT_ERRORS, TIME_TO_FIRST_TOKEN, TURN_DURATION
-from tenants.schema import current_schema, current_tenant
+from core import tracing
+from core.logs import log_context
+from core.metrics import AGENT_ERRORS, TIME_TO_FIRST_TOKEN, TURN_DURATION
+from core.schema import current_schema, current_tenant
 
 logger = logging.getLogger(__name__)
 

@@ -26,9 +26,9 @@ from django.utils import timezone
 from langchain_core.messages import AIMessage
 
 from chat.models import Conversation, RunUsage, UsageDay
-from config.metrics import TOKENS, TURNS_REFUSED
+from core.metrics import TOKENS, TURNS_REFUSED
+from core.schema import current_tenant
 from tenants.models import Tenant, TenantUsageDay
-from tenants.schema import current_tenant
 
 _MILLION = Decimal(1_000_000)
 _SIX_DECIMALS = Decimal("0.000001")

@@ -19,9 +19,9 @@ from chat.services.actions import (
     pending_action_execute,
 )
 from chat.services.turns import CollectingEvents, turn_resume
+from core.schema import use_public_schema
 from tenants.models import Tenant
 from tenants.roles import APPROVER
-from tenants.schema import use_public_schema
 from tests.chat.conftest import People, TurnRunner
 from tests.chat.scripted import ScriptedChatModel, tool_call
 from tests.tenants.factories import make_user

@@ -21,7 +21,7 @@ from chat.services.realtime import (
     message_send,
     turn_execute,
 )
-from tenants.schema import current_schema
+from core.schema import current_schema
 from tests.chat.conftest import People
 
 

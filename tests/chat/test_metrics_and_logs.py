@@ -13,7 +13,7 @@ from langchain_core.messages import AIMessage
 
 from chat.models import Message, PendingAction
 from chat.services.actions import pending_action_decide
-from config.logs import JsonFormatter
+from core.logs import JsonFormatter
 from tests.chat.conftest import People, TurnRunner
 from tests.chat.scripted import ScriptedChatModel, tool_call
 from tests.metrics import Samples, moved, parse

@@ -14,7 +14,7 @@ from pytest_django.fixtures import Settings as SettingsWrapper
 from chat.models import Message
 from chat.services.turns import turn_start
 from chat.tasks import run_turn
-from config.tracing import tracing_reset, tracing_setup
+from core.tracing import tracing_reset, tracing_setup
 from tenants.models import Tenant
 from tests.chat.conftest import People, TurnRunner
 from tests.chat.scripted import ScriptedChatModel, tool_call
@@ -73,7 +73,7 @@ def test_an_http_request_has_a_span_naming_its_path_and_status(
 
 
 def test_without_otel_enabled_nothing_is_traced(ask: TurnRunner) -> None:
-    from config import tracing
+    from core import tracing
 
     ask("hello", model=ScriptedChatModel(replies=[AIMessage("Hi.")]))
 

@@ -8,7 +8,7 @@ import pytest
 from asgiref.sync import async_to_sync
 from django.test import Client
 
-from config.infra import EmbeddedInfra
+from core.infra import EmbeddedInfra
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from config.env import ImproperlyConfiguredEnv, env_bool, env_int, env_url
+from core.env import ImproperlyConfiguredEnv, env_bool, env_int, env_url
 
 ROOT = Path(__file__).resolve().parents[2]
 

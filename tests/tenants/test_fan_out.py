@@ -7,9 +7,9 @@ import time
 import redis
 from django.conf import settings
 
-from config.celery import app
+from core.celery import app
+from core.schema import current_schema
 from tenants.models import Tenant
-from tenants.schema import current_schema
 from tenants.tasks import fan_out
 
 SEEN_KEY = "cs:test:fan-out-seen"

@@ -14,10 +14,10 @@ from django.test import Client
 from django_tenants.utils import tenant_context
 
 from config.asgi import application
-from config.celery import app
+from core.celery import app
+from core.schema import current_schema, use_public_schema
 from tenants.models import Tenant
 from tenants.roles import TENANT_ADMIN
-from tenants.schema import current_schema, use_public_schema
 from tests.conftest import host_client
 from tests.tenants.factories import PASSWORD, make_user
 

@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field
 from chat.agent.db import conninfo
 from chat.agent.tools.spec import function_spec
 from chat.agent.tools.sql_guard import UnsafeQueryError, validate_select
-from tenants.schema import current_schema
+from core.schema import current_schema
 
 logger = logging.getLogger(__name__)
 QUERY_DATA_TOOL_NAME = "query_data"

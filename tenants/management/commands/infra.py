@@ -1,11 +1,11 @@
-"""`manage.py infra up|down|status|urls`: the embedded PostgreSQL and Redis (config/infra.py)."""
+"""`manage.py infra up|down|status|urls`: the embedded PostgreSQL and Redis (core/infra.py)."""
 
 from typing import Any
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from config.infra import InfraError, default_infra
+from core.infra import InfraError, default_infra
 
 
 class Command(BaseCommand):

@@ -93,7 +93,7 @@ class CeleryQueueDepth(Collector):
     def collect(self) -> Iterator[Metric]:
         import redis
 
-        from config.celery import app
+        from core.celery import app
 
         family = GaugeMetricFamily(
             "celery_queue_depth",

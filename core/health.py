@@ -13,8 +13,8 @@ from django.db import DatabaseError, connection
 from django.db.migrations.executor import MigrationExecutor
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
-from config.metrics import metrics_view
-from tenants.schema import use_public_schema
+from core.metrics import metrics_view
+from core.schema import use_public_schema
 
 
 def readiness_problems() -> list[str]:

@@ -41,7 +41,7 @@ class CountersignTask(TenantTask):
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self.tenant_required:
-            from tenants.schema import PUBLIC, current_schema
+            from core.schema import PUBLIC, current_schema
 
             if current_schema() in ("", PUBLIC):
                 raise MissingTenantError(
@@ -59,7 +59,7 @@ app.autodiscover_tasks()
 @task_postrun.connect(dispatch_uid="countersign_reset_schema")
 def reset_schema_after_task(**_: Any) -> None:
     """Leave every worker thread on the public schema, whatever the task did or raised."""
-    from tenants.schema import PUBLIC, current_schema, use_public_schema
+    from core.schema import PUBLIC, current_schema, use_public_schema
 
     if current_schema() != PUBLIC:
         use_public_schema()
@@ -73,7 +73,7 @@ def json_logs_in_workers(logger: Any, **_: Any) -> None:
     from django.conf import settings
 
     if settings.LOG_FORMAT == "json":
-        from config.logs import JsonFormatter
+        from core.logs import JsonFormatter
 
         for handler in logger.handlers:
             handler.setFormatter(JsonFormatter())
@@ -81,27 +81,27 @@ def json_logs_in_workers(logger: Any, **_: Any) -> None:
 
 @worker_init.connect(dispatch_uid="countersign_tracing")
 def tracing_in_workers(**_: Any) -> None:
-    from config.tracing import tracing_setup_from_settings
+    from core.tracing import tracing_setup_from_settings
 
     tracing_setup_from_settings()
 
 
 @task_prerun.connect(dispatch_uid="countersign_task_span_start")
 def task_span_start(task_id: str, task: Any, **_: Any) -> None:
-    from config.tracing import task_span_start
+    from core.tracing import task_span_start
 
     task_span_start(task_id=task_id, task_name=task.name)
 
 
 @task_failure.connect(dispatch_uid="countersign_task_span_failed")
 def task_span_failed(task_id: str, **_: Any) -> None:
-    from config.tracing import task_span_end
+    from core.tracing import task_span_end
 
     task_span_end(task_id=task_id, failed=True)
 
 
 @task_postrun.connect(dispatch_uid="countersign_task_span_end")
 def task_span_end(task_id: str, **_: Any) -> None:
-    from config.tracing import task_span_end
+    from core.tracing import task_span_end
 
     task_span_end(task_id=task_id, failed=False)
