@@ -202,15 +202,6 @@ def _decode(entries: Iterable[tuple[Any, Any]] | None) -> list[dict[str, Any]]:
     return events
 
 
-def events_after(
-    *, schema: str, conversation_uuid: str, after: int, until: int | None = None
-) -> list[dict[str, Any]]:
-    """Stored events with ``after < seq`` (and ``seq <= until``), in order."""
-    _, stream_key = _keys(schema, conversation_uuid)
-    end = f"{until}-1" if until is not None else "+"
-    return _decode(_redis().xrange(stream_key, min=f"{after + 1}-0", max=end))
-
-
 async def events_after_async(
     *, schema: str, conversation_uuid: str, after: int, until: int | None = None
 ) -> list[dict[str, Any]]:

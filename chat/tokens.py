@@ -48,9 +48,3 @@ def user_for_token(token: str) -> User | None:
 
 def api_token_revoke(*, token: ApiToken) -> None:
     ApiToken.objects.filter(pk=token.pk, revoked_at__isnull=True).update(revoked_at=timezone.now())
-
-
-def bearer_token(authorization: str) -> str | None:
-    """The token of an ``Authorization: Bearer <token>`` header value, or None."""
-    scheme, _, value = authorization.partition(" ")
-    return value.strip() or None if scheme.lower() == "bearer" else None

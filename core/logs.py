@@ -40,10 +40,6 @@ def log_context(**ids: object) -> Iterator[None]:
         _context.reset(token)
 
 
-def current_log_context() -> dict[str, str]:
-    return dict(_context.get())
-
-
 class JsonFormatter(logging.Formatter):
     """One JSON object per line: time, level, logger, message, the context ids and extras."""
 

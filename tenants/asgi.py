@@ -160,8 +160,3 @@ def tenant_database_sync_to_async(
         return _database_call(in_tenant)
 
     return decorate
-
-
-def tenant_group_name(tenant: Tenant, *parts: str) -> str:
-    """A channel-layer group name, always prefixed with the tenant schema (built server-side)."""
-    return ".".join([tenant.schema_name, *parts])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from actions.tools.registry import tool_policy, write_tools
+from actions.tools.registry import enabled_write_tools, write_tools
 from chat.agent.tools.query_data import QUERY_DATA_TOOL_NAME, query_data_spec
 from chat.agent.tools.search_knowledge import SEARCH_TOOL_NAME, search_knowledge_spec
 from chat.agent.tools.spec import function_spec
@@ -26,5 +26,5 @@ def write_tool_names() -> set[str]:
 
 
 def enabled_write_tool_names() -> list[str]:
-    """Write tools the current tenant's policy leaves switched on."""
-    return [tool.name for tool in write_tools() if tool_policy(tool.name).enabled]
+    """Write tools the current tenant's policy leaves switched on (one read, no writes)."""
+    return [tool.name for tool in enabled_write_tools()]

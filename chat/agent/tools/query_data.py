@@ -8,7 +8,6 @@ exists, as that SELECT-only role. Rows are capped at ``QUERY_DATA_ROW_LIMIT``.
 
 from __future__ import annotations
 
-import json
 import logging
 from typing import Any
 
@@ -153,7 +152,3 @@ def _assume_reader_role(cursor: Any, schema: str) -> None:
 
 def _jsonable(value: Any) -> Any:
     return value if isinstance(value, (int, float, str, bool, type(None))) else str(value)
-
-
-def query_result_message(result: dict[str, Any]) -> str:
-    return json.dumps(result, ensure_ascii=False, default=str)
