@@ -7,6 +7,7 @@ the uuid doubles as the idempotency key that makes re-executing an action create
 
 from __future__ import annotations
 
+import re
 import uuid
 
 from django.conf import settings
@@ -14,6 +15,9 @@ from django.contrib.auth.models import Group
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models.functions import Lower
+
+# A Telegram chat: a numeric id (negative for groups) or a public @username.
+TELEGRAM_CHAT = re.compile(r"^(-?\d{1,20}|@[A-Za-z][A-Za-z0-9_]{4,31})$")
 
 
 class ContactGroup(models.Model):
@@ -59,7 +63,6 @@ class Contact(models.Model):
         """Store the phone in E.164 and check the chat id (admin forms call this), or say what
         is wrong with them."""
         from actions.phone import InvalidPhoneNumber, normalize_e164
-        from actions.selectors import TELEGRAM_CHAT
 
         errors: dict[str, str] = {}
         if self.phone.strip():

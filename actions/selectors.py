@@ -17,7 +17,14 @@ from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 from django.db.models import Q
 
-from actions.models import Announcement, Contact, ContactGroup, OutboundMessage, ToolPolicy
+from actions.models import (
+    TELEGRAM_CHAT,
+    Announcement,
+    Contact,
+    ContactGroup,
+    OutboundMessage,
+    ToolPolicy,
+)
 from actions.phone import InvalidPhoneNumber, normalize_e164
 from tenants.roles import APPROVER
 
@@ -36,7 +43,6 @@ ADDRESS_NOUN: Final[dict[str, str]] = {
 }
 
 _LOOKS_LIKE_PHONE = re.compile(r"^\+?[\d\s().-]{3,}$")
-TELEGRAM_CHAT = re.compile(r"^(-?\d{1,20}|@[A-Za-z][A-Za-z0-9_]{4,31})$")
 
 
 class RecipientError(ValueError):

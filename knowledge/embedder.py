@@ -12,8 +12,7 @@ from contextlib import contextmanager
 
 from django.conf import settings
 
-from knowledge.embeddings import Embedder, build_embedder
-from knowledge.models import EMBEDDING_DIMENSIONS
+from knowledge.embeddings import EMBEDDING_DIMENSIONS, Embedder, build_embedder
 
 
 class EmbeddingConfigError(ValueError):

@@ -177,6 +177,8 @@ class OpenAIEmbedder:
         return vectors
 
 
+# The chunk table's vector(N) column: every configured model must produce this many dimensions.
+EMBEDDING_DIMENSIONS = 384
 BACKENDS = ("local", "openai")
 
 

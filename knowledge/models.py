@@ -18,10 +18,10 @@ from django.db import models
 from pgvector.django import HnswIndex, VectorField
 
 from core.schema import current_schema
+from knowledge.embeddings import EMBEDDING_DIMENSIONS
 
 # The column's size is fixed by the migration; a model of another size needs a new migration
 # (see README "Changing the embedding model").
-EMBEDDING_DIMENSIONS = 384
 # HNSW build parameters (pgvector's defaults, written down so the benchmark can cite them).
 HNSW_M = 16
 HNSW_EF_CONSTRUCTION = 64
