@@ -142,11 +142,7 @@ def pending_action_decide(
     if action.status != Status.PENDING:
         raise ActionStateError(f"this action is already {action.status}")
     edit: dict[str, Any] | None = None
-    if (
-        decision == "approve"
-        and arguments
-        and arguments_hash(arguments) != action.arguments_hash
-    ):
+    if decision == "approve" and arguments and arguments_hash(arguments) != action.arguments_hash:
         try:
             normalised, description = _validated(action.tool, arguments)
         except ToolError as error:

@@ -49,8 +49,7 @@ NOBODY = QueryViewer(user_id=0, tools=())
             "pg_stat_all_tables is not available",
         ),
         (
-            "WITH x AS (WITH pg_user AS (SELECT 1) SELECT * FROM pg_user) "
-            "SELECT * FROM x, pg_user",
+            "WITH x AS (WITH pg_user AS (SELECT 1) SELECT * FROM pg_user) SELECT * FROM x, pg_user",
             "pg_user is not available",
         ),
         (

@@ -227,3 +227,9 @@ def test_a_websocket_without_credentials_is_refused(
 
 def test_a_websocket_to_an_unknown_host_is_refused(transactional_db: None) -> None:
     assert _connect("nobody.localhost", origin="http://nobody.localhost")[1] == 4403
+
+
+def test_an_upper_case_host_serves_the_same_tenant_over_http(tenant_a: Tenant) -> None:
+    response = Client(HTTP_HOST="ALPHA.LOCALHOST").get("/api/actions/")
+
+    assert response.status_code == 401, "the tenant's API answered, not a 404 for the host"
