@@ -3,7 +3,8 @@
 Pure: no Django. ``json.loads`` accepts things the rest of the stack cannot take: a NUL
 (PostgreSQL text and jsonb refuse it: a DataError deep inside a service), a lone surrogate
 such as ``"\\ud800"`` (not encodable as UTF-8: it fails wherever the value is written out
-again), nesting deep enough to exhaust the recursion limit, and integers too long to convert.
+again), nesting deep enough to exhaust the recursion limit, integers too long to convert, and
+``NaN`` / ``Infinity`` / ``1e400`` (not JSON by the standard, refused by PostgreSQL's jsonb).
 Each becomes a named error here, at the edge, so the transport answers 4xx / an ``error`` frame
 instead of a 500 or a dead socket. Strings are rejected rather than cleaned: a message silently
 changed on its way in is worse than a clear refusal the client can act on.
@@ -12,6 +13,7 @@ changed on its way in is worse than a clear refusal the client can act on.
 from __future__ import annotations
 
 import json
+import math
 import re
 from typing import Any
 
@@ -31,12 +33,23 @@ def loads_checked(raw: str | bytes) -> Any:
     """``json.loads`` for input from outside; raise ``MalformedJson`` or ``InvalidText``."""
     try:
         text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
-        value = json.loads(text)
+        value = json.loads(text, parse_constant=_no_constant, parse_float=_finite_float)
     except RecursionError:
         raise MalformedJson(f"JSON is nested deeper than {MAX_JSON_DEPTH} levels") from None
     except ValueError:  # JSONDecodeError, UnicodeDecodeError, an over-long integer
         raise MalformedJson("not valid JSON") from None
     _check(value)
+    return value
+
+
+def _no_constant(name: str) -> float:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text} is out of range")
     return value
 
 

@@ -46,7 +46,9 @@ def test_nesting_up_to_the_limit_is_accepted() -> None:
     assert loads_checked(raw) is not None
 
 
-@pytest.mark.parametrize("raw", [b"\xff\xfe", "{", "1" * 5000, ""])
+@pytest.mark.parametrize(
+    "raw", [b"\xff\xfe", "{", "1" * 5000, "", "NaN", '{"n": -Infinity}', "[1e400]"]
+)
 def test_bytes_that_are_not_json_are_malformed(raw: str | bytes) -> None:
     with pytest.raises(MalformedJson, match="not valid JSON"):
         loads_checked(raw)
