@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -12,7 +13,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpRe
 from django.views.decorators.http import require_GET, require_POST
 from django_tenants.utils import tenant_context
 
-from chat.events import action_payload, follow_events
+from chat.events import MAX_SEQ, action_payload, follow_events
 from chat.models import Conversation, PendingAction
 from chat.openapi import openapi_document
 from chat.selectors import actions_visible
@@ -83,13 +84,14 @@ def _text(body: dict[str, Any]) -> str:
 
 
 def _client_id(request: HttpRequest, body: dict[str, Any]) -> str | None:
-    value = body.get("client_id") or request.headers.get("Idempotency-Key")
-    if value is None:
-        return None
+    """The body's ``client_id`` (a uuid, or 400), else an ``Idempotency-Key`` that is one."""
+    if body.get("client_id") is not None:
+        try:
+            return str(uuid.UUID(str(body["client_id"])))
+        except ValueError:
+            raise ApiError(400, "bad_request", "'client_id' must be a uuid") from None
     try:
-        import uuid
-
-        return str(uuid.UUID(str(value)))
+        return str(uuid.UUID(request.headers.get("Idempotency-Key", "")))
     except ValueError:
         return None  # a free-form Idempotency-Key is honoured by @idempotent instead
 
@@ -234,9 +236,11 @@ async def conversation_events(
     if request.method != "GET":
         return error_response(405, "method_not_allowed", "use GET")
     tenant = request.tenant  # type: ignore[attr-defined]  # set by django-tenants
-    raw_after = request.headers.get("Last-Event-ID") or request.GET.get("after", "0")
-    if not raw_after.isdigit():
-        return error_response(400, "bad_request", "'after' must be a non-negative integer")
+    after = _after(request.headers.get("Last-Event-ID") or request.GET.get("after", "0"))
+    if after is None:
+        return error_response(
+            400, "bad_request", f"'after' must be an integer from 0 to {MAX_SEQ - 1}"
+        )
 
     def authorize() -> str | None:
         with tenant_context(tenant):
@@ -254,11 +258,19 @@ async def conversation_events(
         return error_response(401, "unauthenticated", "authentication required")
     if problem == "not_found":
         return error_response(404, "not_found", "no such conversation")
-    stream = _event_stream(tenant.schema_name, str(conversation), int(raw_after))
+    stream = _event_stream(tenant.schema_name, str(conversation), after)
     response = StreamingHttpResponse(stream, content_type="text/event-stream")
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"
     return response
+
+
+def _after(raw: str) -> int | None:
+    """``after`` as an int in [0, MAX_SEQ), or None (ASCII digits only: ``"²".isdigit()``)."""
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > 19:
+        return None
+    after = int(raw)
+    return after if after < MAX_SEQ else None
 
 
 async def _event_stream(schema: str, conversation: str, after: int) -> AsyncIterator[bytes]:

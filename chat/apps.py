@@ -31,8 +31,8 @@ class ChatConfig(AppConfig):
 
 
 def _reader_role_after_migrate(sender: Any, **kwargs: Any) -> None:
-    from chat.agent.tools.query_data import reader_role_sync
+    from chat.agent.tools.query_data import query_schema_sync
     from core.schema import PUBLIC, current_schema
 
     if sender is list(apps.get_app_configs())[-1] and current_schema() != PUBLIC:
-        reader_role_sync()
+        query_schema_sync()

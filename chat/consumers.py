@@ -20,7 +20,13 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.contrib.auth.models import User
 
-from chat.events import approvals_group, conversation_group, events_after_async, last_seq
+from chat.events import (
+    MAX_SEQ,
+    approvals_group,
+    conversation_group,
+    events_after_async,
+    last_seq,
+)
 from chat.services.actions import (
     ActionInvalidArguments,
     ActionNotFound,
@@ -39,6 +45,7 @@ from chat.services.turns import ConversationNotFound, TurnInvalid
 from chat.services.usage import BudgetExhausted
 from core.logs import log_context
 from tenants.asgi import tenant_database_sync_to_async
+from tenants.jsoninput import InvalidText, MalformedJson, loads_checked
 
 _ERRORS: dict[type[Exception], str] = {
     ConversationNotFound: "not_found",
@@ -124,9 +131,11 @@ class ChatConsumer(AsyncWebsocketConsumer):
                 "frame_too_large", f"frames are limited to {settings.WS_MAX_FRAME_BYTES} bytes"
             )
         try:
-            frame = json.loads(text_data)
-        except json.JSONDecodeError:
-            raise FrameError("bad_frame", "frame is not valid JSON") from None
+            frame = loads_checked(text_data)
+        except MalformedJson as error:
+            raise FrameError("bad_frame", f"frame is not usable: {error}") from None
+        except InvalidText as error:
+            raise FrameError("invalid_text", str(error)) from None
         if not isinstance(frame, dict) or not isinstance(frame.get("type"), str):
             raise FrameError("bad_frame", "frame must be a JSON object with a 'type'")
         return frame
@@ -195,8 +204,8 @@ class ChatConsumer(AsyncWebsocketConsumer):
     async def _chat_subscribe(self, frame: dict[str, Any]) -> None:
         conversation = _uuid_field(frame, "conversation")
         after = frame.get("after", 0)
-        if not isinstance(after, int) or isinstance(after, bool) or after < 0:
-            raise FrameError("bad_frame", "'after' must be a non-negative integer")
+        if not isinstance(after, int) or isinstance(after, bool) or not 0 <= after < MAX_SEQ:
+            raise FrameError("bad_frame", f"'after' must be an integer from 0 to {MAX_SEQ - 1}")
         assert conversation is not None
         await self._as_user(
             lambda user: conversation_for_viewer(user=user, conversation_uuid=conversation)

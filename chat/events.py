@@ -37,6 +37,10 @@ redis.call('EXPIRE', KEYS[2], ARGV[3])
 return seq
 """
 
+# Client-given ``after`` values are below this: a seq is a Redis stream id's first part (an
+# unsigned 64-bit integer, and ``after + 1`` must still be one), and PostgreSQL's bigint.
+MAX_SEQ = 2**63
+
 
 def _keys(schema: str, conversation_uuid: str) -> tuple[str, str]:
     base = f"cs:{schema}:conv:{conversation_uuid}"

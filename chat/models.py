@@ -46,7 +46,16 @@ class Message(models.Model):
     # {"input_tokens": .., "output_tokens": .., "model": ".."}
     usage = models.JSONField(default=dict, blank=True)
     run_id = models.UUIDField(null=True, blank=True, db_index=True)
-    # Set on user messages: the client's id, so a re-sent chat.send is not run twice.
+    # Set on user messages: who sent it and the client's id for it. A client id is unique per
+    # sender, not per conversation: a first chat.send retried after a reconnect has no
+    # conversation yet, and must find the one its first attempt created.
+    sender = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
     client_id = models.UUIDField(null=True, blank=True)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.COMPLETE)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -55,8 +64,8 @@ class Message(models.Model):
         ordering = ["created_at", "id"]
         constraints = [
             models.UniqueConstraint(
-                fields=["conversation", "client_id"],
-                name="message_client_id_once",
+                fields=["sender", "client_id"],
+                name="message_client_id_once_per_sender",
                 condition=models.Q(client_id__isnull=False),
             ),
             # A run produces at most one assistant reply, even when a worker redelivers it.

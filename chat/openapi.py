@@ -15,11 +15,15 @@ def _json(schema: dict[str, Any], description: str) -> dict[str, Any]:
 
 def _errors(*codes: int) -> dict[str, Any]:
     text = {
-        400: "bad input",
+        400: (
+            "bad input: code bad_request (malformed or over-nested JSON, a bad field), "
+            "invalid_text (a NUL or an unpaired surrogate in a string), or the endpoint's own"
+        ),
         401: "no valid token or session",
         403: "forbidden (or CSRF)",
         404: "not found in this tenant",
         409: "conflicting state",
+        413: "the body is over DATA_UPLOAD_MAX_MEMORY_SIZE (code too_large)",
         429: "the tenant's monthly token budget is spent (code budget_exhausted)",
     }
     return {str(code): _json(_ERROR, text[code]) for code in codes}
@@ -41,7 +45,13 @@ _SEND = {
     "required": ["text"],
     "properties": {
         "text": {"type": "string", "maxLength": 4000},
-        "client_id": {**_UUID, "description": "A repeated client_id is not run twice."},
+        "client_id": {
+            **_UUID,
+            "description": (
+                "Unique per user: a client_id this user already sent (in any conversation, or "
+                "in a first send retried) returns the original 202 and runs nothing."
+            ),
+        },
     },
 }
 _ACCEPTED = {"type": "object", "properties": {"conversation": _UUID, "message": _UUID}}
@@ -57,7 +67,7 @@ def _decision(summary: str, body: dict[str, Any]) -> dict[str, Any]:
             "requestBody": {"content": {"application/json": {"schema": schema}}},
             "responses": {
                 "200": _json({"type": "object"}, "decided"),
-                **_errors(400, 401, 403, 404, 409),
+                **_errors(400, 401, 403, 404, 409, 413),
             },
         }
     }
@@ -84,7 +94,7 @@ def openapi_document() -> dict[str, Any]:
                     },
                     "responses": {
                         "202": _json(_ACCEPTED, "stored; the turn runs in a worker"),
-                        **_errors(400, 401, 403, 409, 429),
+                        **_errors(400, 401, 403, 409, 413, 429),
                     },
                 }
             },
@@ -108,7 +118,7 @@ def openapi_document() -> dict[str, Any]:
                     },
                     "responses": {
                         "202": _json(_ACCEPTED, "stored; the turn runs in a worker"),
-                        **_errors(400, 401, 404, 409, 429),
+                        **_errors(400, 401, 404, 409, 413, 429),
                     },
                 }
             },
@@ -120,9 +130,13 @@ def openapi_document() -> dict[str, Any]:
                         {
                             "name": "after",
                             "in": "query",
-                            "schema": {"type": "integer", "minimum": 0},
+                            "schema": {"type": "integer", "minimum": 0, "maximum": 2**63 - 1},
                         },
-                        {"name": "Last-Event-ID", "in": "header", "schema": {"type": "integer"}},
+                        {
+                            "name": "Last-Event-ID",
+                            "in": "header",
+                            "schema": {"type": "integer", "minimum": 0, "maximum": 2**63 - 1},
+                        },
                     ],
                     "responses": {
                         "200": {
@@ -173,7 +187,13 @@ def openapi_document() -> dict[str, Any]:
             },
             "/api/actions/{action}/approve": _decision(
                 "Approve, optionally with edited arguments",
-                {"arguments": {"type": "object"}, "note": {"type": "string"}},
+                {
+                    "arguments": {
+                        "type": "object",
+                        "description": "An edit; empty or absent approves the proposal as is.",
+                    },
+                    "note": {"type": "string"},
+                },
             ),
             "/api/actions/{action}/reject": _decision("Reject", {"note": {"type": "string"}}),
             "/api/kb/search/": {

@@ -112,7 +112,7 @@ MIDDLEWARE = [
     "core.health.HealthCheckMiddleware",
     # Static files (the pages' CSS and JS, the admin's) on every host, before tenant lookup.
     "whitenoise.middleware.WhiteNoiseMiddleware",
-    "django_tenants.middleware.main.TenantMainMiddleware",
+    "tenants.middleware.TenantMiddleware",  # django-tenants', case-insensitive hosts
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",

@@ -1,4 +1,9 @@
-"""HTTP API of the knowledge base: ``GET /api/kb/search/?q=…&k=5``."""
+"""HTTP API of the knowledge base: ``GET /api/kb/search/?q=…&k=5``.
+
+Behind the same edge as every other JSON API of a tenant host (``tenants.http.api_view``):
+bearer token or session, and the ``{"error": {"code", "message"}}`` shape. That edge lives in
+``tenants`` because ``knowledge`` must not import ``chat``.
+"""
 
 from __future__ import annotations
 
@@ -8,31 +13,25 @@ from django.http import HttpRequest, JsonResponse
 from django.views.decorators.http import require_GET
 
 from knowledge.selectors import MAX_K, SearchInputError, kb_search
+from tenants.http import ApiError, api_view
 
 MAX_QUERY_CHARS = 1000
 
 
 @require_GET
+@api_view({SearchInputError: (400, "bad_request")})
 def search(request: HttpRequest) -> JsonResponse:
-    """Ranked chunks for ``q`` (``k`` hits, default 5, at most 50), with their three scores.
-
-    Session-authenticated for now; 401 JSON when anonymous, 400 JSON for a bad ``q`` or ``k``.
-    """
-    if not request.user.is_authenticated:
-        return JsonResponse({"error": "authentication required"}, status=401)
+    """Ranked chunks for ``q`` (``k`` hits, default 5, at most 50), with their three scores."""
     query = request.GET.get("q", "").strip()
     if len(query) > MAX_QUERY_CHARS:
-        return JsonResponse(
-            {"error": f"q must be at most {MAX_QUERY_CHARS} characters"}, status=400
-        )
+        raise ApiError(400, "bad_request", f"q must be at most {MAX_QUERY_CHARS} characters")
+    if "\x00" in query:
+        raise ApiError(400, "invalid_text", "q must not contain NUL characters")
     try:
         k = int(request.GET.get("k", "5"))
     except ValueError:
-        return JsonResponse({"error": f"k must be an integer between 1 and {MAX_K}"}, status=400)
-    try:
-        result = kb_search(query=query, k=k)
-    except SearchInputError as error:
-        return JsonResponse({"error": str(error)}, status=400)
+        raise ApiError(400, "bad_request", f"k must be an integer between 1 and {MAX_K}") from None
+    result = kb_search(query=query, k=k)
     return JsonResponse(
         {
             "query": result.query,

@@ -99,9 +99,26 @@ def _user_for_bearer(tenant: Tenant, authorization: str) -> Any:
 
 
 def origin_matches_host(scope: Scope) -> bool:
-    """True when the Origin header names exactly the host (and port) the client connected to."""
+    """True when the Origin header names exactly the scheme, host and port the client
+    connected to: an ``http://`` page may not open a cookie-authenticated ``wss://`` socket (a
+    page on a plain-HTTP twin of the host is not the same origin, and may be an attacker's)."""
     origin, host = _header(scope, b"origin"), _header(scope, b"host")
-    return bool(origin and host) and urlsplit(origin).netloc.lower() == host.lower()
+    if not (origin and host):
+        return False
+    parts = urlsplit(origin)
+    return parts.scheme.lower() == _page_scheme(scope) and parts.netloc.lower() == host.lower()
+
+
+def _page_scheme(scope: Scope) -> str:
+    """The scheme of a page that may open this socket: https for wss, http for ws, honouring
+    ``X-Forwarded-Proto`` only where the deployment trusts it (``SECURE_PROXY_SSL_HEADER``,
+    set by ``TRUST_X_FORWARDED_PROTO``), as Django does for HTTP."""
+    trusted = settings.SECURE_PROXY_SSL_HEADER
+    if trusted is not None:
+        forwarded = _header(scope, b"x-forwarded-proto").split(",")[0].strip().lower()
+        if forwarded:
+            return "https" if forwarded == trusted[1] else "http"
+    return "https" if scope.get("scheme") == "wss" else "http"
 
 
 class TenantWebSocketMiddleware:

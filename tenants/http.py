@@ -2,18 +2,20 @@
 
 A request is authenticated by ``Authorization: Bearer <api token>`` (programs; no CSRF: a browser
 never sends this header by itself) or by the session cookie (browsers; CSRF enforced on unsafe
-methods). Failures are JSON: ``{"error": {"code": "...", "message": "..."}}``.
+methods). Failures are JSON: ``{"error": {"code": "...", "message": "..."}}``, including a
+body over ``DATA_UPLOAD_MAX_MEMORY_SIZE`` (413 ``too_large``, where Django alone answers an
+HTML 400) and text no layer can store (400 ``invalid_text``, see ``tenants.jsoninput``).
 """
 
 from __future__ import annotations
 
 import functools
-import json
 from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import User
+from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.middleware.csrf import CsrfViewMiddleware
 from django.utils.module_loading import import_string
@@ -21,6 +23,7 @@ from django.views.decorators.csrf import csrf_exempt
 
 from core.logs import log_context
 from core.schema import current_schema
+from tenants.jsoninput import InvalidText, MalformedJson, loads_checked
 
 
 class ApiError(Exception):
@@ -64,9 +67,11 @@ def json_body(request: HttpRequest) -> dict[str, Any]:
     if not request.body:
         return {}
     try:
-        body = json.loads(request.body)
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        raise ApiError(400, "bad_request", "the body is not valid JSON") from None
+        body = loads_checked(request.body)
+    except MalformedJson as error:
+        raise ApiError(400, "bad_request", f"the body is not usable: {error}") from None
+    except InvalidText as error:
+        raise ApiError(400, "invalid_text", str(error)) from None
     if not isinstance(body, dict):
         raise ApiError(400, "bad_request", "the body must be a JSON object")
     return body
@@ -100,6 +105,9 @@ def api_view(
                     return view(request, *args, **kwargs)
             except ApiError as error:
                 return error_response(error.status, error.code, str(error))
+            except RequestDataTooBig:
+                limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+                return error_response(413, "too_large", f"the body is over {limit} bytes")
             except tuple(translations) as error:
                 # First match in declaration order, so list subclasses before their bases.
                 status, code = next(v for k, v in translations.items() if isinstance(error, k))

@@ -31,7 +31,8 @@ def tenant_get_or_create(*, spec: TenantSpec) -> tuple[Tenant, bool]:
         if tenant is None:
             tenant = Tenant(schema_name=spec.schema_name, name=spec.name)
             tenant.save(verbosity=0)
-        for index, domain in enumerate(spec.domains):
+        # Stored lower-case: hosts are looked up lower-cased (tenants.middleware, tenants.asgi).
+        for index, domain in enumerate(d.lower() for d in spec.domains):
             owner = Domain.objects.filter(domain=domain).exclude(tenant=tenant).first()
             if owner is not None:
                 raise TenantExistsError(f"domain {domain!r} already belongs to {owner.tenant}")
@@ -82,7 +83,9 @@ def platform_get_or_create(*, domain: str) -> Tenant:
         tenant, _ = Tenant.objects.get_or_create(
             schema_name="public", defaults={"name": "Countersign platform"}
         )
-        Domain.objects.get_or_create(domain=domain, defaults={"tenant": tenant, "is_primary": True})
+        Domain.objects.get_or_create(
+            domain=domain.lower(), defaults={"tenant": tenant, "is_primary": True}
+        )
         return tenant
 
 

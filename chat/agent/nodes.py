@@ -30,7 +30,7 @@ from chat.agent.tools import (
     tool_specs,
     write_tool_names,
 )
-from chat.agent.tools.query_data import QueryFailed, run_query
+from chat.agent.tools.query_data import QueryFailed, query_viewer, run_query
 from chat.agent.tools.search_knowledge import SEARCH_TOOL_NAME, run_search_knowledge
 from core.metrics import AGENT_ERRORS, SQL_RETRIES
 
@@ -81,7 +81,9 @@ def make_agent_node(model: BaseChatModel) -> Any:
     return agent
 
 
-def _read_tool_message(call: ToolCall, state: AgentState) -> tuple[ToolMessage, dict[str, Any]]:
+def _read_tool_message(
+    call: ToolCall, state: AgentState, *, user_id: int
+) -> tuple[ToolMessage, dict[str, Any]]:
     name = call["name"]
     if name == SEARCH_TOOL_NAME:
         content, new_sources = run_search_knowledge(call["args"], first_n=len(state["sources"]) + 1)
@@ -89,7 +91,8 @@ def _read_tool_message(call: ToolCall, state: AgentState) -> tuple[ToolMessage, 
             "sources": state["sources"] + new_sources
         }
     try:
-        result = run_query(str(call["args"].get("sql", "")))
+        viewer = query_viewer(user_id=user_id)
+        result = run_query(str(call["args"].get("sql", "")), viewer=viewer)
     except QueryFailed as error:
         SQL_RETRIES.inc()  # the model gets the error back to repair its query
         failures = state["sql_failures"] + 1
@@ -104,7 +107,7 @@ def read_tools(state: AgentState, config: RunnableConfig) -> dict[str, Any]:
     """Run every unanswered read-tool call; answer unknown tools without running anything."""
     messages: list[ToolMessage] = []
     update: dict[str, Any] = {}
-    with run_schema(config):
+    with run_schema(config) as run:
         for call in unanswered_calls(state):
             if call["name"] in write_tool_names():
                 continue
@@ -115,7 +118,11 @@ def read_tools(state: AgentState, config: RunnableConfig) -> dict[str, Any]:
                     ToolMessage(text, tool_call_id=call["id"], name=call["name"], status="error")
                 )
                 continue
-            message, changes = _read_tool_message(call, {**state, **update})  # type: ignore[typeddict-item]
+            message, changes = _read_tool_message(
+                call,
+                {**state, **update},  # type: ignore[typeddict-item]
+                user_id=run["user_id"],
+            )
             messages.append(message)
             update.update(changes)
     return {"messages": messages, **update}

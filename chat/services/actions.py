@@ -129,7 +129,10 @@ def pending_action_decide(
     arguments: dict[str, Any] | None = None,
     note: str = "",
 ) -> PendingAction:
-    """Approve (optionally with edited arguments) or reject; exactly one decision wins."""
+    """Approve (optionally with edited arguments) or reject; exactly one decision wins.
+
+    Empty ``arguments`` (``{}``, as in the documented frame) mean "no edit": no tool takes
+    zero arguments, so an edit to nothing is never what a caller means."""
     if decision not in ("approve", "reject"):
         raise ActionStateError(f"unknown decision {decision!r}; use approve or reject")
     action = action_get(action_id=action_id)
@@ -139,11 +142,7 @@ def pending_action_decide(
     if action.status != Status.PENDING:
         raise ActionStateError(f"this action is already {action.status}")
     edit: dict[str, Any] | None = None
-    if (
-        decision == "approve"
-        and arguments is not None
-        and arguments_hash(arguments) != action.arguments_hash
-    ):
+    if decision == "approve" and arguments and arguments_hash(arguments) != action.arguments_hash:
         try:
             normalised, description = _validated(action.tool, arguments)
         except ToolError as error:

@@ -100,7 +100,13 @@ def turn_start(
     client_id: uuid.UUID | str | None = None,
 ) -> tuple[Conversation, Message, bool]:
     """Store the user's message. Returns (conversation, message, created); a ``client_id``
-    already used in the conversation returns the stored message with ``created`` False."""
+    this user already sent (in any conversation, or with no conversation yet) returns the
+    stored message with ``created`` False. Two concurrent sends of one ``client_id`` store one
+    message: the database's unique constraint decides, the loser returns the winner's."""
+    if client_id is not None:
+        existing = _sent_before(user=user, client_id=client_id)
+        if existing is not None:
+            return existing.conversation, existing, False
     text = (text or "").strip()
     if not text:
         raise TurnInvalid("the message is empty")
@@ -108,6 +114,33 @@ def turn_start(
         raise TurnInvalid(
             f"the message is longer than {settings.CHAT_MAX_MESSAGE_CHARS} characters"
         )
+    try:
+        with transaction.atomic():  # a savepoint: losing the race rolls back our conversation
+            return _store_message(
+                user=user, text=text, conversation_uuid=conversation_uuid, client_id=client_id
+            )
+    except IntegrityError:
+        twin = _sent_before(user=user, client_id=client_id) if client_id is not None else None
+        if twin is None:
+            raise
+        return twin.conversation, twin, False
+
+
+def _sent_before(*, user: User, client_id: uuid.UUID | str) -> Message | None:
+    return (
+        Message.objects.select_related("conversation")
+        .filter(sender=user, client_id=client_id)
+        .first()
+    )
+
+
+def _store_message(
+    *,
+    user: User,
+    text: str,
+    conversation_uuid: uuid.UUID | str | None,
+    client_id: uuid.UUID | str | None,
+) -> tuple[Conversation, Message, bool]:
     if conversation_uuid is None:
         conversation = Conversation.objects.create(user=user, title=text[:80])
     else:
@@ -115,12 +148,12 @@ def turn_start(
             conversation = Conversation.objects.get(uuid=conversation_uuid, user=user)
         except (Conversation.DoesNotExist, ValueError, TypeError) as error:
             raise ConversationNotFound("no such conversation") from error
-    if client_id is not None:
-        existing = Message.objects.filter(conversation=conversation, client_id=client_id).first()
-        if existing is not None:
-            return conversation, existing, False
     message = Message.objects.create(
-        conversation=conversation, role=Message.Role.USER, content=text, client_id=client_id
+        conversation=conversation,
+        role=Message.Role.USER,
+        content=text,
+        sender=user,
+        client_id=client_id,
     )
     conversation.save(update_fields=["updated_at"])
     return conversation, message, True

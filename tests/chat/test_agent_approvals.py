@@ -114,6 +114,20 @@ def test_an_edited_approval_sends_the_edited_text_and_the_audit_log_shows_it(
     assert log[1][2]["after"]["body"] == edited["body"]
 
 
+def test_approving_with_empty_arguments_approves_the_proposal_unedited(
+    proposed: tuple[PendingAction, ScriptedChatModel], people_a: People
+) -> None:
+    action, _ = proposed
+
+    decided = pending_action_decide(
+        action_id=action.id, user=people_a.approver, decision="approve", arguments={}
+    )
+
+    assert decided.status == PendingAction.Status.APPROVED
+    assert decided.arguments == action.arguments
+    assert not ActionEvent.objects.filter(action_id=action.id, kind="edited").exists()
+
+
 def test_approve_after_reject_is_a_clear_state_error(
     proposed: tuple[PendingAction, ScriptedChatModel], people_a: People
 ) -> None:

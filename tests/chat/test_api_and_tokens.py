@@ -135,6 +135,23 @@ def _pending_action(tenant: Tenant) -> PendingAction:
         )
 
 
+def test_an_http_approve_with_empty_arguments_approves_the_proposal_unedited(
+    tenant_a: Tenant,
+) -> None:
+    action = _pending_action(tenant_a)
+    approver = make_user(tenant_a, "april", role=APPROVER)
+    with tenant_context(tenant_a):
+        _, token = api_token_create(user=approver, name="x")
+
+    response = _bearer(tenant_a, token).post(
+        f"/api/actions/{action.id}/approve", {"arguments": {}}, content_type="application/json"
+    )
+
+    assert response.status_code == 200
+    decided = response.json()["action"]
+    assert decided["status"] == "approved" and decided["arguments"] == action.arguments
+
+
 @pytest.mark.django_db(transaction=True)
 def test_an_idempotency_key_makes_a_repeated_approve_return_the_first_answer(
     tenant_a: Tenant, celery_worker_thread: None

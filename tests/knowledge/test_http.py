@@ -6,6 +6,7 @@ import pytest
 from django.test import Client
 from django_tenants.utils import tenant_context
 
+from chat.tokens import api_token_create
 from tenants.models import Tenant
 from tests.knowledge.factories import EXPENSES, LEAVE_POLICY, make_document
 from tests.tenants.factories import http_login, make_user
@@ -24,7 +25,7 @@ def test_an_anonymous_request_gets_401_json(client_a: Client) -> None:
     response = client_a.get("/api/kb/search/", {"q": "leave"})
 
     assert response.status_code == 401
-    assert response.json() == {"error": "authentication required"}
+    assert response.json()["error"]["code"] == "unauthenticated"
 
 
 def test_a_signed_in_user_gets_ranked_chunks_with_three_scores(
@@ -64,7 +65,27 @@ def test_a_bad_q_or_k_gets_400_json_naming_the_problem(
     response = alice.get("/api/kb/search/", params)
 
     assert response.status_code == 400
-    assert response.json() == {"error": error}
+    assert response.json() == {"error": {"code": "bad_request", "message": error}}
+
+
+def test_a_bearer_token_is_accepted_as_openapi_promises(tenant_a: Tenant) -> None:
+    user = make_user(tenant_a, "robot")
+    with tenant_context(tenant_a):
+        make_document("Leave policy", LEAVE_POLICY)
+        _, token = api_token_create(user=user, name="search")
+    client = Client(HTTP_HOST="alpha.localhost", HTTP_AUTHORIZATION=f"Bearer {token}")
+
+    response = client.get("/api/kb/search/", {"q": "sick leave"})
+
+    assert response.status_code == 200
+    assert response.json()["results"][0]["document_title"] == "Leave policy"
+
+
+def test_a_nul_in_q_is_a_400_invalid_text(alice: Client) -> None:
+    response = alice.get("/api/kb/search/", {"q": "leave\x00"})
+
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == "invalid_text"
 
 
 def test_a_user_of_tenant_b_never_sees_tenant_a_chunks(

@@ -10,7 +10,7 @@ from asgiref.sync import async_to_sync
 from celery.signals import task_postrun
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import User
-from django.test import Client
+from django.test import Client, override_settings
 from django_tenants.utils import tenant_context
 
 from config.asgi import application
@@ -137,8 +137,14 @@ def test_the_worker_connection_is_public_after_every_task(
     assert schemas_after == ["public", "public"]
 
 
-def _connect(host: str, *, cookie: str = "", origin: str | None = None) -> tuple[bool, Any]:
-    headers = [(b"host", host.encode())]
+def _connect(
+    host: str,
+    *,
+    cookie: str = "",
+    origin: str | None = None,
+    extra: tuple[tuple[bytes, bytes], ...] = (),
+) -> tuple[bool, Any]:
+    headers = [(b"host", host.encode()), *extra]
     if origin is not None:
         headers.append((b"origin", origin.encode()))
     if cookie:
@@ -185,6 +191,34 @@ def test_a_websocket_whose_origin_is_not_its_host_is_refused(
     assert _connect("alpha.localhost", cookie=session, origin=None)[1] == 4403
 
 
+def test_a_websocket_whose_origin_has_another_scheme_is_refused(
+    transactional_db: None, tenant_a: Tenant
+) -> None:
+    make_user(tenant_a, "alice", role=TENANT_ADMIN)
+    session = _admin_session_cookie(host_client(tenant_a), "alice")
+
+    assert _connect("alpha.localhost", cookie=session, origin="https://alpha.localhost")[1] == 4403
+
+
+@override_settings(SECURE_PROXY_SSL_HEADER=("HTTP_X_FORWARDED_PROTO", "https"))
+def test_a_trusted_proxy_lets_an_https_page_open_the_socket_it_forwards(
+    transactional_db: None, tenant_a: Tenant
+) -> None:
+    make_user(tenant_a, "alice", role=TENANT_ADMIN)
+    session = _admin_session_cookie(host_client(tenant_a), "alice")
+    forwarded = ((b"x-forwarded-proto", b"https"),)
+
+    https_page = _connect(
+        "alpha.localhost", cookie=session, origin="https://alpha.localhost", extra=forwarded
+    )
+    http_page = _connect(
+        "alpha.localhost", cookie=session, origin="http://alpha.localhost", extra=forwarded
+    )
+
+    assert https_page == (True, {"type": "pong"})
+    assert http_page[1] == 4403
+
+
 def test_a_websocket_without_credentials_is_refused(
     transactional_db: None, tenant_a: Tenant
 ) -> None:
@@ -193,3 +227,9 @@ def test_a_websocket_without_credentials_is_refused(
 
 def test_a_websocket_to_an_unknown_host_is_refused(transactional_db: None) -> None:
     assert _connect("nobody.localhost", origin="http://nobody.localhost")[1] == 4403
+
+
+def test_an_upper_case_host_serves_the_same_tenant_over_http(tenant_a: Tenant) -> None:
+    response = Client(HTTP_HOST="ALPHA.LOCALHOST").get("/api/actions/")
+
+    assert response.status_code == 401, "the tenant's API answered, not a 404 for the host"

@@ -62,7 +62,9 @@ def test_tenant_create_command_makes_schema_domain_roles_and_admin() -> None:
     tenant.delete(force_drop=True)
 
 
-@pytest.mark.parametrize("schema", ["public", "Bad-Name", "9lives", "has space"])
+@pytest.mark.parametrize(
+    "schema", ["public", "Bad-Name", "9lives", "has space", "alpha__query", "x" * 57]
+)
 def test_tenant_create_refuses_a_bad_schema_name(db: None, schema: str) -> None:
     with pytest.raises(CommandError, match="schema"):
         call_command(

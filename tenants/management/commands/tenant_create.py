@@ -32,6 +32,10 @@ class Command(BaseCommand):
             raise CommandError(f"schema {schema!r}: {error.messages[0]}") from error
         if schema == "public" or not schema[0].isalpha() or "-" in schema:
             raise CommandError("schema must start with a letter, use [a-z0-9_] and not be 'public'")
+        # A tenant's read-only query views live in "<schema>__query" (chat's query_data), which
+        # must neither be another tenant's schema nor be cut at PostgreSQL's 63 characters.
+        if "__" in schema or len(schema) > 56:
+            raise CommandError("schema must not contain '__' nor be longer than 56 characters")
         password = options["admin_password"] or getpass.getpass("Password for the tenant admin: ")
         spec = TenantSpec(
             schema_name=schema.lower(), name=options["name"], domains=tuple(options["domain"])
