@@ -154,7 +154,7 @@ _TOOL_NOUNS_EN = r"(?:sms|text|text message|message|telegram|email|e mail|announ
 _CANCEL = _whole(
     r"(?:(?:oh|ok|okay|actually|wait|no|sorry|please|hmm|um|hold on|on second thought)\s+)*"
     r"(?:cancel|withdraw|scrap|drop|undo|call off|forget|never ?mind|dont send|do not send|"
-    r"stop)(?: (?:it|that|this|the|my|last|latest|one|that one|request|action|one please))*"
+    r"stop)(?: (?:it|that|this|the|my|last|latest|one))*"  # one word each: no backtracking blow-up
     rf"(?: (?P<tool>{_TOOL_NOUNS_EN}))?(?: (?:request|action))?(?: please| thanks| thank you)?",
     r"(?:(?:아니|아니야|아니요|아|앗|음|그냥|잠깐|잠깐만)\s*)*"
     r"(?:(?:그거|그것|이거|저거|방금 거|방금 것|방금 그거|방금|아까 거|아까 그거|아까)\s*)?"
@@ -163,6 +163,8 @@ _CANCEL = _whole(
     r"보내지 마|보내지마|보내지 마세요|보내지 말아줘|보내지 말아 줘|보내지 말아주세요|"
     r"철회|철회해|철회해줘|철회해 줘|철회해주세요|됐어|됐어요|안 보내도 돼|안 보내도 돼요)",
 )
+# Small talk and cancels are short; anything longer is a real message for the agent.
+_MAX_WHOLE_MESSAGE = 80
 # Bare "stop", "drop" or "forget" are too vague to withdraw anything: they need an object.
 _VAGUE_ALONE = frozenset({"stop", "drop", "forget", "undo", "scrap", "no stop"})
 
@@ -196,6 +198,12 @@ def route_message(text: str) -> Route | None:
     if not words:
         return None
     korean = bool(_HANGUL.search(words))
+    if len(words) <= _MAX_WHOLE_MESSAGE:
+        return _whole_message_route(words, korean=korean) or _tool_request(words, korean=korean)
+    return _tool_request(words, korean=korean)
+
+
+def _whole_message_route(words: str, *, korean: bool) -> Route | None:
     small_talk: tuple[tuple[SmallTalkKind, re.Pattern[str]], ...] = (
         ("greeting", _GREETING),
         ("thanks", _THANKS),
@@ -208,6 +216,10 @@ def route_message(text: str) -> Route | None:
     if cancel and words not in _VAGUE_ALONE:
         named = cancel.group("tool") or cancel.group("tool_ko")
         return Cancel(tool=_tool_named(named) if named else None, korean=korean)
+    return None
+
+
+def _tool_request(words: str, *, korean: bool) -> ToolRequest | None:
     tool = _requested_tool(words, korean=korean)
     return ToolRequest(tool, korean) if tool else None
 

@@ -223,3 +223,14 @@ def test_a_redelivered_cancel_answers_once_and_withdraws_once(
 
     assert again is not None and again.content == turn.reply.content
     assert ActionEvent.objects.filter(action=action, kind=ActionEvent.Kind.WITHDRAWN).count() == 1
+
+
+def test_another_tenants_switched_off_tool_is_still_offered_here(
+    ask: TurnRunner, tenant_b: Tenant
+) -> None:
+    with tenant_context(tenant_b):
+        ToolPolicy.objects.update_or_create(tool_name="send_telegram", defaults={"enabled": False})
+
+    turn = ask("help", model=_silent_model())
+
+    assert turn.reply is not None and "Telegram messages" in turn.reply.content

@@ -165,3 +165,22 @@ def test_nothing_to_cancel_names_the_tool_asked_about() -> None:
     assert nothing_to_cancel_reply("send_sms", korean=False) == (
         "There is no pending SMS of yours in this conversation, so nothing to cancel."
     )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "cancel " + "that one " * 440,
+        "hello " * 800,
+        "Never mind. " + "Here is the parent's e-mail I was sent this morning. " * 70,
+        "취소해줘 " * 800,
+    ],
+)
+def test_a_message_of_any_accepted_length_is_left_to_the_agent(text: str) -> None:
+    assert route_message(text[:4000]) is None
+
+
+def test_a_long_request_for_a_tool_is_still_recognised() -> None:
+    text = "Send a telegram to Emma Wilson saying " + "the trip is still on. " * 150
+
+    assert route_message(text[:4000]) == ToolRequest("send_telegram", korean=False)
