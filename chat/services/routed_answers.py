@@ -34,10 +34,9 @@ from chat.services.actions import ActionStateError, pending_action_withdraw
 class RoutedAnswer:
     text: str
     route: str  # small_talk | disabled_tool | cancel: for logs and metrics
-    # The action this message withdrew (its graph, waiting on it, must be closed out), and
-    # whether it was withdrawn just now (announce it) or by an earlier delivery of this message.
+    # The action this message withdrew (now, or in an earlier delivery of the same message):
+    # announce it, and close out the graph that waits on it.
     withdrawn: PendingAction | None = None
-    withdrawn_now: bool = False
 
 
 def routed_answer(*, conversation: Conversation, message: Message) -> RoutedAnswer | None:
@@ -73,4 +72,4 @@ def _withdraw(route: Cancel, *, conversation: Conversation, message: Message) ->
         action.refresh_from_db()
         return RoutedAnswer(too_late_reply(action.status, korean=route.korean), "cancel")
     text = withdrawn_reply(action.description, korean=route.korean)
-    return RoutedAnswer(text, "cancel", action, withdrawn_now=True)
+    return RoutedAnswer(text, "cancel", action)

@@ -195,9 +195,8 @@ def _reply_routed(
     """Store and stream the router's answer like any reply (one ``token`` frame, then
     ``done``); first announce a withdrawal and close out the graph that waited on it."""
     started = time.monotonic()
-    if routed.withdrawn_now and routed.withdrawn is not None:
-        events.action(routed.withdrawn)
     if routed.withdrawn is not None:
+        events.action(routed.withdrawn)  # again on a redelivery: watchers key cards by id
         _close_out_quietly(routed.withdrawn, model)
     events.token(routed.text)
     try:
@@ -256,16 +255,14 @@ def turn_resume(
     )
 
 
-def turn_close_out(*, action: PendingAction, model: BaseChatModel | None = None) -> bool:
+def turn_close_out(*, action: PendingAction, model: BaseChatModel | None = None) -> None:
     """Move a graph that waits on ``action`` (withdrawn in a later message) past its interrupt
     to the end of its turn, announcing and storing nothing: the message that withdrew it gets
-    the reply. Returns whether the graph was waiting on it."""
+    the reply. A graph not waiting on it is left alone."""
     graph = build_graph(model or build_chat_model())
     config = _config(action.conversation)
-    if not _waits_on(graph.get_state(config), action):
-        return False
-    graph.invoke(Command(resume={"action_id": str(action.id), "status": action.status}), config)
-    return True
+    if _waits_on(graph.get_state(config), action):
+        graph.invoke(Command(resume={"action_id": str(action.id), "status": action.status}), config)
 
 
 def _waits_on(state: StateSnapshot, action: PendingAction) -> bool:
