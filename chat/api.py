@@ -28,6 +28,7 @@ from chat.services.actions import (
 from chat.services.realtime import (
     ConversationBusy,
     action_decide,
+    action_withdraw,
     conversation_cancel,
     conversation_for_viewer,
     message_send,
@@ -213,6 +214,17 @@ def action_approve(request: HttpRequest, action: str) -> JsonResponse:
 @idempotent
 def action_reject(request: HttpRequest, action: str) -> JsonResponse:
     return _decide(request, action, "reject")
+
+
+@require_POST
+@api_view(ERRORS)
+@idempotent
+def action_withdraw_view(request: HttpRequest, action: str) -> JsonResponse:
+    note = json_body(request).get("note", "")
+    if not isinstance(note, str):
+        raise ApiError(400, "bad_request", "'note' must be a string")
+    withdrawn = action_withdraw(user=api_caller(request), action_id=str(action), note=note)
+    return JsonResponse({"action": action_payload(withdrawn, full=True)})
 
 
 @require_GET

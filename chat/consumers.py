@@ -36,6 +36,7 @@ from chat.services.actions import (
 from chat.services.realtime import (
     ConversationBusy,
     action_decide,
+    action_withdraw,
     conversation_cancel,
     conversation_for_viewer,
     message_send,
@@ -121,6 +122,7 @@ class ChatConsumer(AsyncWebsocketConsumer):
             "chat.subscribe": self._chat_subscribe,
             "chat.cancel": self._chat_cancel,
             "action.decide": self._action_decide,
+            "action.withdraw": self._action_withdraw,
         }
 
     def _parse(self, text_data: str | None, bytes_data: bytes | None) -> dict[str, Any]:
@@ -232,6 +234,15 @@ class ChatConsumer(AsyncWebsocketConsumer):
             lambda user: action_decide(
                 user=user, action_id=str(action), decision=decision, arguments=arguments, note=note
             )
+        )
+
+    async def _action_withdraw(self, frame: dict[str, Any]) -> None:
+        action = _uuid_field(frame, "action")
+        note = frame.get("note", "")
+        if not isinstance(note, str):
+            raise FrameError("bad_frame", "'note' must be a string")
+        await self._as_user(
+            lambda user: action_withdraw(user=user, action_id=str(action), note=note)
         )
 
     async def _as_user(self, work: Callable[[User], Any]) -> Any:

@@ -89,6 +89,7 @@ class PendingAction(models.Model):
         EXECUTED = "executed"
         FAILED = "failed"
         EXPIRED = "expired"
+        WITHDRAWN = "withdrawn"  # by its requester, before anyone decided (DESIGN §10)
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="actions")
@@ -141,6 +142,7 @@ class ActionEvent(models.Model):
         REJECTED = "rejected"
         EXECUTED = "executed"
         FAILED = "failed"
+        WITHDRAWN = "withdrawn"
 
     action = models.ForeignKey(PendingAction, on_delete=models.CASCADE, related_name="events")
     kind = models.CharField(max_length=16, choices=Kind.choices)

@@ -58,7 +58,7 @@ _ACCEPTED = {"type": "object", "properties": {"conversation": _UUID, "message": 
 
 
 def _decision(summary: str, body: dict[str, Any]) -> dict[str, Any]:
-    """approve and reject: the same shape, a different body."""
+    """approve, reject and withdraw: the same shape, a different body."""
     schema = {"type": "object", "properties": body}
     return {
         "post": {
@@ -175,6 +175,7 @@ def openapi_document() -> dict[str, Any]:
                                     "executed",
                                     "failed",
                                     "expired",
+                                    "withdrawn",
                                 ],
                             },
                         }
@@ -196,6 +197,11 @@ def openapi_document() -> dict[str, Any]:
                 },
             ),
             "/api/actions/{action}/reject": _decision("Reject", {"note": {"type": "string"}}),
+            "/api/actions/{action}/withdraw": _decision(
+                "Withdraw a pending action you requested (only its requester may; 409 once it "
+                "was decided)",
+                {"note": {"type": "string"}},
+            ),
             "/api/kb/search/": {
                 "get": {
                     "summary": "Hybrid search of the knowledge base",

@@ -25,6 +25,7 @@ STATUS_LABELS = {
     PendingAction.Status.EXECUTED: "Executed",
     PendingAction.Status.FAILED: "Failed",
     PendingAction.Status.EXPIRED: "Expired",
+    PendingAction.Status.WITHDRAWN: "Withdrawn",
 }
 TOOL_LABELS = {
     "send_sms": "Send SMS",
@@ -84,6 +85,7 @@ class ActionCard:
     created_at: Any
     fields: list[Field]
     can_decide: bool
+    can_withdraw: bool  # the viewer asked for it and nobody has decided yet
     refusal: str | None
     outcome: str
     note: str
@@ -140,6 +142,7 @@ def action_card(action: PendingAction, *, viewer: User) -> ActionCard:
         created_at=action.created_at,
         fields=_fields(action.tool, action.arguments),
         can_decide=pending and refusal is None,
+        can_withdraw=pending and action.requested_by_id == viewer.pk,
         refusal=refusal,
         outcome=outcome,
         note=action.note,

@@ -1,4 +1,4 @@
-"""Read-side queries for the web pages (the current tenant's schema)."""
+"""Read-side queries (the current tenant's schema): the web pages', and the router's."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from django.contrib.auth.models import User
 from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from actions.tools.registry import approval_refusal, tool_policy, write_tools
-from chat.models import Conversation, Message, PendingAction
+from chat.models import ActionEvent, Conversation, Message, PendingAction
 
 CONVERSATION_LIST_LIMIT = 50
 INBOX_LIMIT = 200
@@ -59,3 +59,28 @@ def inbox_count(*, tools: list[str]) -> int:
     if not tools:
         return 0
     return PendingAction.objects.filter(status=PendingAction.Status.PENDING, tool__in=tools).count()
+
+
+def action_to_withdraw(
+    *, conversation: Conversation, user: User, tool: str | None
+) -> PendingAction | None:
+    """``user``'s newest pending action in ``conversation`` (of ``tool``, when named)."""
+    pending = PendingAction.objects.filter(
+        conversation=conversation, requested_by=user, status=PendingAction.Status.PENDING
+    )
+    if tool is not None:
+        pending = pending.filter(tool=tool)
+    return pending.select_related("conversation").order_by("-created_at").first()
+
+
+def action_withdrawn_by(*, message: Message) -> PendingAction | None:
+    """The action that chat ``message`` withdrew ("cancel that"), if it already did."""
+    return (
+        PendingAction.objects.filter(
+            conversation_id=message.conversation_id,
+            events__kind=ActionEvent.Kind.WITHDRAWN,
+            events__data__message=str(message.uuid),
+        )
+        .select_related("conversation")
+        .first()
+    )

@@ -19,5 +19,6 @@ urlpatterns = [
     path("api/actions/", api.actions_list),
     path("api/actions/<uuid:action>/approve", api.action_approve),
     path("api/actions/<uuid:action>/reject", api.action_reject),
+    path("api/actions/<uuid:action>/withdraw", api.action_withdraw_view),
     path("api/openapi.json", api.openapi),
 ]

@@ -42,7 +42,7 @@ _FAST_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10)
 TURN_DURATION = Histogram(
     "chat_turn_duration_seconds",
     "Wall time of one run of the graph in a worker, by how it ended "
-    "(complete, paused for approval, cancelled, failed).",
+    "(complete, paused for approval, cancelled, failed, routed: answered by the router).",
     ["outcome"],
     buckets=_TURN_BUCKETS,
 )
@@ -59,7 +59,8 @@ TURNS_REFUSED = Counter(
 )
 HITL_DECISIONS = Counter(
     "hitl_decisions",
-    "Decisions on pending actions: approved, edited (approved with changed arguments), rejected.",
+    "Decisions on pending actions: approved, edited (approved with changed arguments), rejected, "
+    "withdrawn (by the requester).",
     ["decision"],
 )
 AGENT_ERRORS = Counter(

@@ -168,6 +168,33 @@ async function refreshCard(actionId) {
   return card;
 }
 
+// The requester takes back their own pending action; approvers see the card turn "Withdrawn".
+async function withdraw(button) {
+  const card = button.closest(".card");
+  const error = $(".withdraw-error", card);
+  button.disabled = true;
+  const response = await fetch(`/api/actions/${button.dataset.withdraw}/withdraw`, {
+    method: "POST",
+    credentials: "same-origin",
+    headers: { "Content-Type": "application/json", "X-CSRFToken": csrf, "Idempotency-Key": uuid4() },
+    body: "{}",
+  });
+  if (!response.ok) {
+    const payload = await response.json().catch(() => ({}));
+    error.textContent = payload.error?.message || `The withdrawal failed (${response.status}).`;
+    error.hidden = false;
+    button.disabled = false;
+    return;
+  }
+  await refreshCard(button.dataset.withdraw);
+  refreshCount();
+}
+
+document.addEventListener("click", (event) => {
+  const button = event.target.closest("button[data-withdraw]");
+  if (button) withdraw(button);
+});
+
 document.addEventListener("submit", (event) => {
   const form = event.target.closest("form.decide");
   if (!form) return;
@@ -277,7 +304,7 @@ function chatPage() {
       }
       case "action":
         if (thread.querySelector(`[data-action="${frame.action.id}"]`)) await refreshCard(frame.action.id);
-        if (frame.action.status === "rejected" || frame.action.status === "approved") setStatus("");
+        if (["rejected", "approved", "withdrawn"].includes(frame.action.status)) setStatus("");
         break;
       case "done": {
         const node = await fragment(`/c/${conversation}/m/${frame.message}/`);

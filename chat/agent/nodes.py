@@ -38,6 +38,11 @@ SQL_GIVE_UP = (
     "Sorry — I couldn't get a working query for that after several tries. Could you rephrase "
     "the question, or ask an administrator to look at the data directly?"
 )
+# Decisions after which the tool never runs, and the fixed reply that ends the turn.
+NOT_RUN = {
+    "rejected": "Okay — I cancelled that action. Nothing was sent or changed.",
+    "withdrawn": "Okay — I withdrew that request. Nothing was sent or changed.",
+}
 _CITATION = re.compile(r"\s?\[(\d+)\]")
 
 
@@ -154,38 +159,46 @@ def approval(state: AgentState, config: RunnableConfig) -> dict[str, Any]:
                     ToolMessage(text, tool_call_id=call["id"], name=call["name"], status="error")
                 ]
             }
-    decision = interrupt({"action_id": str(action.id)})
+    interrupt({"action_id": str(action.id)})
     with run_schema(config):
-        if decision.get("status") == "rejected":
-            outcome = {"status": "rejected", "summary": action.description}
+        action.refresh_from_db()  # the database, not the resume value, says what was decided
+        if action.status in NOT_RUN:
+            outcome = {"status": action.status, "summary": action.description}
         else:
             result = pending_action_execute(action_id=action.id)
             outcome = {"status": result.status, "summary": result.summary}
     return {
         "messages": [
             ToolMessage(
-                json.dumps(outcome, ensure_ascii=False), tool_call_id=call["id"], name=call["name"]
+                json.dumps(outcome, ensure_ascii=False),
+                tool_call_id=call["id"],
+                name=call["name"],
+                artifact={"status": outcome["status"]},  # what routing reads, never the text
             )
         ]
     }
 
 
+def _decision_status(message: Any) -> str | None:
+    """The status an approval node recorded on its tool message (None for other messages)."""
+    if isinstance(message, ToolMessage) and isinstance(message.artifact, dict):
+        return message.artifact.get("status")
+    return None
+
+
 def cancelled(state: AgentState) -> dict[str, Any]:
-    """A rejection ends the turn with a fixed reply; later write calls are not run either."""
+    """A rejection or a withdrawal ends the turn with a fixed reply; the tool is never called,
+    and later write calls are not run either."""
+    status = _decision_status(state["messages"][-1])
     answers = [
         ToolMessage(
-            json.dumps({"status": "not_run", "message": "an earlier action was rejected"}),
+            json.dumps({"status": "not_run", "message": f"an earlier action was {status}"}),
             tool_call_id=call["id"],
             name=call["name"],
         )
         for call in unanswered_calls(state)
     ]
-    return {
-        "messages": [
-            *answers,
-            AIMessage("Okay — I cancelled that action. Nothing was sent or changed."),
-        ]
-    }
+    return {"messages": [*answers, AIMessage(NOT_RUN[str(status)])]}
 
 
 def sql_give_up(state: AgentState) -> dict[str, Any]:
@@ -225,8 +238,7 @@ def route_after_read_tools(state: AgentState) -> Literal["approval", "agent", "s
 
 
 def route_after_approval(state: AgentState) -> Literal["approval", "agent", "cancelled"]:
-    last = state["messages"][-1]
-    if isinstance(last, ToolMessage) and '"status": "rejected"' in str(last.content):
+    if _decision_status(state["messages"][-1]) in NOT_RUN:
         return "cancelled"
     if unanswered_calls(state):
         return "approval"

@@ -45,7 +45,7 @@ class ActionInvalidArguments(Exception):
 
 @dataclass(frozen=True)
 class ExecutionOutcome:
-    status: str  # executed | failed | executing (stuck, reported) | rejected
+    status: str  # executed | failed | executing (stuck, reported) | rejected | withdrawn
     summary: str
     result: dict[str, Any]
 
@@ -192,6 +192,36 @@ def _record_decision(
     return action
 
 
+@transaction.atomic
+def pending_action_withdraw(
+    *, action_id: uuid.UUID | str, user: User, note: str = "", message_id: uuid.UUID | None = None
+) -> PendingAction:
+    """Withdraw a pending action on behalf of the person who asked for it.
+
+    Only the requester may withdraw, and only before a decision: the same conditional UPDATE
+    from ``pending`` as a decision, so a withdrawal and an approval racing each other cannot
+    both win, and a withdrawn action can never be approved (hence never executed).
+    ``message_id`` names the chat message that asked for it ("cancel that"), for the audit log
+    and so that a redelivered turn finds its own withdrawal.
+    """
+    action = action_get(action_id=action_id)
+    if action.requested_by_id != user.pk:
+        raise ActionPermissionDenied("only the person who asked for this action can withdraw it")
+    won = PendingAction.objects.filter(pk=action.pk, status=Status.PENDING).update(
+        status=Status.WITHDRAWN, note=note[:2000], updated_at=timezone.now()
+    )
+    if not won:
+        action.refresh_from_db()
+        raise ActionStateError(f"this action is already {action.status}")
+    data = {"note": note[:2000]} | ({"message": str(message_id)} if message_id else {})
+    ActionEvent.objects.create(
+        action=action, kind=ActionEvent.Kind.WITHDRAWN, actor=user, data=data
+    )
+    HITL_DECISIONS.labels(decision="withdrawn").inc()
+    action.refresh_from_db()
+    return action
+
+
 def pending_action_execute(*, action_id: uuid.UUID | str) -> ExecutionOutcome:
     """Run an approved action's tool once. Re-running reports the recorded outcome instead.
 
@@ -241,6 +271,6 @@ def _recorded_outcome(action: PendingAction) -> ExecutionOutcome:
             "this action was interrupted while executing; check its outcome before retrying",
             {},
         )
-    if action.status == Status.REJECTED:
-        return ExecutionOutcome("rejected", "rejected", {})
+    if action.status in (Status.REJECTED, Status.WITHDRAWN):
+        return ExecutionOutcome(action.status, action.status, {})
     raise ActionStateError(f"this action is {action.status}, not approved")

@@ -28,7 +28,7 @@ from django.db import transaction
 from chat.events import PublishingEvents, publish_action
 from chat.models import Conversation, Message, PendingAction
 from chat.selectors import decidable_tools
-from chat.services.actions import Decision, pending_action_decide
+from chat.services.actions import Decision, pending_action_decide, pending_action_withdraw
 from chat.services.turns import ConversationNotFound, turn_cancel, turn_resume, turn_run, turn_start
 from chat.services.usage import usage_budget_check
 from core.schema import current_schema
@@ -141,6 +141,21 @@ def action_decide(
         )
         schema = current_schema()
         # Reserve the conversation for the resume; if a turn is running, the resume waits.
+        _lock(action.conversation, _reservation(action.id)).acquire()
+        transaction.on_commit(lambda: publish_action(schema=schema, action=action))
+        transaction.on_commit(lambda: resume_turn.delay(str(action.id)))
+    return action
+
+
+def action_withdraw(*, user: User, action_id: str, note: str = "") -> PendingAction:
+    """The requester takes back a pending action (the card's Withdraw button, the API, the
+    ``action.withdraw`` frame): announce it and close out the turn waiting on it, like a
+    rejection. Typing "cancel that" does the same inside a turn (routed_answers)."""
+    from chat.tasks import resume_turn
+
+    with transaction.atomic():
+        action = pending_action_withdraw(action_id=action_id, user=user, note=note)
+        schema = current_schema()
         _lock(action.conversation, _reservation(action.id)).acquire()
         transaction.on_commit(lambda: publish_action(schema=schema, action=action))
         transaction.on_commit(lambda: resume_turn.delay(str(action.id)))

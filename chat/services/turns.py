@@ -10,6 +10,7 @@ import logging
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -27,10 +28,12 @@ from langgraph.types import Command, StateSnapshot
 
 from chat.agent.graph import build_graph, thread_id
 from chat.agent.llm import build_chat_model, model_label
+from chat.agent.nodes import NOT_RUN
 from chat.agent.tools.query_data import QUERY_DATA_TOOL_NAME
 from chat.agent.tools.search_knowledge import SEARCH_TOOL_NAME
 from chat.models import Conversation, Message, PendingAction
-from chat.services.usage import run_usage, usage_of, usage_payload, usage_record
+from chat.services.routed_answers import RoutedAnswer, routed_answer
+from chat.services.usage import Usage, run_usage, usage_of, usage_payload, usage_record
 from core import tracing
 from core.logs import log_context
 from core.metrics import AGENT_ERRORS, TIME_TO_FIRST_TOKEN, TURN_DURATION
@@ -44,6 +47,7 @@ RECURSION_FALLBACK = (
 )
 ERROR_REPLY = "Sorry — something went wrong while answering. The error has been recorded."
 _CANCEL_CHECK_SECONDS = 0.1
+ROUTER_MODEL = "router"  # the ``usage.model`` of a reply the router gave without a model
 
 
 class TurnInvalid(Exception):
@@ -195,6 +199,10 @@ def turn_run(
     if existing is not None:
         events.done(existing)
         return existing
+    routed = routed_answer(conversation=conversation, message=message)
+    if routed is not None:
+        with _turn_scope(conversation, message.uuid):
+            return _reply_routed(routed, message=message, events=events, model=model)
     fresh = {
         "messages": [HumanMessage(message.content, id=str(message.uuid))],
         "sources": [],
@@ -214,6 +222,43 @@ def turn_run(
     )
 
 
+def _reply_routed(
+    routed: RoutedAnswer, *, message: Message, events: TurnEvents, model: BaseChatModel | None
+) -> Message:
+    """Store and stream the router's answer like any reply (one ``token`` frame, then
+    ``done``); first announce a withdrawal and close out the graph that waited on it."""
+    started = time.monotonic()
+    if routed.withdrawn is not None:
+        events.action(routed.withdrawn)  # again on a redelivery: watchers key cards by id
+        _close_out_quietly(routed.withdrawn, model)
+    events.token(routed.text)
+    try:
+        with transaction.atomic():
+            reply = Message.objects.create(
+                conversation=message.conversation,
+                role=Message.Role.ASSISTANT,
+                content=routed.text,
+                usage=usage_payload(Usage(), model=ROUTER_MODEL),
+                run_id=message.uuid,
+            )
+    except IntegrityError:  # a redelivered run already stored its reply
+        reply = Message.objects.get(run_id=message.uuid, role=Message.Role.ASSISTANT)
+    events.done(reply)
+    TURN_DURATION.labels(outcome="routed").observe(time.monotonic() - started)
+    logger.info("run routed: %s", routed.route, extra={"outcome": "routed"})
+    return reply
+
+
+def _close_out_quietly(action: PendingAction, model: BaseChatModel | None) -> None:
+    """The withdrawal stands whatever happens here; a graph left waiting on a withdrawn action
+    only means the next message starts afresh, so a failure is logged, not the turn's."""
+    try:
+        turn_close_out(action=action, model=model)
+    except Exception as error:
+        logger.exception("could not close out the graph waiting on action %s", action.id)
+        AGENT_ERRORS.labels(type=error.__class__.__name__).inc()
+
+
 def turn_resume(
     *, action: PendingAction, events: TurnEvents, model: BaseChatModel | None = None
 ) -> Message | None:
@@ -225,15 +270,12 @@ def turn_resume(
     resume: Command[Any] = Command(resume={"action_id": str(action.id), "status": action.status})
 
     def first_input(state: StateSnapshot) -> Any:
-        waiting = [
-            i
-            for task in state.tasks
-            for i in task.interrupts
-            if i.value.get("action_id") == str(action.id)
-        ]
+        waiting = _waits_on(state, action)
+        if not waiting and action.status == PendingAction.Status.WITHDRAWN:
+            return _Superseded()  # closed out already (the "cancel that" turn), or moved on
         if not waiting:  # a redelivered resume: the graph already moved past this decision
             return _continuation(state)
-        if action.status != PendingAction.Status.REJECTED:
+        if action.status not in NOT_RUN:
             events.status("executing")
         return resume
 
@@ -246,12 +288,34 @@ def turn_resume(
     )
 
 
+def turn_close_out(*, action: PendingAction, model: BaseChatModel | None = None) -> None:
+    """Move a graph that waits on ``action`` (withdrawn in a later message) past its interrupt
+    to the end of its turn, announcing and storing nothing: the message that withdrew it gets
+    the reply. A graph not waiting on it is left alone."""
+    graph = build_graph(model or build_chat_model())
+    config = _config(action.conversation)
+    if _waits_on(graph.get_state(config), action):
+        graph.invoke(Command(resume={"action_id": str(action.id), "status": action.status}), config)
+
+
+def _waits_on(state: StateSnapshot, action: PendingAction) -> bool:
+    return any(
+        pending.value.get("action_id") == str(action.id)
+        for task in state.tasks
+        for pending in task.interrupts
+    )
+
+
 class _Finished:
     """The checkpoint shows the graph ran to its end; only the reply is left to persist."""
 
 
 class _Paused:
     """The checkpoint shows the graph waiting for a decision."""
+
+
+class _Superseded:
+    """The graph no longer waits on the withdrawn action being resumed: nothing to do."""
 
 
 def _continuation(state: StateSnapshot) -> Any:
@@ -272,16 +336,7 @@ def _run(
     model: BaseChatModel | None,
 ) -> Message | None:
     started = time.monotonic()
-    ids = {
-        "tenant": current_schema(),
-        "user": conversation.user_id,
-        "conversation": conversation.uuid,
-        "run": run_id,
-    }
-    with (
-        log_context(**ids),
-        tracing.span("chat.turn", **{f"countersign.{k}": str(v) for k, v in ids.items()}),
-    ):
+    with _turn_scope(conversation, run_id):
         run = _RunState(conversation=conversation, run_id=run_id, events=events)
         reply = _run_graph(run, first_input, model)
         outcome = _outcome_of(reply)
@@ -293,6 +348,22 @@ def _run(
             extra={"outcome": outcome},
         )
         return reply
+
+
+@contextmanager
+def _turn_scope(conversation: Conversation, run_id: uuid.UUID) -> Iterator[None]:
+    """Logs and a trace span carrying the run's ids, for graph runs and routed answers alike."""
+    ids = {
+        "tenant": current_schema(),
+        "user": conversation.user_id,
+        "conversation": conversation.uuid,
+        "run": run_id,
+    }
+    with (
+        log_context(**ids),
+        tracing.span("chat.turn", **{f"countersign.{k}": str(v) for k, v in ids.items()}),
+    ):
+        yield
 
 
 def _values_after_failure(graph: Any, config: RunnableConfig) -> dict[str, Any]:
@@ -341,6 +412,8 @@ def _run_graph(
         return _persist_final(run, graph.get_state(config).values)
     if isinstance(graph_input, _Paused):
         _announce_pending(graph.get_state(config), events)
+        return None
+    if isinstance(graph_input, _Superseded):
         return None
     try:
         _stream(graph, graph_input, config, events)

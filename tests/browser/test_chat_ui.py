@@ -131,6 +131,57 @@ def test_an_approver_edits_and_approves_an_sms_live_and_the_staff_card_turns_exe
     assert action.decided_by_id == school.approver.user.pk
 
 
+def _pending_sms_for_emma(sign_in: SignIn, school: TenantSetup) -> tuple[Any, Any]:
+    """An approver watching the inbox, and staff whose SMS to Emma Wilson waits there."""
+    with tenant_context(school.tenant):
+        Contact.objects.create(name="Emma Wilson", phone="+12025550111")
+    approver = sign_in(school, "approver")
+    approver.goto(approver.url.rstrip("/") + "/approvals/")
+    approver.locator("[data-testid=connection][data-state=connected]").wait_for()
+    staff = sign_in(school, "staff")
+    # Today's offline parser needs this phrasing; with 12A's intents: "Can you text Emma that …"
+    _ask(staff, "Send an SMS to Emma Wilson saying class moved to 3pm")
+    staff.locator("[data-testid=action-card][data-status=pending]").wait_for()
+    approver.locator("#inbox-list [data-testid=action-card][data-status=pending]").wait_for()
+    return staff, approver
+
+
+def _assert_withdrawn_everywhere(staff: Any, approver: Any, school: TenantSetup) -> None:
+    inbox_card = approver.locator("#inbox-list [data-testid=action-card][data-status=withdrawn]")
+    inbox_card.wait_for()  # live over the WebSocket: the inbox was never reloaded
+    assert inbox_card.locator("[data-testid=approve]").count() == 0
+    staff_card = staff.locator("[data-testid=action-card][data-status=withdrawn]")
+    staff_card.wait_for()
+    assert "Withdrawn" in staff_card.locator("[data-testid=action-status]").inner_text()
+    assert staff_card.locator("[data-testid=withdraw]").count() == 0
+    with tenant_context(school.tenant):
+        assert PendingAction.objects.get().status == PendingAction.Status.WITHDRAWN
+        assert OutboundMessage.objects.count() == 0
+
+
+def test_cancel_that_withdraws_the_sms_and_the_approvers_card_turns_withdrawn_live(
+    sign_in: SignIn, school: TenantSetup, worker: Process
+) -> None:
+    staff, approver = _pending_sms_for_emma(sign_in, school)
+
+    _ask(staff, "cancel that")
+
+    _assert_withdrawn_everywhere(staff, approver, school)
+    reply = staff.locator("[data-testid=message-assistant]").last
+    reply.wait_for()
+    assert "withdrew that request" in reply.inner_text()
+
+
+def test_the_withdraw_button_takes_back_the_sms_and_the_approver_sees_it_live(
+    sign_in: SignIn, school: TenantSetup, worker: Process
+) -> None:
+    staff, approver = _pending_sms_for_emma(sign_in, school)
+
+    staff.get_by_role("button", name="Withdraw").click()
+
+    _assert_withdrawn_everywhere(staff, approver, school)
+
+
 def test_staff_see_no_approve_button_and_a_forged_approve_is_refused(
     sign_in: SignIn, school: TenantSetup, worker: Process
 ) -> None:

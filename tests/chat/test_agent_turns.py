@@ -215,7 +215,7 @@ def test_a_failing_model_leaves_an_error_state_and_an_error_event(ask: TurnRunne
     def explode(messages: list[BaseMessage]) -> AIMessage:
         raise RuntimeError("model endpoint down")
 
-    turn = ask("hello", model=ScriptedChatModel(replies=[explode]))
+    turn = ask("What time does school start?", model=ScriptedChatModel(replies=[explode]))
 
     assert turn.reply is not None and turn.reply.status == Message.Status.ERROR
     assert turn.reply.content == ERROR_REPLY

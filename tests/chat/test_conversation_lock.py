@@ -36,7 +36,10 @@ def _lock_of(accepted: Accepted, token: str) -> ConversationLock:
 @pytest.fixture
 def accepted(people_a: People) -> Iterator[Accepted]:
     sent = message_send(
-        user=people_a.staff, text="hello there", conversation_uuid=None, client_id=None
+        user=people_a.staff,
+        text="Is the office open on Saturday?",
+        conversation_uuid=None,
+        client_id=None,
     )
     yield sent
     _lock_of(sent, "cleanup").client.delete(_lock_of(sent, "cleanup").key)

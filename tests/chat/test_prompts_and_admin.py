@@ -39,7 +39,7 @@ def test_the_active_prompt_is_used_from_the_next_turn(ask: TurnRunner, in_tenant
     assistant_prompt_publish(text="Speak like a pirate for {tenant_name} on {today}.", user=None)
     model = ScriptedChatModel(replies=[AIMessage("Arr.")])
 
-    ask("hello", model=model)
+    ask("What time does school start?", model=model)
 
     system = str(model.calls[0][0].content)
     assert system.startswith("Speak like a pirate for Alpha Academy on 20")
@@ -51,7 +51,7 @@ def test_an_unknown_prompt_variable_is_left_as_written(
     assistant_prompt_publish(text="Hello {nickname}", user=None)
     model = ScriptedChatModel(replies=[AIMessage("Hi.")])
 
-    ask("hello", model=model)
+    ask("What time does school start?", model=model)
 
     assert model.calls[0][0].content == "Hello {nickname}"
 

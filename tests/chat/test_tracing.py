@@ -51,7 +51,7 @@ def test_a_turn_has_a_span_with_one_child_span_per_graph_node(
 def test_a_celery_task_has_a_span_around_its_turn(
     people_a: People, spans: InMemorySpanExporter, tenant_a: Tenant
 ) -> None:
-    _, message, _ = turn_start(user=people_a.staff, text="hello")
+    _, message, _ = turn_start(user=people_a.staff, text="What time does school start?")
 
     run_turn.apply(args=[message.pk])
 
@@ -75,6 +75,6 @@ def test_an_http_request_has_a_span_naming_its_path_and_status(
 def test_without_otel_enabled_nothing_is_traced(ask: TurnRunner) -> None:
     from core import tracing
 
-    ask("hello", model=ScriptedChatModel(replies=[AIMessage("Hi.")]))
+    ask("What time does school start?", model=ScriptedChatModel(replies=[AIMessage("Hi.")]))
 
     assert tracing._tracer is None

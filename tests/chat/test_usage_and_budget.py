@@ -69,7 +69,9 @@ def test_the_offline_model_costs_nothing_by_default() -> None:
 def test_a_turn_stores_its_tokens_and_cost_on_the_reply_and_in_todays_usage(
     ask: TurnRunner, priced: None
 ) -> None:
-    turn = ask("hello", model=ScriptedChatModel(replies=[AIMessage("Hi there.")]))
+    turn = ask(
+        "What time does school start?", model=ScriptedChatModel(replies=[AIMessage("Hi there.")])
+    )
 
     assert turn.reply is not None
     assert turn.reply.usage["input_tokens"] == 10 and turn.reply.usage["output_tokens"] == 5
@@ -121,7 +123,7 @@ def test_daily_usage_equals_the_sum_of_the_turns(
 
 
 def test_a_redelivered_run_does_not_count_again(ask: TurnRunner, people_a: People) -> None:
-    turn = ask("hello", model=ScriptedChatModel(replies=[AIMessage("Hi.")]))
+    turn = ask("What time does school start?", model=ScriptedChatModel(replies=[AIMessage("Hi.")]))
     from chat.services.turns import turn_run
 
     user_message = Message.objects.get(role=Message.Role.USER)

@@ -272,3 +272,30 @@ def test_the_actions_api_shows_staff_only_the_actions_of_their_own_conversations
 
     assert [a["id"] for a in seen_by_staff] == [str(mine.id)]
     assert {a["id"] for a in seen_by_approver} == {str(mine.id), str(theirs.id)}
+
+
+def test_the_requester_sees_a_withdraw_button_on_their_pending_card_and_an_approver_does_not(
+    tenant_a: Tenant, staff: User, approver: User
+) -> None:
+    with tenant_context(tenant_a):
+        action = _pending(_conversation(staff), staff)
+
+    own = _logged_in(tenant_a, staff).get(f"/actions/{action.id}/card/").content.decode()
+    theirs = _logged_in(tenant_a, approver).get(f"/actions/{action.id}/card/").content.decode()
+
+    assert 'data-testid="withdraw"' in own
+    assert 'data-testid="withdraw"' not in theirs and 'data-testid="approve"' in theirs
+
+
+def test_a_withdrawn_card_says_withdrawn_and_offers_no_buttons(
+    tenant_a: Tenant, staff: User, approver: User
+) -> None:
+    with tenant_context(tenant_a):
+        action = _pending(_conversation(staff), staff)
+        PendingAction.objects.filter(pk=action.pk).update(status=PendingAction.Status.WITHDRAWN)
+
+    card = _logged_in(tenant_a, approver).get(f"/actions/{action.id}/card/?inbox=1")
+
+    html = card.content.decode()
+    assert 'data-status="withdrawn"' in html and ">Withdrawn<" in html
+    assert 'data-testid="approve"' not in html and 'data-testid="withdraw"' not in html

@@ -1,0 +1,336 @@
+"""The router in front of the agent: which messages need no model at all (pure, no Django).
+
+Small talk and help, a request for a tool, and "cancel that" are recognised here, in English
+and Korean, from short cue lists over a normalised message (lower case, no punctuation, single
+spaces). Only clear matches route: a greeting, thanks or a help question must be the whole
+message; a tool request must be shaped like one ("send a telegram to …", "…에게 텔레그램
+보내줘"); a cancel must be just that ("cancel that SMS", "never mind", "취소해줘"). Anything
+else — "Can you help me send an SMS to Emma saying hi", "hello, what is our leave policy?" —
+goes to the agent as before.
+
+The sentences the router answers with live here too, so they can be read and tested in one
+place; ``chat/services/routed_replies.py`` looks at the tenant and the conversation and picks
+one.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import Literal
+
+# -- what the router recognises ------------------------------------------------------------------
+
+
+SmallTalkKind = Literal["greeting", "thanks", "help"]
+
+
+@dataclass(frozen=True)
+class SmallTalk:
+    """A greeting, thanks or a question about what the assistant can do."""
+
+    kind: SmallTalkKind
+    korean: bool
+
+
+@dataclass(frozen=True)
+class ToolRequest:
+    """A request for one write tool (answered here only when the tenant switched it off)."""
+
+    tool: str
+    korean: bool
+
+
+@dataclass(frozen=True)
+class Cancel:
+    """Withdraw the requester's pending action; ``tool`` when they named which ("that SMS")."""
+
+    tool: str | None
+    korean: bool
+
+
+Route = SmallTalk | ToolRequest | Cancel
+
+
+@dataclass(frozen=True)
+class ToolWords:
+    """How people name a tool, and how the router names it back."""
+
+    cues: tuple[str, ...]  # words (EN) or stems (KO) that name the tool in a request
+    label: str  # "Telegram messages are turned off …"
+    one: str  # "There is no pending Telegram message …"
+    label_ko: str
+    example: str  # an example request shown by "help"
+    example_ko: str
+
+
+# Every write tool of actions/tools/registry.py has an entry (a unit test keeps them in step).
+TOOLS: dict[str, ToolWords] = {
+    "send_sms": ToolWords(
+        cues=("sms", "text message", "text", "문자", "문자메시지"),
+        label="SMS messages",
+        one="SMS",
+        label_ko="문자(SMS)",
+        example="Send an SMS to Emma Wilson saying class moved to 3pm",
+        example_ko="학부모에게 수업이 3시로 옮겨졌다고 문자 보내줘",
+    ),
+    "send_telegram": ToolWords(
+        cues=("telegram", "텔레그램"),
+        label="Telegram messages",
+        one="Telegram message",
+        label_ko="텔레그램 메시지",
+        example="Send a telegram to Emma Wilson saying the bus is late",
+        example_ko="엠마에게 버스가 늦는다고 텔레그램 보내줘",
+    ),
+    "send_email": ToolWords(
+        cues=("email", "e mail", "mail", "이메일", "메일"),
+        label="E-mails",
+        one="e-mail",
+        label_ko="이메일",
+        example="Email James Taylor subject Staff meeting saying it moves to Friday",
+        example_ko="제임스에게 회의가 금요일로 바뀌었다고 이메일 보내줘",
+    ),
+    "create_announcement": ToolWords(
+        cues=("announcement", "announce", "notice", "공지"),
+        label="Announcements",
+        one="announcement",
+        label_ko="공지",
+        example="Announce Sports day: Sports day is on Friday",
+        example_ko="운동회 공지 올려줘: 운동회는 금요일입니다",
+    ),
+    "schedule_reminder": ToolWords(
+        cues=("reminder", "remind", "알림", "리마인더"),
+        label="Reminders",
+        one="reminder",
+        label_ko="알림 예약",
+        example="Remind Emma Wilson tomorrow at 9am to bring the forms",
+        example_ko="내일 오전 9시에 엠마에게 서류 가져오라고 알림 예약해줘",
+    ),
+}
+
+_HANGUL = re.compile(r"[\uac00-\ud7a3]")
+
+
+def normalise(text: str) -> str:
+    """Lower case, compatibility forms folded, punctuation and emoji dropped, single spaces."""
+    folded = unicodedata.normalize("NFKC", text).lower().replace("’", "'")  # noqa: RUF001
+    kept = "".join(c if c.isalnum() or c in " '" else " " for c in folded)
+    return " ".join(kept.replace("'", "").split())
+
+
+def _whole(*alternatives: str) -> re.Pattern[str]:
+    return re.compile(rf"^(?:{'|'.join(alternatives)})$")
+
+
+# Small talk must be the whole message; a trailing address ("hi there", "thanks a lot") is fine.
+_OPENERS = r"(?:(?:oh|ok|okay|well|hey|great|cool|perfect|good|please)\s+)*"
+_GREETING = _whole(
+    rf"{_OPENERS}(?:hi|hello|hey|hiya|howdy|yo|greetings|good (?:morning|afternoon|evening)|"
+    r"morning)(?: there| all| everyone| assistant| countersign| bot)?",
+    r"(?:안녕|안녕하세요|안녕하십니까|하이|반가워|반가워요|반갑습니다|좋은 아침|좋은 아침이에요)",
+)
+_THANKS = _whole(
+    rf"{_OPENERS}(?:thanks|thank you|thx|ty|cheers|many thanks|much appreciated|"
+    r"thanks a lot|thanks so much|thank you so much|thank you very much)"
+    r"(?: again| a lot| so much| very much)?(?: for (?:that|your help|the help))?",
+    r"(?:고마워|고마워요|고맙습니다|감사|감사해|감사해요|감사합니다|땡큐|"
+    r"정말 고마워요?|정말 감사합니다)",
+)
+_HELP = _whole(
+    rf"{_OPENERS}(?:help|help me|help please|i need help|"
+    r"what (?:can|do|else can) you do|what can (?:i|we) (?:ask|do)(?: here| with you)?|"
+    r"what can i ask you|what are you able to do|what are you for|what do you help with|"
+    r"how (?:do i|can i|should i) use (?:this|you|countersign)|how does this work|"
+    r"what can you help (?:me )?with|what are your (?:features|capabilities|skills)|"
+    r"who are you|what are you)",
+    r"(?:도움말|도움|도와줘|도와주세요|사용법|뭘 할 수 있어|뭘 할 수 있어요|뭐 할 수 있어|"
+    r"뭐 할 수 있어요|무엇을 할 수 있나요|무엇을 할 수 있어요|뭘 도와줄 수 있어|"
+    r"뭘 도와줄 수 있어요|뭐 도와줄 수 있어|무엇을 도와줄 수 있나요|어떻게 써|어떻게 사용해|"
+    r"어떻게 사용하나요|너는 누구야|넌 뭐야|넌 뭘 할 수 있어|기능 알려줘|할 수 있는 거 알려줘)",
+)
+
+_TOOL_NOUNS_EN = r"(?:sms|text|text message|message|telegram|email|e mail|announcement|reminder)"
+_CANCEL = _whole(
+    r"(?:(?:oh|ok|okay|actually|wait|no|sorry|please|hmm|um|hold on|on second thought)\s+)*"
+    r"(?:cancel|withdraw|scrap|drop|undo|call off|forget|never ?mind|dont send|do not send|"
+    r"stop)(?: (?:it|that|this|the|my|last|latest|one))*"  # one word each: no backtracking blow-up
+    rf"(?: (?P<tool>{_TOOL_NOUNS_EN}))?(?: (?:request|action))?(?: please| thanks| thank you)?",
+    r"(?:(?:아니|아니야|아니요|아|앗|음|그냥|잠깐|잠깐만)\s*)*"
+    r"(?:(?:그거|그것|이거|저거|방금 거|방금 것|방금 그거|방금|아까 거|아까 그거|아까)\s*)?"
+    r"(?:(?P<tool_ko>문자|sms|텔레그램|이메일|메일|공지|알림|리마인더)(?:는|은|를|을|도)?\s*)?"
+    r"(?:취소|취소해|취소해줘|취소해 줘|취소해주세요|취소해 주세요|취소할게|취소할래|취소요|"
+    r"보내지 마|보내지마|보내지 마세요|보내지 말아줘|보내지 말아 줘|보내지 말아주세요|"
+    r"철회|철회해|철회해줘|철회해 줘|철회해주세요|됐어|됐어요|안 보내도 돼|안 보내도 돼요)",
+)
+# Small talk and cancels are short; anything longer is a real message for the agent.
+_MAX_WHOLE_MESSAGE = 80
+# Bare "stop", "drop" or "forget" are too vague to withdraw anything: they need an object.
+_VAGUE_ALONE = frozenset({"stop", "drop", "forget", "undo", "scrap", "no stop"})
+
+# A request: optional politeness, then a verb that asks for an effect, naming a tool.
+_REQUEST_EN = re.compile(
+    r"^(?:(?:please|pls|hey|ok|okay|so|now)\s+)*"
+    r"(?:(?:can|could|would|will) you (?:please )?|i (?:want|need|would like|d like) (?:you )?to |"
+    r"lets |let us )?"
+    r"(?P<verb>send|text|sms|email|e mail|mail|telegram|message|post|publish|announce|remind|"
+    r"schedule|set|create|notify)\b"
+)
+_REQUEST_KO = re.compile(
+    r"(?:보내|전해|올려|게시해|등록해|예약해|설정해|공지해|전송해|발송해)\s?"
+    r"(?:줘|줘요|주세요|줄래|줄래요|주실래요|줄 수 있어|줄 수 있어요|주시겠어요)?$"
+)
+_VERB_TOOL = {  # a verb that is itself a tool's name ("text Emma …", "email James …")
+    "text": "send_sms",
+    "sms": "send_sms",
+    "telegram": "send_telegram",
+    "email": "send_email",
+    "e mail": "send_email",
+    "mail": "send_email",
+    "announce": "create_announcement",
+    "remind": "schedule_reminder",
+}
+
+
+def route_message(text: str) -> Route | None:
+    """The route of a clear message, or None (the agent answers)."""
+    words = normalise(text)
+    if not words:
+        return None
+    korean = bool(_HANGUL.search(words))
+    if len(words) <= _MAX_WHOLE_MESSAGE:
+        return _whole_message_route(words, korean=korean) or _tool_request(words, korean=korean)
+    return _tool_request(words, korean=korean)
+
+
+def _whole_message_route(words: str, *, korean: bool) -> Route | None:
+    small_talk: tuple[tuple[SmallTalkKind, re.Pattern[str]], ...] = (
+        ("greeting", _GREETING),
+        ("thanks", _THANKS),
+        ("help", _HELP),
+    )
+    for kind, pattern in small_talk:
+        if pattern.match(words):
+            return SmallTalk(kind, korean)
+    cancel = _CANCEL.match(words)
+    if cancel and words not in _VAGUE_ALONE:
+        named = cancel.group("tool") or cancel.group("tool_ko")
+        return Cancel(tool=_tool_named(named) if named else None, korean=korean)
+    return None
+
+
+def _tool_request(words: str, *, korean: bool) -> ToolRequest | None:
+    tool = _requested_tool(words, korean=korean)
+    return ToolRequest(tool, korean) if tool else None
+
+
+def _tool_named(word: str) -> str | None:
+    for name, words in TOOLS.items():
+        if word in words.cues:
+            return name
+    return None  # "message": any tool
+
+
+def _requested_tool(words: str, *, korean: bool) -> str | None:
+    """The tool a request-shaped message names first, or None."""
+    if korean:
+        if not _REQUEST_KO.search(words):
+            return None
+        return _first_cue(words)
+    request = _REQUEST_EN.match(words)
+    if request is None:
+        return None
+    verb = request.group("verb")
+    if verb in _VERB_TOOL and not words[request.end() :].startswith((" a ", " an ", " the ")):
+        return _VERB_TOOL[verb]  # "text Emma that …", "remind me …"
+    return _first_cue(words[request.start("verb") :])
+
+
+def _first_cue(words: str) -> str | None:
+    """The tool whose cue appears first (as a whole word in English, a stem in Korean)."""
+    found: list[tuple[int, str]] = []
+    for name, tool in TOOLS.items():
+        for cue in tool.cues:
+            pattern = re.escape(cue) if _HANGUL.search(cue) else rf"\b{re.escape(cue)}\b"
+            match = re.search(pattern, words)
+            if match:
+                found.append((match.start(), name))
+    return min(found)[1] if found else None
+
+
+# -- what the router says ------------------------------------------------------------------------
+
+_OPENING = {
+    ("greeting", False): "Hello! ",
+    ("thanks", False): "You're welcome! ",
+    ("help", False): "",
+    ("greeting", True): "안녕하세요! ",
+    ("thanks", True): "천만에요! ",
+    ("help", True): "",
+}
+
+
+def help_reply(
+    kind: Literal["greeting", "thanks", "help"], *, tools: list[str], korean: bool
+) -> str:
+    """What the assistant can do here: questions, and the tenant's enabled tools with examples."""
+    opening = _OPENING[(kind, korean)]
+    if korean:
+        lines = [
+            f"{opening}지식 베이스의 문서에 대한 질문에 출처와 함께 답하고, "
+            "데이터에 대한 질문에도 답해요.",
+        ]
+        if tools:
+            lines.append("승인을 거쳐 이런 일도 할 수 있어요:")
+            lines += [f'- {TOOLS[t].label_ko}: "{TOOLS[t].example_ko}"' for t in tools]
+        else:
+            lines.append("이 조직에서는 메시지 보내기 같은 작업이 모두 꺼져 있어요.")
+        return "\n".join(lines)
+    lines = [
+        f"{opening}I answer questions from your organisation's documents, with sources, and "
+        "questions about your data."
+    ]
+    if tools:
+        lines.append("With a person's approval I can also do these:")
+        lines += [f'- {TOOLS[t].label}: "{TOOLS[t].example}"' for t in tools]
+    else:
+        lines.append("Actions such as sending messages are all turned off for this organisation.")
+    return "\n".join(lines)
+
+
+def disabled_reply(tool: str, *, korean: bool) -> str:
+    words = TOOLS[tool]
+    if korean:
+        return f"이 조직에서는 {words.label_ko} 기능이 꺼져 있어요."
+    return f"{words.label} are turned off for this organisation."
+
+
+def nothing_to_cancel_reply(tool: str | None, *, korean: bool) -> str:
+    if korean:
+        what = f"{TOOLS[tool].label_ko} 요청이" if tool else "요청이"
+        return f"이 대화에는 취소할 대기 중인 {what} 없어요."
+    what = TOOLS[tool].one if tool else "request"
+    return f"There is no pending {what} of yours in this conversation, so nothing to cancel."
+
+
+def withdrawn_reply(description: str, *, korean: bool) -> str:
+    if korean:
+        return f"요청을 취소했어요. 아무것도 보내거나 바꾸지 않았어요. ({description})"
+    return f"Okay — I withdrew that request. Nothing was sent or changed. ({description})"
+
+
+_STATUS_KO = {
+    "approved": "승인된",
+    "rejected": "거절된",
+    "executing": "실행 중인",
+    "executed": "실행된",
+    "failed": "실패한",
+    "expired": "만료된",
+    "withdrawn": "이미 취소된",
+}
+
+
+def too_late_reply(status: str, *, korean: bool) -> str:
+    if korean:
+        return f"이미 {_STATUS_KO.get(status, status)} 요청이라 취소할 수 없어요."
+    return f"That request was already {status}, so it can no longer be withdrawn."

@@ -1,0 +1,75 @@
+"""Answers given before the agent runs (DESIGN.md §10, "Routing before the agent").
+
+Every turn asks ``routed_answer`` first (``chat.services.turns.turn_run``). The pure
+recognisers of ``chat/agent/router.py`` say whether the message is small talk, a request for a
+tool or a "cancel that"; this module looks at the tenant (which tools its policy leaves on) and
+the conversation (what the requester has pending) and answers, or returns None and the agent
+runs as before. Nothing here retrieves a passage or calls a model, whichever model the tenant
+uses, so these answers are instant and cost no tokens.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from actions.tools.registry import enabled_write_tools
+from chat.agent.router import (
+    Cancel,
+    Route,
+    SmallTalk,
+    ToolRequest,
+    disabled_reply,
+    help_reply,
+    nothing_to_cancel_reply,
+    route_message,
+    too_late_reply,
+    withdrawn_reply,
+)
+from chat.models import Conversation, Message, PendingAction
+from chat.selectors import action_to_withdraw, action_withdrawn_by
+from chat.services.actions import ActionStateError, pending_action_withdraw
+
+
+@dataclass(frozen=True)
+class RoutedAnswer:
+    text: str
+    route: str  # small_talk | disabled_tool | cancel: for logs and metrics
+    # The action this message withdrew (now, or in an earlier delivery of the same message):
+    # announce it, and close out the graph that waits on it.
+    withdrawn: PendingAction | None = None
+
+
+def routed_answer(*, conversation: Conversation, message: Message) -> RoutedAnswer | None:
+    """The router's answer to a stored user message, or None when the agent should answer."""
+    route: Route | None = route_message(message.content)
+    if isinstance(route, SmallTalk):
+        tools = [tool.name for tool in enabled_write_tools()]
+        return RoutedAnswer(help_reply(route.kind, tools=tools, korean=route.korean), "small_talk")
+    if isinstance(route, ToolRequest):
+        if route.tool in {tool.name for tool in enabled_write_tools()}:
+            return None  # an enabled tool: the agent proposes the action
+        return RoutedAnswer(disabled_reply(route.tool, korean=route.korean), "disabled_tool")
+    if isinstance(route, Cancel):
+        return _withdraw(route, conversation=conversation, message=message)
+    return None
+
+
+def _withdraw(route: Cancel, *, conversation: Conversation, message: Message) -> RoutedAnswer:
+    """Withdraw the requester's newest pending action (of the tool named, if any)."""
+    earlier = action_withdrawn_by(message=message)  # a redelivered "cancel that"
+    if earlier is not None:
+        return RoutedAnswer(
+            withdrawn_reply(earlier.description, korean=route.korean), "cancel", earlier
+        )
+    action = action_to_withdraw(conversation=conversation, user=conversation.user, tool=route.tool)
+    if action is None:
+        return RoutedAnswer(nothing_to_cancel_reply(route.tool, korean=route.korean), "cancel")
+    try:
+        action = pending_action_withdraw(
+            action_id=action.id, user=conversation.user, message_id=message.uuid
+        )
+    except ActionStateError:  # decided a moment ago, by an approver
+        action.refresh_from_db()
+        return RoutedAnswer(too_late_reply(action.status, korean=route.korean), "cancel")
+    text = withdrawn_reply(action.description, korean=route.korean)
+    return RoutedAnswer(text, "cancel", action)

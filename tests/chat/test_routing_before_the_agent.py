@@ -1,0 +1,236 @@
+"""The router answers small talk, help, disabled tools and "cancel that" before the agent runs."""
+
+from __future__ import annotations
+
+import pytest
+from django_tenants.utils import tenant_context
+from langchain_core.messages import AIMessage, ToolMessage
+
+from actions.models import Contact, OutboundMessage, ToolPolicy
+from chat.models import ActionEvent, Conversation, Message, PendingAction
+from chat.services.actions import (
+    ActionStateError,
+    pending_action_decide,
+    pending_action_execute,
+)
+from chat.services.turns import ROUTER_MODEL
+from tenants.models import Tenant
+from tests.chat.conftest import People, TurnRunner
+from tests.chat.scripted import ScriptedChatModel, tool_call
+from tests.tenants.factories import make_user
+
+SMS = {"to": ["Emma Wilson"], "body": "Class moved to 3pm"}
+
+
+def _silent_model() -> ScriptedChatModel:
+    """A model with nothing to say: any call fails the test."""
+    return ScriptedChatModel(replies=[])
+
+
+@pytest.fixture
+def emma(in_tenant_a: Tenant) -> Contact:
+    return Contact.objects.create(name="Emma Wilson", phone="+12025550111")
+
+
+@pytest.fixture
+def telegram_off(in_tenant_a: Tenant) -> None:
+    ToolPolicy.objects.update_or_create(tool_name="send_telegram", defaults={"enabled": False})
+
+
+@pytest.fixture
+def pending_sms(ask: TurnRunner, emma: Contact) -> tuple[PendingAction, ScriptedChatModel]:
+    model = ScriptedChatModel(replies=[tool_call("send_sms", **SMS), AIMessage("Okay.")])
+    turn = ask("Send an SMS to Emma Wilson saying class moved to 3pm", model=model)
+    assert turn.reply is None, "the turn waits for approval"
+    return PendingAction.objects.get(conversation=turn.conversation), model
+
+
+def test_it_answers_hello_with_the_enabled_tools_and_never_calls_the_model(
+    ask: TurnRunner, telegram_off: None
+) -> None:
+    model = _silent_model()
+
+    turn = ask("hello", model=model)
+
+    assert model.calls == []
+    assert turn.reply is not None and turn.reply.content.startswith("Hello!")
+    assert "SMS messages" in turn.reply.content and "Reminders" in turn.reply.content
+    assert "Telegram" not in turn.reply.content
+
+
+def test_a_routed_reply_streams_and_is_stored_like_any_reply(ask: TurnRunner) -> None:
+    turn = ask("What can you do?", model=_silent_model())
+
+    assert turn.reply is not None
+    assert [kind for kind, _ in turn.events.events] == ["token", "done"]
+    assert "".join(turn.events.of("token")) == turn.reply.content
+    stored = Message.objects.get(conversation=turn.conversation, role=Message.Role.ASSISTANT)
+    assert stored == turn.reply and stored.usage["model"] == ROUTER_MODEL
+
+
+def test_it_answers_korean_small_talk_in_korean(ask: TurnRunner) -> None:
+    turn = ask("뭘 할 수 있어?", model=_silent_model())
+
+    assert turn.reply is not None and "승인을 거쳐" in turn.reply.content
+
+
+def test_a_request_for_a_disabled_tool_says_it_is_turned_off(
+    ask: TurnRunner, telegram_off: None, emma: Contact
+) -> None:
+    turn = ask("Send a telegram to Emma Wilson saying the bus is late", model=_silent_model())
+
+    assert turn.reply is not None
+    assert turn.reply.content == "Telegram messages are turned off for this organisation."
+    assert not PendingAction.objects.exists()
+
+
+def test_a_request_for_an_enabled_tool_goes_to_the_agent(ask: TurnRunner, emma: Contact) -> None:
+    model = ScriptedChatModel(replies=[AIMessage("Who should I text?")])
+
+    turn = ask("Can you help me send an SMS to Emma saying hi", model=model)
+
+    assert len(model.calls) == 1
+    assert turn.reply is not None and turn.reply.content == "Who should I text?"
+
+
+def test_cancel_that_withdraws_the_pending_action_and_audits_it(
+    pending_sms: tuple[PendingAction, ScriptedChatModel], ask: TurnRunner, people_a: People
+) -> None:
+    action, model = pending_sms
+
+    turn = ask("cancel that", model=model, conversation=action.conversation)
+
+    action.refresh_from_db()
+    assert action.status == PendingAction.Status.WITHDRAWN
+    withdrawn = ActionEvent.objects.get(action=action, kind=ActionEvent.Kind.WITHDRAWN)
+    assert withdrawn.actor == people_a.staff
+    assert withdrawn.data["message"] == str(
+        Message.objects.get(conversation=action.conversation, content="cancel that").uuid
+    )
+    assert turn.reply is not None and turn.reply.content.startswith("Okay — I withdrew")
+    assert len(model.calls) == 1, "only the original request reached the model"
+
+
+def test_cancel_that_announces_the_withdrawn_action_to_watchers(
+    pending_sms: tuple[PendingAction, ScriptedChatModel], ask: TurnRunner
+) -> None:
+    action, model = pending_sms
+
+    turn = ask("Never mind", model=model, conversation=action.conversation)
+
+    announced = turn.events.of("action")
+    assert [(a.id, a.status) for a in announced] == [(action.id, PendingAction.Status.WITHDRAWN)]
+
+
+def test_after_a_withdrawal_the_conversation_goes_on_without_a_dangling_tool_call(
+    pending_sms: tuple[PendingAction, ScriptedChatModel], ask: TurnRunner
+) -> None:
+    action, _ = pending_sms
+    ask("cancel that SMS", model=_silent_model(), conversation=action.conversation)
+    model = ScriptedChatModel(replies=[AIMessage("Twenty days.")])
+
+    turn = ask("How much leave do I get?", model=model, conversation=action.conversation)
+
+    assert turn.reply is not None and turn.reply.content == "Twenty days."
+    answered = [m for m in model.calls[0] if isinstance(m, ToolMessage)]
+    assert answered and answered[-1].tool_call_id == action.tool_call_id
+    assert "withdrawn" in str(answered[-1].content)
+
+
+def test_korean_cancel_withdraws_and_answers_in_korean(
+    pending_sms: tuple[PendingAction, ScriptedChatModel], ask: TurnRunner
+) -> None:
+    action, _ = pending_sms
+
+    turn = ask("취소해줘", model=_silent_model(), conversation=action.conversation)
+
+    action.refresh_from_db()
+    assert action.status == PendingAction.Status.WITHDRAWN
+    assert turn.reply is not None and turn.reply.content.startswith("요청을 취소했어요")
+
+
+def test_approving_a_withdrawn_action_is_refused_and_nothing_is_sent(
+    pending_sms: tuple[PendingAction, ScriptedChatModel], ask: TurnRunner, people_a: People
+) -> None:
+    action, _ = pending_sms
+    ask("cancel that", model=_silent_model(), conversation=action.conversation)
+
+    with pytest.raises(ActionStateError, match="already withdrawn"):
+        pending_action_decide(action_id=action.id, user=people_a.approver, decision="approve")
+    outcome = pending_action_execute(action_id=action.id)
+
+    assert outcome.status == "withdrawn"
+    assert OutboundMessage.objects.count() == 0
+
+
+def test_cancel_with_nothing_pending_says_there_is_nothing_to_cancel(ask: TurnRunner) -> None:
+    turn = ask("cancel that", model=_silent_model())
+
+    assert turn.reply is not None
+    assert "nothing to cancel" in turn.reply.content
+
+
+def test_cancel_that_sms_leaves_a_pending_email_alone(
+    pending_sms: tuple[PendingAction, ScriptedChatModel], ask: TurnRunner
+) -> None:
+    action, _ = pending_sms
+
+    turn = ask("cancel that email", model=_silent_model(), conversation=action.conversation)
+
+    action.refresh_from_db()
+    assert action.status == PendingAction.Status.PENDING
+    assert turn.reply is not None and "no pending e-mail" in turn.reply.content
+
+
+def test_cancel_that_in_another_tenant_withdraws_nothing_here(
+    pending_sms: tuple[PendingAction, ScriptedChatModel], tenant_b: Tenant
+) -> None:
+    from chat.services.turns import CollectingEvents, turn_run, turn_start
+
+    action, _ = pending_sms
+    with tenant_context(tenant_b):
+        outsider = make_user(tenant_b, "bea")
+        conversation, message, _ = turn_start(user=outsider, text="cancel that")
+        reply = turn_run(
+            conversation=conversation,
+            message=message,
+            events=CollectingEvents(),
+            model=_silent_model(),
+        )
+        assert reply is not None and "nothing to cancel" in reply.content
+
+    action.refresh_from_db()
+    assert action.status == PendingAction.Status.PENDING
+
+
+def test_a_redelivered_cancel_answers_once_and_withdraws_once(
+    pending_sms: tuple[PendingAction, ScriptedChatModel], ask: TurnRunner
+) -> None:
+    from chat.services.turns import CollectingEvents, turn_run
+
+    action, _ = pending_sms
+    turn = ask("cancel that", model=_silent_model(), conversation=action.conversation)
+    message = Message.objects.get(conversation=action.conversation, content="cancel that")
+    assert turn.reply is not None
+    turn.reply.delete()  # the worker died after withdrawing, before storing its reply
+
+    again = turn_run(
+        conversation=Conversation.objects.get(pk=action.conversation_id),
+        message=message,
+        events=CollectingEvents(),
+        model=_silent_model(),
+    )
+
+    assert again is not None and again.content == turn.reply.content
+    assert ActionEvent.objects.filter(action=action, kind=ActionEvent.Kind.WITHDRAWN).count() == 1
+
+
+def test_another_tenants_switched_off_tool_is_still_offered_here(
+    ask: TurnRunner, tenant_b: Tenant
+) -> None:
+    with tenant_context(tenant_b):
+        ToolPolicy.objects.update_or_create(tool_name="send_telegram", defaults={"enabled": False})
+
+    turn = ask("help", model=_silent_model())
+
+    assert turn.reply is not None and "Telegram messages" in turn.reply.content

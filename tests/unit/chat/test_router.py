@@ -1,0 +1,186 @@
+"""The router's recognisers: clear small talk, tool requests and cancels route; nothing else."""
+
+from __future__ import annotations
+
+import pytest
+
+from actions.tools.registry import tool_names
+from chat.agent.router import (
+    TOOLS,
+    Cancel,
+    SmallTalk,
+    ToolRequest,
+    disabled_reply,
+    help_reply,
+    normalise,
+    nothing_to_cancel_reply,
+    route_message,
+)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["hello", "Hello!", "hi there", "Hey 👋", "Good morning!", "안녕하세요", "안녕!", "하이"],
+)
+def test_it_routes_greetings(text: str) -> None:
+    route = route_message(text)
+
+    assert isinstance(route, SmallTalk) and route.kind == "greeting"
+
+
+@pytest.mark.parametrize(
+    "text", ["thanks", "Thank you so much!", "cheers", "thanks for that", "고마워", "감사합니다"]
+)
+def test_it_routes_thanks(text: str) -> None:
+    route = route_message(text)
+
+    assert isinstance(route, SmallTalk) and route.kind == "thanks"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "help",
+        "Help!",
+        "What can you do?",
+        "what else can you do",
+        "How do I use this?",
+        "뭘 할 수 있어?",
+        "무엇을 할 수 있나요?",
+        "도움말",
+    ],
+)
+def test_it_routes_questions_about_what_it_can_do_to_help(text: str) -> None:
+    route = route_message(text)
+
+    assert isinstance(route, SmallTalk) and route.kind == "help"
+
+
+def test_it_answers_korean_in_korean() -> None:
+    assert route_message("안녕하세요") == SmallTalk("greeting", korean=True)
+    assert route_message("hello") == SmallTalk("greeting", korean=False)
+
+
+@pytest.mark.parametrize(
+    ("text", "tool"),
+    [
+        ("cancel that", None),
+        ("Never mind.", None),
+        ("nevermind", None),
+        ("Actually, cancel that SMS", "send_sms"),
+        ("don't send it", None),
+        ("Do not send that email!", "send_email"),
+        ("forget it", None),
+        ("cancel the telegram please", "send_telegram"),
+        ("취소해줘", None),
+        ("그거 취소해 주세요", None),
+        ("문자 취소해줘", "send_sms"),
+        ("보내지 마", None),
+        ("아니 됐어", None),
+    ],
+)
+def test_it_routes_cancels_and_notes_the_tool_named(text: str, tool: str | None) -> None:
+    route = route_message(text)
+
+    assert isinstance(route, Cancel) and route.tool == tool
+
+
+@pytest.mark.parametrize(
+    ("text", "tool"),
+    [
+        ("Send a telegram to Emma saying the bus is late", "send_telegram"),
+        ("please send an email to James Taylor about Friday", "send_email"),
+        ("Can you text Emma that class moved to 3pm?", "send_sms"),
+        ("Could you send an SMS to the parents?", "send_sms"),
+        ("remind me tomorrow at 9am to call Emma", "schedule_reminder"),
+        ("Post an announcement: sports day is on Friday", "create_announcement"),
+        ("엠마에게 버스가 늦는다고 텔레그램 보내줘", "send_telegram"),
+        ("학부모에게 문자 보내주세요", "send_sms"),
+        ("운동회 공지 올려줘", "create_announcement"),
+    ],
+)
+def test_it_recognises_which_tool_a_request_asks_for(text: str, tool: str) -> None:
+    assert route_message(text) == ToolRequest(tool, korean=any("가" <= c <= "힣" for c in text))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Can you help me send an SMS to Emma saying hi",
+        "hello, what is our annual leave policy?",
+        "How long is bereavement leave?",
+        "What can you do about the late bus?",
+        "How do I send a telegram?",
+        "Cancel the staff meeting and tell everyone",
+        "cancel my subscription",
+        "stop",
+        "thanks, now text Emma that class moved",
+        "연차 휴가는 며칠인가요?",
+        "안녕하세요, 엠마에게 전화해야 하나요?",
+        "공지사항 알려줘",
+        "",
+        "   ",
+        "?!",
+    ],
+)
+def test_it_leaves_everything_else_to_the_agent(text: str) -> None:
+    assert route_message(text) is None
+
+
+def test_it_normalises_case_punctuation_and_spaces() -> None:
+    assert normalise("  Don\u2019t   SEND it!!  ") == "dont send it"
+
+
+def test_every_write_tool_has_words_for_the_router() -> None:
+    assert set(TOOLS) == set(tool_names())
+
+
+def test_help_lists_only_the_tools_it_is_given_with_examples() -> None:
+    reply = help_reply("help", tools=["send_sms", "schedule_reminder"], korean=False)
+
+    assert "SMS messages" in reply and TOOLS["send_sms"].example in reply
+    assert "Reminders" in reply
+    assert "Telegram" not in reply and "E-mails" not in reply
+
+
+def test_help_in_korean_lists_the_korean_examples() -> None:
+    reply = help_reply("greeting", tools=["send_sms"], korean=True)
+
+    assert reply.startswith("안녕하세요!")
+    assert TOOLS["send_sms"].example_ko in reply
+
+
+def test_help_with_every_tool_off_says_so() -> None:
+    assert "turned off" in help_reply("help", tools=[], korean=False)
+
+
+def test_a_disabled_tool_is_named_by_its_human_label() -> None:
+    assert (
+        disabled_reply("send_telegram", korean=False)
+        == "Telegram messages are turned off for this organisation."
+    )
+
+
+def test_nothing_to_cancel_names_the_tool_asked_about() -> None:
+    assert nothing_to_cancel_reply("send_sms", korean=False) == (
+        "There is no pending SMS of yours in this conversation, so nothing to cancel."
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "cancel " + "that one " * 440,
+        "hello " * 800,
+        "Never mind. " + "Here is the parent's e-mail I was sent this morning. " * 70,
+        "취소해줘 " * 800,
+    ],
+)
+def test_a_message_of_any_accepted_length_is_left_to_the_agent(text: str) -> None:
+    assert route_message(text[:4000]) is None
+
+
+def test_a_long_request_for_a_tool_is_still_recognised() -> None:
+    text = "Send a telegram to Emma Wilson saying " + "the trip is still on. " * 150
+
+    assert route_message(text[:4000]) == ToolRequest("send_telegram", korean=False)
