@@ -15,6 +15,6 @@ def tenant_zone(*, schema_name: str | None = None) -> ZoneInfo:
     Dates staff type ("tomorrow at 9am") are read in it and times are shown back in it; the
     public schema and unknown schemas use the deployment's ``TIME_ZONE``.
     """
-    schema = schema_name or connection.schema_name
+    schema = schema_name or getattr(connection, "schema_name", None)
     tenant = Tenant.objects.filter(schema_name=schema).only("time_zone").first()
     return tenant.zone if tenant else ZoneInfo(default_time_zone())
