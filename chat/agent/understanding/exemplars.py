@@ -18,6 +18,7 @@ EXEMPLARS: dict[str, tuple[str, ...]] = {
         "let Anna know by text that the room changed",
         "SMS all tutors: meeting at noon",
         "tell John the bus is late",
+        "let Sam know the lesson is cancelled",
         "please text the group that we start at 10",
         "민수에게 문자 보내줘",
         "학부모님들께 내일 휴원이라고 문자 좀 보내주세요",

@@ -74,7 +74,7 @@ class Found:
     addresses: list[str] = field(default_factory=list)
     ambiguous: list[list[str]] = field(default_factory=list)
     me: bool = False
-    spans: list[tuple[int, int]] = field(default_factory=list)
+    end: int = 0  # where in the head the last named contact or group ends (a character index)
 
     @property
     def anyone(self) -> bool:
@@ -82,7 +82,13 @@ class Found:
 
 
 def words(text: str) -> list[str]:
-    return [w.strip(".-") for w in _WORD.findall(text) if w.strip(".-")]
+    return [word for word, _ in _words_at(text)]
+
+
+def _words_at(text: str) -> list[tuple[str, int]]:
+    """Each word with the index just past it in ``text``."""
+    found = ((m.group(0).strip(".-"), m.end()) for m in _WORD.finditer(text))
+    return [(word, end) for word, end in found if word]
 
 
 def variants(word: str) -> list[str]:
@@ -214,15 +220,17 @@ def _pick(hits: Iterable[Hit]) -> list[list[Hit]]:
 def find_recipients(head: str, directory: Directory) -> Found:
     """The contacts, groups, addresses and "me" that ``head`` names (see module docstring)."""
     found = Found(me=bool(_ME.search(head)))
-    found.addresses = [m.group(0).strip() for m in _PHONE.finditer(head)]
-    found.addresses += _EMAIL.findall(head)
-    plain = _EMAIL.sub(" ", _PHONE.sub(" ", head))
-    tokens = words(plain)
+    for address in [*_PHONE.finditer(head), *_EMAIL.finditer(head)]:
+        found.addresses.append(address.group(0).strip())
+        found.end = max(found.end, address.end())
+    blank = lambda m: " " * len(m.group(0))  # noqa: E731 (keeps character positions)
+    located = _words_at(_EMAIL.sub(blank, _PHONE.sub(blank, head)))
+    tokens = [word for word, _ in located]
     hits = [*_contact_hits(directory, [variants(t) for t in tokens])]
     hits += _group_hits(directory, tokens)
     for candidates in _pick(hits):
         names = list(dict.fromkeys(c.name for c in candidates))
-        found.spans.append((candidates[0].start, candidates[0].end))
+        found.end = max(found.end, located[candidates[0].end - 1][1])
         if len(names) == 1:
             found.names.append(names[0])
         else:

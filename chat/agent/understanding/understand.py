@@ -48,7 +48,11 @@ _NAMED = (
 _NAMED_END = re.compile(
     r"\s+(?:on|at|in|by|about|tomorrow|today|tonight|next|this|to|that|via|please)\b.*$", re.I
 )
-_EVERYONE = re.compile(r"^(?:everyone|everybody|all|all staff|모두|전체|전원)$", re.IGNORECASE)
+_TIME_ONLY = re.compile(
+    r"^(?:(?:tomorrow|today|tonight|at|on|in|by|next|this|morning|afternoon|evening|noon|"
+    r"\w+day|\d{1,2}(?::\d{2})?\s*(?:am|pm)?)\b[\s,.]*)+$",
+    re.IGNORECASE,
+)
 _ANNOUNCE_WORDS = re.compile(
     r"\b(?:please|can you|could you|announce(?:ment)?|post|publish|put up|make|an?|the|notice|"
     r"for|to|titled|called|everyone)\b|공지(?:사항)?(?:를|을)?|올려\S*|게시\S*|등록\S*|해줘|주세요",
@@ -173,7 +177,7 @@ def _fresh(text: str, label: Label, confidence: float, env: _Env) -> _Result:
         ko=say.korean(text),
         found=found,
         named=[] if found.anyone else _named(people),
-        body=split.body,
+        body=split.body or _after_recipients(label, people, found),
         subject=subject,
         title=_title(split.head, found) if label == "create_announcement" else None,
         channel=_channel(split.head),
@@ -181,6 +185,17 @@ def _fresh(text: str, label: Label, confidence: float, env: _Env) -> _Result:
     if label == "schedule_reminder":
         draft = _with_when(draft, split.head, text, env)
     return _resolve(draft, env)
+
+
+def _after_recipients(label: str, head: str, found: Found) -> str | None:
+    """ "tell Oliver the trip is cancelled": with no marker, the words after the last named
+    recipient are the message, if they are a sentence rather than a stray word or a time."""
+    if label not in {"send_sms", "send_telegram", "send_email"} or not found.end:
+        return None
+    rest = re.sub(r"^\W+", "", head[found.end :]).strip()
+    if len(rest.split()) < 3 or _TIME_ONLY.match(rest):
+        return None
+    return tidy(rest)
 
 
 def _actionable(label: str, text: str, found: Found) -> bool:
