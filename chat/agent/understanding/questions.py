@@ -24,9 +24,16 @@ def noun(tool: str, ko: bool) -> str:
     return hangul if ko else english
 
 
+def _object(word: str) -> str:
+    """The word with its object particle: 을 after a final consonant, 를 after a vowel."""
+    code = ord(word[-1]) - 0xAC00
+    has_final = 0 <= code < 11172 and code % 28 != 0
+    return word + ("을" if has_final else "를")
+
+
 def who(tool: str, ko: bool) -> str:
     if ko:
-        return f"{noun(tool, ko)}을(를) 누구에게 보낼까요?"
+        return f"{_object(noun(tool, ko))} 누구에게 보낼까요?"
     return f"Who should get this {noun(tool, ko)}?"
 
 

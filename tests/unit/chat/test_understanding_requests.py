@@ -111,3 +111,7 @@ def test_a_question_that_sounds_like_a_request_is_not_an_action(
 
 def test_blank_text_is_not_an_action(classifier: IntentClassifier) -> None:
     assert _ask(classifier, "   ") == Understanding("knowledge", 0.0)
+
+
+def test_a_korean_request_is_asked_about_in_korean(classifier: IntentClassifier) -> None:
+    assert _ask(classifier, "문자 보내줘").question == "문자를 누구에게 보낼까요?"
