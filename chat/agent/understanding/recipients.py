@@ -53,6 +53,9 @@ _KO_CLASS = re.compile(r"^([a-z0-9])반$")
 _FILLER = frozenset({"of", "the", "in", "from", "for", "all", "group"})
 _LITERAL, _GLOSSED = 100.0, 95.0
 _MIN_SCORE = 80.0
+# Recipients are named near the start of a request; scanning a pasted letter would only cost
+# time (every alias against every window) and find names that are not recipients.
+_MAX_WORDS = 60
 
 
 @dataclass(frozen=True)
@@ -224,7 +227,7 @@ def find_recipients(head: str, directory: Directory) -> Found:
         found.addresses.append(address.group(0).strip())
         found.end = max(found.end, address.end())
     blank = lambda m: " " * len(m.group(0))  # noqa: E731 (keeps character positions)
-    located = _words_at(_EMAIL.sub(blank, _PHONE.sub(blank, head)))
+    located = _words_at(_EMAIL.sub(blank, _PHONE.sub(blank, head)))[:_MAX_WORDS]
     tokens = [word for word, _ in located]
     hits = [*_contact_hits(directory, [variants(t) for t in tokens])]
     hits += _group_hits(directory, tokens)

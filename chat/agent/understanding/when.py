@@ -36,6 +36,8 @@ _DAY_WORD = re.compile(
     r"\b(?:today|tonight|tomorrow|in \d+ (?:day|week)s?)\b|오늘|내일|\d+\s*일", re.IGNORECASE
 )
 _PM_PARTS = {"오후", "저녁", "밤"}
+# A request says when in its first sentences; a pasted letter after them is not searched.
+_MAX_CHARS = 500
 
 
 @dataclass(frozen=True)
@@ -83,14 +85,21 @@ def find_when(text: str, *, now: datetime, tz: ZoneInfo) -> When | None:
         "TIMEZONE": tz.key,
         "RETURN_AS_TIMEZONE_AWARE": True,
     }
+    text = text[:_MAX_CHARS]
     found = search_dates(normalise(text), languages=LANGUAGES, settings=settings) or []
-    phrases = [(phrase.strip(), at) for phrase, at in found if re.search(r"\w", phrase)]
+    phrases = [(phrase.strip(), at) for phrase, at in found if _names_a_time(phrase)]
     if not phrases:
         return None
     phrase = " ".join(p for p, _ in phrases)
     if not _HAS_TIME.search(phrase):
         raise MissingTime(phrases[0][0])
     return When(phrase, _next_occurrence(phrases[-1][1].astimezone(tz), phrase, local_now))
+
+
+def _names_a_time(phrase: str) -> bool:
+    """dateparser also reads words such as "we" or "may" as dates; keep a phrase only if it
+    has a number, a weekday or a day word."""
+    return bool(re.search(r"\d", phrase) or _WEEKDAY.search(phrase) or _DAY_WORD.search(phrase))
 
 
 def _next_occurrence(at: datetime, phrase: str, now: datetime) -> datetime:

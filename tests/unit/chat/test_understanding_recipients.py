@@ -73,3 +73,9 @@ def test_it_keeps_phone_numbers_and_addresses_as_typed() -> None:
 
 def test_it_matches_nobody_for_an_unknown_name() -> None:
     assert not find_recipients("text Nobody Known", ACADEMY).anyone
+
+
+def test_it_looks_for_recipients_only_near_the_start_of_a_long_request() -> None:
+    pasted = "text the teachers " + "the parents wrote a long letter " * 100 + "Oliver Brown"
+
+    assert find_recipients(pasted, ACADEMY).names == ["Teachers"]

@@ -60,3 +60,7 @@ def test_it_shows_a_time_back_in_the_tenants_zone() -> None:
     utc = datetime(2026, 11, 24, 0, 0, tzinfo=ZoneInfo("UTC"))
 
     assert show(utc, SEOUL) == "Tue 24 Nov 2026, 09:00 (Asia/Seoul)"
+
+
+def test_it_ignores_words_that_dateparser_takes_for_dates() -> None:
+    assert find_when("we may bring lunch", now=NOW, tz=SEOUL) is None
