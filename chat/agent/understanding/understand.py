@@ -83,8 +83,7 @@ class Understanding:
 class _Draft:
     """A write request as understood so far: what ``_resolve`` turns into a call or a question."""
 
-    tool: str
-    label: Label
+    tool: Label  # the write tool asked for
     confidence: float
     ko: bool
     found: Found
@@ -172,7 +171,6 @@ def _fresh(text: str, label: Label, confidence: float, env: _Env) -> _Result:
         return _Result(Understanding("knowledge", confidence))
     draft = _Draft(
         tool=label,
-        label=label,
         confidence=confidence,
         ko=say.korean(text),
         found=found,
@@ -248,7 +246,7 @@ def _fill(draft: _Draft, slot: Slot, answer: str, env: _Env) -> _Draft:
         return replace(draft, body=korean_direct(answer) if draft.ko else tidy(answer))
     if slot == "when":
         phrase = f"{draft.missing_time} {answer}" if draft.missing_time else answer
-        return replace(_with_when(draft, phrase, phrase, env), missing_time=None)
+        return _with_when(replace(draft, missing_time=None), phrase, phrase, env)
     if slot == "which":
         return replace(draft, found=_choose(draft.found, answer))
     found = find_recipients(answer, env.directory)
@@ -270,12 +268,12 @@ def _resolve(draft: _Draft, env: _Env) -> _Result:
         if asked is not None:
             return _Result(asked, draft)
     return _Result(
-        Understanding(draft.label, draft.confidence, draft.tool, _arguments(draft, env)), draft
+        Understanding(draft.tool, draft.confidence, draft.tool, _arguments(draft, env)), draft
     )
 
 
 def _ask(draft: _Draft, question: str, slot: Slot | None) -> Understanding:
-    return Understanding(draft.label, draft.confidence, question=question, slot=slot)
+    return Understanding(draft.tool, draft.confidence, question=question, slot=slot)
 
 
 def _check_recipients(draft: _Draft, env: _Env) -> Understanding | None:

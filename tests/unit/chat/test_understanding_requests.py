@@ -115,3 +115,15 @@ def test_blank_text_is_not_an_action(classifier: IntentClassifier) -> None:
 
 def test_a_korean_request_is_asked_about_in_korean(classifier: IntentClassifier) -> None:
     assert _ask(classifier, "문자 보내줘").question == "문자를 누구에게 보낼까요?"
+
+
+def test_a_day_given_as_the_answer_is_asked_about_again_for_its_time(
+    classifier: IntentClassifier,
+) -> None:
+    asked = "remind the teachers to hand in grades"
+    question = _ask(classifier, asked).question or ""
+
+    found = _ask(classifier, "on Friday", [("user", asked), ("assistant", question)])
+
+    assert question == 'When should it go out? For example "tomorrow at 9am".'
+    assert (found.question, found.slot) == ("At what time on Friday?", "when")
