@@ -111,8 +111,3 @@ def _next_occurrence(at: datetime, phrase: str, now: datetime) -> datetime:
     if not _DAY_WORD.search(phrase):
         return at + timedelta(days=1)
     return at
-
-
-def show(at: datetime, tz: ZoneInfo) -> str:
-    """A time as staff read it back, in their zone: "Tue 24 Nov 2026, 09:00 (Asia/Seoul)"."""
-    return at.astimezone(tz).strftime("%a %d %b %Y, %H:%M") + f" ({tz.key})"

@@ -7,7 +7,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from chat.agent.understanding.when import MissingTime, find_when, show
+from chat.agent.understanding.when import MissingTime, find_when
 
 SEOUL = ZoneInfo("Asia/Seoul")
 # Monday 23 November 2026, 10:00 in Seoul.
@@ -54,12 +54,6 @@ def test_it_refuses_to_guess_a_time_when_only_a_day_is_given() -> None:
 
 def test_it_finds_nothing_in_a_message_without_a_date() -> None:
     assert find_when("text Emma that she is great", now=NOW, tz=SEOUL) is None
-
-
-def test_it_shows_a_time_back_in_the_tenants_zone() -> None:
-    utc = datetime(2026, 11, 24, 0, 0, tzinfo=ZoneInfo("UTC"))
-
-    assert show(utc, SEOUL) == "Tue 24 Nov 2026, 09:00 (Asia/Seoul)"
 
 
 def test_it_ignores_words_that_dateparser_takes_for_dates() -> None:
