@@ -197,10 +197,12 @@ def _after_recipients(label: str, head: str, found: Found) -> str | None:
 
 
 def _actionable(label: str, text: str, found: Found) -> bool:
-    """An action needs a sign of one: its cue word, a verb of sending, or a known recipient;
-    otherwise a question that merely sounds like a request goes to the knowledge base."""
+    """An action needs a sign of one: its cue word, a verb of sending, or a known recipient in
+    a message that is not a question ("Who is in the Teachers group?" names a group but asks
+    about data); otherwise it goes to the knowledge base."""
     cue = CUES.get(label)  # type: ignore[call-overload]
-    return bool((cue and cue.search(text)) or _ACTION_WORDS.search(text) or found.anyone)
+    named = found.anyone and not text.rstrip().endswith(("?", "？"))  # noqa: RUF001
+    return bool((cue and cue.search(text)) or _ACTION_WORDS.search(text) or named)
 
 
 def _named(head: str) -> list[str]:

@@ -127,3 +127,13 @@ def test_a_day_given_as_the_answer_is_asked_about_again_for_its_time(
 
     assert question == 'When should it go out? For example "tomorrow at 9am".'
     assert (found.question, found.slot) == ("At what time on Friday?", "when")
+
+
+def test_a_question_naming_a_contact_is_not_an_action_even_if_it_sounds_like_one() -> None:
+    always_sms = IntentClassifier(
+        lambda texts: [[1.0, 0.0] for _ in texts], exemplars={"send_sms": ["text Mia"]}
+    )
+
+    found = _ask(always_sms, "Is Oliver Brown in class today?")
+
+    assert (found.label, found.tool, found.question) == ("knowledge", None, None)
