@@ -23,11 +23,13 @@ from zoneinfo import ZoneInfo
 from rapidfuzz import fuzz, process
 
 from chat.agent.understanding import questions as say
+from chat.agent.understanding.arguments import tool_arguments
 from chat.agent.understanding.body import korean_direct, split_message, subject_of, tidy
 from chat.agent.understanding.directory import Directory
+from chat.agent.understanding.draft import Draft
 from chat.agent.understanding.intent import CUES, WRITE_TOOLS, IntentClassifier, Label
 from chat.agent.understanding.recipients import Found, find_recipients
-from chat.agent.understanding.when import MissingTime, When, find_when
+from chat.agent.understanding.when import MissingTime, find_when
 
 Role = Literal["user", "assistant"]
 Slot = Literal["to", "which", "when", "body"]
@@ -80,26 +82,9 @@ class Understanding:
 
 
 @dataclass(frozen=True)
-class _Draft:
-    """A write request as understood so far: what ``_resolve`` turns into a call or a question."""
-
-    tool: Label  # the write tool asked for
-    confidence: float
-    ko: bool
-    found: Found
-    named: list[str]
-    body: str | None
-    subject: str | None = None
-    title: str | None = None
-    when: When | None = None
-    missing_time: str | None = None
-    channel: str | None = None  # a reminder's channel, if the request named one
-
-
-@dataclass(frozen=True)
 class _Result:
     understanding: Understanding
-    draft: _Draft | None = None
+    draft: Draft | None = None
 
 
 @dataclass(frozen=True)
@@ -148,7 +133,7 @@ def _new_request(label: str, text: str) -> bool:
     return label == "cancel" or asks_anew
 
 
-def _pending(history: list[tuple[Role, str]], env: _Env, depth: int) -> tuple[_Draft, Slot] | None:
+def _pending(history: list[tuple[Role, str]], env: _Env, depth: int) -> tuple[Draft, Slot] | None:
     """The draft and slot the last assistant line asked about, if it was our question."""
     if depth >= _MAX_FOLLOW_UPS or len(history) < 2 or history[-1][0] != "assistant":
         return None
@@ -169,7 +154,7 @@ def _fresh(text: str, label: Label, confidence: float, env: _Env) -> _Result:
     found = find_recipients(people, env.directory)
     if not _actionable(label, text, found):
         return _Result(Understanding("knowledge", confidence))
-    draft = _Draft(
+    draft = Draft(
         tool=label,
         confidence=confidence,
         ko=say.korean(text),
@@ -231,7 +216,7 @@ def _channel(head: str) -> str | None:
     return None
 
 
-def _with_when(draft: _Draft, head: str, text: str, env: _Env) -> _Draft:
+def _with_when(draft: Draft, head: str, text: str, env: _Env) -> Draft:
     for source in (head, text):
         try:
             when = find_when(source, now=env.now, tz=env.tz)
@@ -242,7 +227,7 @@ def _with_when(draft: _Draft, head: str, text: str, env: _Env) -> _Draft:
     return draft
 
 
-def _fill(draft: _Draft, slot: Slot, answer: str, env: _Env) -> _Draft:
+def _fill(draft: Draft, slot: Slot, answer: str, env: _Env) -> Draft:
     """The draft with ``answer`` put into the slot that was asked about."""
     if slot == "body":
         return replace(draft, body=korean_direct(answer) if draft.ko else tidy(answer))
@@ -264,21 +249,20 @@ def _choose(found: Found, answer: str) -> Found:
     return replace(found, names=[*found.names, best[0]], ambiguous=found.ambiguous[1:])
 
 
-def _resolve(draft: _Draft, env: _Env) -> _Result:
+def _resolve(draft: Draft, env: _Env) -> _Result:
     for check in (_check_recipients, _check_when, _check_body):
         asked = check(draft, env)
         if asked is not None:
             return _Result(asked, draft)
-    return _Result(
-        Understanding(draft.tool, draft.confidence, draft.tool, _arguments(draft, env)), draft
-    )
+    arguments = tool_arguments(draft, env.directory)
+    return _Result(Understanding(draft.tool, draft.confidence, draft.tool, arguments), draft)
 
 
-def _ask(draft: _Draft, question: str, slot: Slot | None) -> Understanding:
+def _ask(draft: Draft, question: str, slot: Slot | None) -> Understanding:
     return Understanding(draft.tool, draft.confidence, question=question, slot=slot)
 
 
-def _check_recipients(draft: _Draft, env: _Env) -> Understanding | None:
+def _check_recipients(draft: Draft, env: _Env) -> Understanding | None:
     found = draft.found
     if found.ambiguous:
         return _ask(draft, say.which(found.ambiguous[0], draft.ko), "which")
@@ -293,13 +277,13 @@ def _check_recipients(draft: _Draft, env: _Env) -> Understanding | None:
     return None
 
 
-def _reaches_requester(draft: _Draft) -> bool:
+def _reaches_requester(draft: Draft) -> bool:
     return draft.tool == "send_email" or (
         draft.tool == "schedule_reminder" and draft.channel in (None, "send_email")
     )
 
 
-def _check_when(draft: _Draft, env: _Env) -> Understanding | None:
+def _check_when(draft: Draft, env: _Env) -> Understanding | None:
     if draft.tool != "schedule_reminder" or draft.when is not None:
         return None
     if draft.missing_time:
@@ -307,53 +291,7 @@ def _check_when(draft: _Draft, env: _Env) -> Understanding | None:
     return _ask(draft, say.when(draft.ko), "when")
 
 
-def _check_body(draft: _Draft, env: _Env) -> Understanding | None:
+def _check_body(draft: Draft, env: _Env) -> Understanding | None:
     if draft.body:
         return None
     return _ask(draft, say.what(draft.tool, draft.ko), "body")
-
-
-def _recipients(draft: _Draft, env: _Env) -> list[str]:
-    me = [env.directory.requester.email] if draft.found.me and env.directory.requester else []
-    return [*draft.found.names, *draft.found.addresses, *draft.named, *me]
-
-
-def _arguments(draft: _Draft, env: _Env) -> dict[str, Any]:
-    body = draft.body or ""
-    if draft.tool == "create_announcement":
-        audience = next((n for n in draft.found.names if n in env.directory.groups), None)
-        return {"title": draft.title or _headline(body), "body": body, "audience": audience}
-    if draft.tool == "schedule_reminder":
-        return _reminder(draft, env)
-    arguments: dict[str, Any] = {"to": _recipients(draft, env), "body": body}
-    if draft.tool == "send_email":
-        arguments["subject"] = draft.subject or _headline(body)
-    return arguments
-
-
-def _reminder(draft: _Draft, env: _Env) -> dict[str, Any]:
-    assert draft.when is not None  # _check_when asked for it otherwise
-    inner = _reminder_channel(draft, env)
-    arguments: dict[str, Any] = {"to": _recipients(draft, env), "body": draft.body}
-    if inner == "send_email":
-        arguments["subject"] = _headline(f"{'알림' if draft.ko else 'Reminder'}: {draft.body}")
-    return {"due_at": draft.when.at.isoformat(), "tool": inner, "arguments": arguments}
-
-
-def _reminder_channel(draft: _Draft, env: _Env) -> str:
-    """The channel asked for; else e-mail for "me"; else SMS unless a named contact has
-    only an e-mail address."""
-    if draft.channel:
-        return draft.channel
-    if draft.found.me:
-        return "send_email"
-    channels = {c.name: c.channels for c in env.directory.contacts}
-    named = [channels[n] for n in draft.found.names if n in channels]
-    if named and all("sms" not in c and "email" in c for c in named):
-        return "send_email"
-    return "send_sms"
-
-
-def _headline(body: str, limit: int = 60) -> str:
-    first = re.split(r"(?<=[.!?。])\s|\n", body.strip(), maxsplit=1)[0].rstrip(".")
-    return first if len(first) <= limit else first[: limit - 1].rstrip() + "…"
