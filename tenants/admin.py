@@ -27,7 +27,14 @@ class DomainInline(admin.TabularInline):
 
 @admin.register(Tenant, site=platform_admin_site)
 class TenantAdmin(admin.ModelAdmin):
-    list_display = ("name", "schema_name", "is_active", "monthly_token_budget", "created_at")
+    list_display = (
+        "name",
+        "schema_name",
+        "is_active",
+        "time_zone",
+        "monthly_token_budget",
+        "created_at",
+    )
     search_fields = ("name", "schema_name", "domains__domain")
     list_filter = ("is_active",)
     inlines = [DomainInline]

@@ -1,7 +1,22 @@
 """Tenants (one PostgreSQL schema each) and the host names that select them."""
 
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 from django_tenants.models import DomainMixin, TenantMixin
+
+
+def default_time_zone() -> str:
+    """A new tenant starts in the deployment's zone (``TIME_ZONE``) until an admin picks its own."""
+    return str(settings.TIME_ZONE)
+
+
+def validate_time_zone(value: str) -> None:
+    """Only IANA names ("Asia/Seoul"): dates the assistant reads and shows are local to it."""
+    if value not in available_timezones():
+        raise ValidationError(f"{value!r} is not an IANA time zone name such as 'Asia/Seoul'")
 
 
 class Tenant(TenantMixin):
@@ -16,6 +31,13 @@ class Tenant(TenantMixin):
         help_text="Model tokens (input + output) a calendar month may use; once spent, new "
         "questions are refused until the 1st. Empty: unlimited.",
     )
+    time_zone = models.CharField(
+        max_length=64,
+        default=default_time_zone,
+        validators=[validate_time_zone],
+        help_text='IANA name, e.g. Asia/Seoul: "tomorrow at 9am" means 9am here, and times '
+        "are shown in this zone.",
+    )
 
     # Create the schema and migrate it when a tenant is saved for the first time.
     auto_create_schema = True
@@ -26,6 +48,14 @@ class Tenant(TenantMixin):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.schema_name})"
+
+    @property
+    def zone(self) -> ZoneInfo:
+        """The tenant's zone; the deployment's if the stored name stopped being valid."""
+        try:
+            return ZoneInfo(self.time_zone)
+        except (ZoneInfoNotFoundError, ValueError):
+            return ZoneInfo(default_time_zone())
 
 
 class Domain(DomainMixin):

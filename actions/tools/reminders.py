@@ -4,15 +4,14 @@ from __future__ import annotations
 
 from datetime import timedelta
 from typing import Any, Literal
-from zoneinfo import ZoneInfo
 
-from django.conf import settings
 from django.utils import timezone
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
 from actions.services.reminders import reminder_schedule
 from actions.tools.base import ToolArgumentsError, ToolContext, ToolResult, WriteTool
 from actions.tools.common import enabled_policy
+from tenants.selectors import tenant_zone
 
 MAX_AHEAD = timedelta(days=366)
 SCHEDULABLE = ("send_sms", "send_telegram", "send_email", "create_announcement")
@@ -83,5 +82,6 @@ class ScheduleReminder(WriteTool[ReminderArgs]):
 
     @staticmethod
     def _when(args: ReminderArgs) -> str:
-        local = args.due_at.astimezone(ZoneInfo(settings.TIME_ZONE))
+        """The due time as the tenant's staff read it: in the tenant's own time zone."""
+        local = args.due_at.astimezone(tenant_zone())
         return local.strftime("%Y-%m-%d %H:%M %Z")

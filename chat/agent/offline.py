@@ -2,15 +2,15 @@
 
 It behaves like a tool-calling chat model so the graph cannot tell the difference:
 
-* a clear request for an action ("send an SMS to … saying …", "<그룹>에게 <내용> 문자 보내줘")
-  becomes a write-tool call with exactly the recipient and text the person wrote;
+* a request for an action ("Can you text Emma that class moved to 3pm?", "엠마에게 …라고
+  전해줘") becomes a write-tool call, or one short question when a recipient, a time or the
+  text is missing or unclear (``chat.agent.understanding``);
 * anything else becomes a ``search_knowledge`` call, and the passages that come back are
   answered extractively: the sentences sharing most words with the question, each cited
   ``[n]``, or a plain statement that the knowledge base does not cover it;
 * after an action was executed or rejected it confirms in one sentence.
 
-Its answer streams in small chunks, like a real model's. Intent patterns live in
-``intents.py`` (pure, unit-tested).
+Its answer streams in small chunks, like a real model's.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from langchain_core.messages import (
 )
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 
-from chat.agent.intents import parse_intent
+from chat.agent.understanding.context import understand_run
 
 OFFLINE_MODEL_NAME = "offline-extractive"
 NOT_COVERED = "The knowledge base does not cover that, so I can't answer it reliably."
@@ -171,14 +171,17 @@ class OfflineChatModel(BaseChatModel):
         if isinstance(last, ToolMessage):
             return AIMessage(_reply_after_tool(messages, last))
         text = str(last.content)
-        intent = parse_intent(text)
-        if intent is not None and intent.tool in self.tool_names:
-            call = {
-                "name": intent.tool,
-                "args": intent.arguments,
-                "id": f"call_{uuid.uuid4().hex[:12]}",
-            }
-            return AIMessage("", tool_calls=[call])
+        understood = understand_run(messages)
+        if understood is not None and understood.label in self.tool_names:
+            if understood.question:
+                return AIMessage(understood.question)
+            if understood.tool:
+                call = {
+                    "name": understood.tool,
+                    "args": understood.arguments,
+                    "id": f"call_{uuid.uuid4().hex[:12]}",
+                }
+                return AIMessage("", tool_calls=[call])
         if "search_knowledge" in self.tool_names:
             call = {
                 "name": "search_knowledge",

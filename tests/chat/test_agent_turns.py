@@ -148,7 +148,7 @@ def test_the_offline_model_schedules_a_reminder(ask: TurnRunner, in_tenant_a: Te
 
     action = PendingAction.objects.get(conversation=turn.conversation)
     assert action.tool == "schedule_reminder"
-    assert action.arguments["arguments"] == {"to": ["Kim Minji"], "body": "bring the forms"}
+    assert action.arguments["arguments"] == {"to": ["Kim Minji"], "body": "Bring the forms"}
     assert "09:00" in action.arguments["due_at"]
 
 

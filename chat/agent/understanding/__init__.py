@@ -1,0 +1,22 @@
+"""How the built-in (offline) model understands requests: intent by meaning, recipients,
+bodies and times, and the one short question when something is missing.
+
+Entry point: ``understand(text, *, history, directory, now, tz, classifier) -> Understanding``
+(pure, in ``understand.py``); ``context.understand_run(messages)`` calls it for a graph run,
+loading the run's tenant data from the run's config.
+"""
+
+from chat.agent.understanding.directory import ContactEntry, Directory, Requester
+from chat.agent.understanding.intent import LABELS, IntentClassifier, Label
+from chat.agent.understanding.understand import Understanding, understand
+
+__all__ = [
+    "LABELS",
+    "ContactEntry",
+    "Directory",
+    "IntentClassifier",
+    "Label",
+    "Requester",
+    "Understanding",
+    "understand",
+]

@@ -1,0 +1,202 @@
+"""Where a request says what to send: the message body, an e-mail subject, an announcement
+title. Pure: no Django.
+
+A request is split into its *head* (who, when, which channel: what the rest of the layer reads)
+and its *body* (the words to deliver, kept as the person wrote them, apart from turning Korean
+reported speech into the direct message). The body is found, in this order, in quotes, after a
+colon, after "saying"-style markers, after "that", after "to <verb>" in a reminder, or, in
+Korean, in the clause before the closing verb ("…라고 전해줘", "… 문자 보내줘").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_QUOTED = re.compile(r"[\"“”«»「『](?P<body>[^\"“”«»」』]{2,})[\"“”«»」』]")
+_COLON = re.compile(r"(?<!\d)[:：]\s*")  # noqa: RUF001 (the full-width colon Korean IMEs type)
+_SAYING = re.compile(
+    r"\s*\b(?:saying|that says|which says|with the (?:text|message)|with text|and say|to say|"
+    r"telling (?:him|her|them)|the message|message reads?|body)\b\s*:?\s*",
+    re.IGNORECASE,
+)
+_THAT = re.compile(r"\s+that\s+", re.IGNORECASE)
+_REMIND_TO = re.compile(
+    r"\bremind\b.*?\s(?:to|that|about)\s+(?!me\b|him\b|her\b|them\b|us\b)", re.IGNORECASE
+)
+_SUBJECT = re.compile(
+    r"\b(?:subject(?: line)?|titled|title)\s*:?\s*(?P<s>.+?)\s*$"
+    r"|\babout\s+(?P<about>.+?)\s*[?.!]*$",
+    re.IGNORECASE,
+)
+# The closing verb phrase of a Korean request: an optional channel noun, then the verb.
+_KO_TAIL = re.compile(
+    r"\s*(?:(?:문자|메시지|메세지|카톡|텔레그램|이메일|메일|공지(?:사항)?|알림)\s*(?:를|을|로|으로)?\s*)?"
+    r"(?:좀\s*)?(?:보내|전해|전달해|전달|알려|남겨|써|올려|게시해|등록해|리마인드해|예약해)"
+    r"\S*\s*[.!?~]*\s*$"
+)
+_KO_QUOTE_END = re.compile(r"(?:이라고|라고|다고|자고|냐고|하고)\s*$")
+_KO_LEADING_TIME = re.compile(
+    r"^(?:(?:오늘|내일|모레|다음\s*주|이번\s*주|[월화수목금토일]요일|\d+\s*월\s*\d+\s*일|오전|오후|아침|"
+    r"저녁|밤|\d{1,2}\s*시(?:\s*\d{1,2}\s*분|\s*반)?|\d+\s*(?:분|시간|일)\s*(?:후|뒤))(?:에)?\s*)+"
+)
+_KO_RECIPIENT = re.compile(r"\S+?(?:에게|한테|께)(?:는|도)?(?=\s|$)")
+
+
+@dataclass(frozen=True)
+class Split:
+    """A request cut into its head (recipients, time, verb) and the body to deliver."""
+
+    head: str
+    body: str | None
+
+
+def split_message(text: str) -> Split:
+    """Cut ``text`` into head and body; ``body`` is None when the request names no text."""
+    text = text.strip()
+    for finder in (_quoted, _after_colon, _after_marker, _korean, _after_remind_to, _after_that):
+        found = finder(text)
+        if found is not None and found.body:
+            return found
+    return Split(text, None)
+
+
+def tidy(body: str) -> str:
+    """The body as sent: trimmed, a trailing question mark of the request dropped, first
+    letter capitalised ("that class moved to 3pm?" → "Class moved to 3pm")."""
+    body = body.strip().strip("\"'“”‘’").strip()  # noqa: RUF001
+    body = re.sub(r"\s*(?:,?\s*please|,?\s*thanks?(?: you)?)?\s*\?+$", "", body)
+    return body[:1].upper() + body[1:] if body else body
+
+
+def _quoted(text: str) -> Split | None:
+    match = _QUOTED.search(text)
+    if match is None:
+        return None
+    head = (text[: match.start()] + " " + text[match.end() :]).strip()
+    return Split(head, match["body"].strip())
+
+
+def _after_colon(text: str) -> Split | None:
+    match = _COLON.search(text)
+    if match is None:
+        return None
+    return Split(text[: match.start()].strip(), tidy(text[match.end() :]))
+
+
+def _after_marker(text: str) -> Split | None:
+    match = _SAYING.search(text)
+    if match is None or match.start() == 0:
+        return None
+    return Split(text[: match.start()].strip(), tidy(text[match.end() :]))
+
+
+def _after_that(text: str) -> Split | None:
+    match = _THAT.search(text)
+    if match is None:
+        return None
+    return Split(text[: match.start()].strip(), tidy(text[match.end() :]))
+
+
+def _after_remind_to(text: str) -> Split | None:
+    match = _REMIND_TO.search(text)
+    if match is None:
+        return None
+    return Split(text[: match.end()].strip(), tidy(text[match.end() :]))
+
+
+def _korean(text: str) -> Split | None:
+    """ "엠마에게 수업이 3시로 옮겨졌다고 전해줘" → head "엠마에게 전해줘", body "수업이 3시로
+    옮겨졌습니다"; "학부모에게 내일 휴교입니다 문자 보내줘" → body "내일 휴교입니다"."""
+    if not re.search(r"[가-힣]", text):
+        return None
+    tail = _KO_TAIL.search(text)
+    if tail is None:
+        return None
+    clause, verb = text[: tail.start()].strip(), text[tail.start() :].strip()
+    recipients = list(_KO_RECIPIENT.finditer(clause))
+    after_quote = [r for r in recipients if _KO_QUOTE_END.search(clause[: r.start()].strip())]
+    if after_quote:  # "…하라고 나한테 알려줘": the recipient follows the quoted clause
+        who = after_quote[-1]
+        body = clause[: who.start()].strip()
+        when = _KO_LEADING_TIME.match(body)
+        head = f"{when.group(0) if when else ''} {who.group(0)}".strip()
+        body = body[when.end() :] if when else body
+    elif recipients:
+        who = recipients[0]
+        body, head = clause[who.end() :].strip(), clause[: who.end()].strip()
+    else:
+        body, head = clause, ""
+    reported = korean_direct(body)
+    return Split(f"{head} {verb}".strip(), reported) if reported else None
+
+
+def korean_direct(clause: str) -> str:
+    """Korean reported speech as the direct, polite message: "…옮겨졌다고" → "…옮겨졌습니다",
+    "…전화하라고" → "…전화하세요", "…휴교라고" → "…휴교입니다", "…왔냐고" → "…왔나요?"."""
+    clause = clause.strip()
+    quote = _KO_QUOTE_END.search(clause)
+    if quote is None:
+        return clause
+    said, ending = clause[: quote.start()].rstrip(), quote.group(0).strip()
+    if not said:
+        return ""
+    if ending == "다고":
+        return _polite(said + "다")
+    if ending == "냐고":
+        return said + "나요?"
+    if ending == "자고":
+        return said + "시다" if said.endswith("합") else said + "자"
+    if ending == "하고":
+        return said
+    return _said_with_rago(said, ending)
+
+
+def _said_with_rago(said: str, ending: str) -> str:
+    if said[-1] in "다요죠까.!?" or (ending == "라고" and said.endswith(("니다", "세요"))):
+        return said  # a direct quote: "…휴교입니다라고"
+    if ending == "라고" and said.endswith("말"):
+        return said[:-1] + "마세요"  # "늦지 말라고" → "늦지 마세요"
+    if ending == "라고" and re.search(r"(?:하|오|주|보|내|서|두|치|켜|기|리|우|추|르)$", said):
+        return said + "세요"  # an order: "전화하라고" → "전화하세요", "챙기라고" → "챙기세요"
+    if said.endswith("으") and ending == "라고":
+        return said + "세요"
+    return said + "입니다"  # a noun: "휴교라고" / "휴교이라고" → "휴교입니다"
+
+
+def _polite(plain: str) -> str:
+    """A plain "-다" sentence in the polite "-ㅂ니다/-습니다" form."""
+    stem = plain[:-1]
+    if not stem or stem.endswith("니"):
+        return plain
+    if stem.endswith("는") and len(stem) > 1 and _final(stem[-2]) != 0:
+        return stem[:-1] + "습니다"  # 먹는다 → 먹습니다
+    last = stem[-1]
+    final = _final(last)
+    if final is None:
+        return plain
+    if final == 0:
+        return stem[:-1] + _with_final(last, 17) + "니다"  # 크다 → 큽니다, 이다 → 입니다
+    if final == 4:
+        return stem[:-1] + _with_final(last, 17) + "니다"  # 간다 → 갑니다, 한다 → 합니다
+    return stem + "습니다"  # 했다 → 했습니다
+
+
+def _final(syllable: str) -> int | None:
+    """The final-consonant index of a Hangul syllable (0: none), None for other characters."""
+    code = ord(syllable) - 0xAC00
+    return code % 28 if 0 <= code < 11172 else None
+
+
+def _with_final(syllable: str, final: int) -> str:
+    code = ord(syllable) - 0xAC00
+    return chr(0xAC00 + code - code % 28 + final)
+
+
+def subject_of(head: str) -> str | None:
+    """An e-mail subject named in the head: "subject Trip", "about the staff meeting"."""
+    match = _SUBJECT.search(head)
+    if match is None:
+        return None
+    subject = (match["s"] or match["about"] or "").strip()
+    return subject[:1].upper() + subject[1:] if subject else None

@@ -1,0 +1,101 @@
+"""The Django side of understanding: the run's tenant data and the process's classifier.
+
+Tenant and user reach this module only through the run's config (``config["configurable"]``:
+``schema``, ``user_id``), read inside the model call, and every query runs inside
+``schema_context(schema)``: contacts and groups of another tenant can never be matched.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from zoneinfo import ZoneInfo
+
+from django.contrib.auth import get_user_model
+from django.utils import timezone
+from django_tenants.utils import schema_context
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from langchain_core.runnables.config import ensure_config
+
+from actions.models import Contact, ContactGroup
+from chat.agent.understanding.directory import ContactEntry, Directory, Requester
+from chat.agent.understanding.intent import IntentClassifier
+from chat.agent.understanding.understand import Role, Understanding, understand
+from knowledge.embedder import get_embedder
+from knowledge.embeddings import EmbeddingError
+from tenants.selectors import tenant_zone
+
+
+def classifier() -> IntentClassifier:
+    """The classifier for the embedder in use; its examples are embedded once per process."""
+    return _classifier_for(get_embedder().model_name)
+
+
+@functools.cache
+def _classifier_for(model_name: str) -> IntentClassifier:
+    # Messages and examples are the same kind of text, so both are embedded the same way,
+    # and as passages because that call takes a batch: the examples are one call, not 100.
+    return IntentClassifier(get_embedder().embed_passages)
+
+
+def load_directory(*, schema: str, user_id: int | None) -> tuple[Directory, ZoneInfo]:
+    """The contacts, groups and requester of tenant ``schema``, and its time zone."""
+    with schema_context(schema):
+        contacts = tuple(
+            ContactEntry(name, frozenset(_channels(phone, telegram, email)))
+            for name, phone, telegram, email in Contact.objects.values_list(
+                "name", "phone", "telegram_chat_id", "email"
+            )
+        )
+        groups = tuple(ContactGroup.objects.values_list("name", flat=True))
+        user = get_user_model().objects.filter(pk=user_id).first() if user_id else None
+        requester = (
+            Requester(user.get_full_name() or user.get_username(), user.email or "")
+            if user
+            else None
+        )
+    return Directory(contacts, groups, requester), tenant_zone(schema_name=schema)
+
+
+def _channels(phone: str, telegram: str, email: str) -> list[str]:
+    return [
+        channel
+        for channel, address in (("sms", phone), ("telegram", telegram), ("email", email))
+        if address
+    ]
+
+
+def history_of(messages: Sequence[BaseMessage]) -> tuple[str, list[tuple[Role, str]]]:
+    """The latest user text and the earlier exchange as (role, text) pairs; tool calls and
+    tool results are left out because questions and answers are plain text."""
+    turns: list[tuple[Role, str]] = []
+    for message in messages:
+        if isinstance(message, HumanMessage):
+            turns.append(("user", str(message.content)))
+        elif isinstance(message, AIMessage) and not message.tool_calls and message.content:
+            turns.append(("assistant", str(message.content)))
+    if not turns or turns[-1][0] != "user":
+        return "", turns
+    return turns[-1][1], turns[:-1]
+
+
+def understand_run(messages: Sequence[BaseMessage]) -> Understanding | None:
+    """``understand`` for the current graph run, or None outside a run (no tenant known) or
+    when the embedding backend fails (the caller then searches the knowledge base)."""
+    configurable = ensure_config().get("configurable", {})
+    schema = configurable.get("schema")
+    text, history = history_of(messages)
+    if not schema or not text.strip():
+        return None
+    directory, tz = load_directory(schema=schema, user_id=configurable.get("user_id"))
+    try:
+        return understand(
+            text,
+            history=history,
+            directory=directory,
+            now=timezone.now(),
+            tz=tz,
+            classifier=classifier(),
+        )
+    except EmbeddingError:
+        return None

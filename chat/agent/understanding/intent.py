@@ -1,0 +1,111 @@
+"""What a message asks for, by meaning: the nearest labelled examples in the multilingual e5
+embedding space, nudged by cue words. Pure: no Django; the embedding function is passed in.
+
+Why both: the embedding carries meaning across phrasings and languages ("shoot Tom a quick
+text", "톰한테 문자 좀"), while a channel word ("telegram", "이메일") is decisive in a way a
+sentence embedding blurs. Each label scores the mean similarity of its ``k`` nearest examples
+plus a bonus when one of its cue words appears; the best label wins, and its margin over the
+runner-up is the confidence.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal, get_args
+
+import numpy as np
+
+from chat.agent.understanding.exemplars import EXEMPLARS
+
+Label = Literal[
+    "send_sms",
+    "send_telegram",
+    "send_email",
+    "create_announcement",
+    "schedule_reminder",
+    "knowledge",
+    "data",
+    "smalltalk",
+    "help",
+    "cancel",
+]
+LABELS: tuple[Label, ...] = get_args(Label)
+WRITE_TOOLS: frozenset[str] = frozenset(LABELS[:5])
+Embed = Callable[[Sequence[str]], Sequence[Sequence[float]]]
+
+_I = re.IGNORECASE
+CUES: dict[Label, re.Pattern[str]] = {
+    "send_sms": re.compile(r"\b(?:sms|text(?:ing)?|txt)\b(?!\s+(?:say|said|says)\b)|문자", _I),
+    "send_telegram": re.compile(r"telegram|텔레그램", _I),
+    "send_email": re.compile(r"\be-?mail\b|\bmail\b|이메일|메일", _I),
+    "create_announcement": re.compile(r"\bannounce|\bannouncement|\bnotice\b|공지", _I),
+    "schedule_reminder": re.compile(
+        r"\bremind|\breminder\b|\bschedule\b|don'?t let me forget|리마인드|알림|예약|(?:후|뒤)에",
+        _I,
+    ),
+    "data": re.compile(r"\bhow many\b|\bcount\b|\blist\b|몇\s*(?:명|개|건)|목록|통계", _I),
+    "smalltalk": re.compile(r"^\s*(?:hi|hello|hey|thanks?|thank you|안녕|고마|감사)", _I),
+    "help": re.compile(r"\bhelp\b|what can you do|도움|사용법|뭐 할 수|기능", _I),
+    "cancel": re.compile(r"\bcancel\b|never\s*mind|forget it|취소|보내지 ?마", _I),
+}
+CUE_BONUS = 0.05
+
+
+@dataclass(frozen=True)
+class Intent:
+    label: Label
+    confidence: float  # margin of the best label over the runner-up, 0..1
+    scores: Mapping[str, float]
+
+
+class IntentClassifier:
+    """Embeds the examples on first use (once per process) and labels messages by them."""
+
+    def __init__(
+        self,
+        embed: Embed,
+        *,
+        exemplars: Mapping[str, Sequence[str]] = EXEMPLARS,
+        k: int = 3,
+        cue_bonus: float = CUE_BONUS,
+    ) -> None:
+        self._embed = embed
+        self._exemplars = exemplars
+        self._k = k
+        self._cue_bonus = cue_bonus
+        self._lock = threading.Lock()
+        self._matrix: np.ndarray | None = None
+        self._labels: list[str] = []
+
+    def _examples(self) -> tuple[np.ndarray, list[str]]:
+        with self._lock:
+            if self._matrix is None:
+                pairs = [(label, t) for label, texts in self._exemplars.items() for t in texts]
+                vectors = np.asarray(self._embed([text for _, text in pairs]), dtype=np.float32)
+                self._matrix = _normalised(vectors)
+                self._labels = [label for label, _ in pairs]
+            return self._matrix, self._labels
+
+    def classify(self, text: str) -> Intent:
+        matrix, labels = self._examples()
+        query = _normalised(np.asarray(self._embed([text]), dtype=np.float32))[0]
+        similarity = matrix @ query
+        scores = {label: self._score(label, similarity, labels, text) for label in LABELS}
+        ranked = sorted(scores, key=lambda label: -scores[label])
+        best, second = ranked[0], ranked[1]
+        margin = float(min(1.0, max(0.0, (scores[best] - scores[second]) * 10)))
+        return Intent(best, margin, scores)  # type: ignore[arg-type]
+
+    def _score(self, label: str, similarity: np.ndarray, labels: list[str], text: str) -> float:
+        own = np.sort(similarity[[i for i, name in enumerate(labels) if name == label]])[::-1]
+        base = float(own[: self._k].mean()) if own.size else 0.0
+        cue = CUES.get(label)  # type: ignore[call-overload]
+        return base + (self._cue_bonus if cue is not None and cue.search(text) else 0.0)
+
+
+def _normalised(vectors: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return vectors / np.where(norms == 0, 1, norms)

@@ -1,0 +1,82 @@
+"""The short questions and sentences the layer says back, in the language of the request."""
+
+from __future__ import annotations
+
+import re
+
+_HANGUL = re.compile(r"[가-힣]")
+
+_NOUN = {
+    "send_sms": ("SMS", "문자"),
+    "send_telegram": ("Telegram message", "텔레그램 메시지"),
+    "send_email": ("e-mail", "이메일"),
+    "create_announcement": ("announcement", "공지"),
+    "schedule_reminder": ("reminder", "알림"),
+}
+
+
+def korean(text: str) -> bool:
+    return bool(_HANGUL.search(text))
+
+
+def noun(tool: str, ko: bool) -> str:
+    english, hangul = _NOUN.get(tool, ("message", "메시지"))
+    return hangul if ko else english
+
+
+def _object(word: str) -> str:
+    """The word with its object particle: 을 after a final consonant, 를 after a vowel."""
+    code = ord(word[-1]) - 0xAC00
+    has_final = 0 <= code < 11172 and code % 28 != 0
+    return word + ("을" if has_final else "를")
+
+
+def who(tool: str, ko: bool) -> str:
+    if ko:
+        return f"{_object(noun(tool, ko))} 누구에게 보낼까요?"
+    return f"Who should get this {noun(tool, ko)}?"
+
+
+def which(names: list[str], ko: bool) -> str:
+    listed = ", ".join(names[:-1]) + (" 또는 " if ko else " or ") + names[-1]
+    return f"{listed} 중 누구를 말씀하시는 건가요?" if ko else f"Did you mean {listed}?"
+
+
+def what(tool: str, ko: bool) -> str:
+    if ko:
+        return f"{noun(tool, ko)} 내용을 뭐라고 할까요?"
+    return f"What should the {noun(tool, ko)} say?"
+
+
+def when(ko: bool) -> str:
+    if ko:
+        return '언제 보낼까요? 예: "내일 오전 9시"'
+    return 'When should it go out? For example "tomorrow at 9am".'
+
+
+def what_time(day: str, ko: bool) -> str:
+    return f"{day} 몇 시에 보낼까요?" if ko else f"At what time {day}?"
+
+
+def no_address_for_me(tool: str, ko: bool) -> str:
+    if ko:
+        return (
+            "제가 직접 연락드릴 수 있는 방법은 계정의 이메일뿐인데, 이 요청에는 쓸 수 없어요. "
+            "받는 연락처나 그룹 이름을 알려 주세요."
+        )
+    return (
+        f"I can only reach you by your account's e-mail address, so I can't send you this "
+        f"{noun(tool, ko)}. Name a contact or group instead, or ask for an e-mail or a reminder."
+    )
+
+
+def no_email_on_account(ko: bool) -> str:
+    if ko:
+        return (
+            "계정에 이메일 주소가 없어서 알림을 보내 드릴 수 없어요. "
+            "관리자에게 이메일 등록을 요청해 주세요."
+        )
+    return (
+        "Your account has no e-mail address, so I can't send you a reminder. "
+        "Ask an administrator to add one."
+    )

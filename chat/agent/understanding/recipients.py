@@ -1,0 +1,242 @@
+"""Find the contacts and groups a request names, fuzzily, with rapidfuzz. Pure: no Django.
+
+Every contact and group is known by several *aliases*: "김민지 (Kim Minji)" by that, by
+"김민지", "Kim Minji", "Kim", "Minji" and "민지"; "Parents - Class A" by its words and by the
+same words reached from Korean ("A반 학부모" → "class a parents"). The head of the request is
+scanned for windows of words close to an alias. A longer match wins over a shorter one inside
+it ("Emma Wilson" over "Emma"), a literal match over one through the Korean glossary, and when
+several entries match the same words equally well the request is ambiguous: the caller asks
+"Did you mean …?" instead of picking one.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+from rapidfuzz import fuzz
+
+from chat.agent.understanding.directory import Directory
+
+_WORD = re.compile(r"[\w+@.-]+", re.UNICODE)
+_PHONE = re.compile(r"(?<![\w])\+?\d[\d\s().-]{5,}\d(?![\w])")
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_ME = re.compile(
+    r"\b(?:me|myself)\b|(?:^|\s)(?:나|저|내|제)(?:에게|한테)|(?:^|\s)(?:내게|제게)", re.IGNORECASE
+)
+_PARTICLE_LIST = (
+    "에게서 에게는 에게도 한테는 한테도 에게 한테 께서 께 님께 님들께 님들에게 님들한테 님에게 "
+    "님한테 님들 님 씨 들 이랑 랑 하고 와 과 을 를 은 는 이 가 도 의 으로 로"
+)
+_KO_PARTICLES = tuple(sorted(_PARTICLE_LIST.split(), key=len, reverse=True))
+# Korean words for the kinds of groups organisations keep, read as the English group names.
+_GLOSSARY = {
+    "학부모": "parents",
+    "부모": "parents",
+    "부모님": "parents",
+    "선생님": "teachers",
+    "교사": "teachers",
+    "강사": "teachers",
+    "선생": "teachers",
+    "간호사": "nurses",
+    "환자": "patients",
+    "학생": "students",
+    "직원": "staff",
+    "월요일": "monday",
+    "화요일": "tuesday",
+    "수요일": "wednesday",
+    "목요일": "thursday",
+    "금요일": "friday",
+}
+_KO_CLASS = re.compile(r"^([a-z0-9])반$")
+_FILLER = frozenset({"of", "the", "in", "from", "for", "all", "group"})
+_LITERAL, _GLOSSED = 100.0, 95.0
+_MIN_SCORE = 80.0
+# Recipients are named near the start of a request; scanning a pasted letter would only cost
+# time (every alias against every window) and find names that are not recipients.
+_MAX_WORDS = 60
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One directory entry matching words ``start``..``end`` of the head."""
+
+    name: str
+    kind: str  # "contact" | "group"
+    start: int
+    end: int
+    score: float
+
+
+@dataclass
+class Found:
+    """What the head names: resolved names, raw addresses, ambiguities, and "me"."""
+
+    names: list[str] = field(default_factory=list)
+    addresses: list[str] = field(default_factory=list)
+    ambiguous: list[list[str]] = field(default_factory=list)
+    me: bool = False
+    end: int = 0  # where in the head the last named contact or group ends (a character index)
+
+    @property
+    def anyone(self) -> bool:
+        return bool(self.names or self.addresses or self.ambiguous or self.me)
+
+
+def words(text: str) -> list[str]:
+    return [word for word, _ in _words_at(text)]
+
+
+def _words_at(text: str) -> list[tuple[str, int]]:
+    """Each word with the index just past it in ``text``."""
+    found = ((m.group(0).strip(".-"), m.end()) for m in _WORD.finditer(text))
+    return [(word, end) for word, end in found if word]
+
+
+def variants(word: str) -> list[str]:
+    """A word as typed and without its Korean particle ("민지에게" → "민지")."""
+    lowered = word.lower()
+    out = [lowered]
+    for particle in _KO_PARTICLES:
+        if lowered.endswith(particle) and len(lowered) > len(particle):
+            out.append(lowered[: -len(particle)])
+            out.extend(v for v in variants(lowered[: -len(particle)])[1:] if v not in out)
+            break
+    return out
+
+
+def _gloss(word: str) -> str:
+    for form in variants(word):
+        if form in _GLOSSARY:
+            return _GLOSSARY[form]
+        klass = _KO_CLASS.match(form)
+        if klass:
+            return f"class {klass.group(1)}"
+    return word.lower()
+
+
+def contact_aliases(name: str) -> list[tuple[str, ...]]:
+    """ "김민지 (Kim Minji)" → its full name, each script's name, each word, the Korean given
+    name; each alias as a tuple of lower-case words."""
+    aliases: list[tuple[str, ...]] = [tuple(words(name.lower()))]
+    parts = [p.strip() for p in re.split(r"[()]", name) if p.strip()]
+    for part in parts:
+        tokens = tuple(words(part.lower()))
+        aliases.append(tokens)
+        aliases.extend((token,) for token in tokens)
+        if len(tokens) == 1 and re.fullmatch(r"[가-힣]{3}", tokens[0]):
+            aliases.append((tokens[0][1:],))  # 김민지 → 민지
+    return list(dict.fromkeys(a for a in aliases if a))
+
+
+def group_aliases(name: str) -> list[tuple[tuple[str, ...], float]]:
+    literal = tuple(words(name.lower()))
+    glossed = tuple(w for w in " ".join(_gloss(w) for w in literal).split() if w not in _FILLER)
+    return [(literal, _LITERAL), (glossed, _GLOSSED)]
+
+
+def _similar(alias: str, word: str) -> float:
+    if len(alias) <= 4 or len(word) <= 4:
+        return 100.0 if alias == word else 0.0
+    return float(fuzz.ratio(alias, word))
+
+
+def _window_score(alias: tuple[str, ...], window: list[list[str]]) -> float:
+    """How well consecutive head words (each with its variants) spell ``alias``."""
+    total = 0.0
+    for wanted, forms in zip(alias, window, strict=True):
+        best = max(_similar(wanted, form) for form in forms)
+        if best < _MIN_SCORE:
+            return 0.0
+        total += best
+    return total / len(alias)
+
+
+def _contact_hits(directory: Directory, head: list[list[str]]) -> Iterator[Hit]:
+    for contact in directory.contacts:
+        for alias in contact_aliases(contact.name):
+            for start in range(len(head) - len(alias) + 1):
+                score = _window_score(alias, head[start : start + len(alias)])
+                if score:
+                    yield Hit(contact.name, "contact", start, start + len(alias), score)
+
+
+def _group_hits(directory: Directory, head: list[str]) -> Iterator[Hit]:
+    literal = [(i, variants(w)) for i, w in enumerate(head)]
+    glossed = [(i, [g]) for i, w in enumerate(head) for g in _gloss(w).split() if g not in _FILLER]
+    for group in directory.groups:
+        for alias, weight in group_aliases(group):
+            if alias:
+                yield from _ordered_group_hits(
+                    group, alias, weight, literal if weight == _LITERAL else glossed
+                )
+
+
+def _ordered_group_hits(
+    group: str, alias: tuple[str, ...], weight: float, forms: list[tuple[int, list[str]]]
+) -> Iterator[Hit]:
+    """Windows holding every word of the alias in any order ("class A parents"), ignoring
+    fillers ("parents of class A"); a window with only the alias's first word ("parents")
+    is a weaker hit, so two groups starting with it become a question."""
+    for first in range(len(forms) - len(alias) + 1):
+        window = forms[first : first + len(alias)]
+        if _words_cover(alias, [f for _, f in window]):
+            yield Hit(group, "group", window[0][0], window[-1][0] + 1, weight)
+    if len(alias) > 1 and weight == _GLOSSED:
+        for index, word_forms in forms:
+            if _words_cover(alias[:1], [word_forms]):
+                yield Hit(group, "group", index, index + 1, 60.0)
+
+
+def _words_cover(alias: tuple[str, ...], window: list[list[str]]) -> bool:
+    remaining = list(window)
+    for wanted in alias:
+        match = next(
+            (forms for forms in remaining if any(_similar(wanted, f) >= _MIN_SCORE for f in forms)),
+            None,
+        )
+        if match is None:
+            return False
+        remaining.remove(match)
+    return True
+
+
+def _pick(hits: Iterable[Hit]) -> list[list[Hit]]:
+    """Longest, best hits first; a hit inside words already claimed is dropped unless it ties
+    the claiming hit exactly (then both are candidates for those words)."""
+    ordered = sorted(hits, key=lambda h: (-(h.end - h.start), -h.score, h.start, h.name))
+    claimed: list[list[Hit]] = []
+    for hit in ordered:
+        overlapping = [c for c in claimed if hit.start < c[0].end and c[0].start < hit.end]
+        if not overlapping:
+            claimed.append([hit])
+            continue
+        for candidates in overlapping:
+            top = candidates[0]
+            same = (hit.start, hit.end, hit.score) == (top.start, top.end, top.score)
+            if same and hit.name not in {c.name for c in candidates}:
+                candidates.append(hit)
+    return sorted(claimed, key=lambda c: c[0].start)
+
+
+def find_recipients(head: str, directory: Directory) -> Found:
+    """The contacts, groups, addresses and "me" that ``head`` names (see module docstring)."""
+    found = Found(me=bool(_ME.search(head)))
+    for address in [*_PHONE.finditer(head), *_EMAIL.finditer(head)]:
+        found.addresses.append(address.group(0).strip())
+        found.end = max(found.end, address.end())
+    blank = lambda m: " " * len(m.group(0))  # noqa: E731 (keeps character positions)
+    located = _words_at(_EMAIL.sub(blank, _PHONE.sub(blank, head)))[:_MAX_WORDS]
+    tokens = [word for word, _ in located]
+    hits = [*_contact_hits(directory, [variants(t) for t in tokens])]
+    hits += _group_hits(directory, tokens)
+    for candidates in _pick(hits):
+        names = list(dict.fromkeys(c.name for c in candidates))
+        found.end = max(found.end, located[candidates[0].end - 1][1])
+        if len(names) == 1:
+            found.names.append(names[0])
+        else:
+            found.ambiguous.append(names)
+    found.names = list(dict.fromkeys(found.names))
+    return found

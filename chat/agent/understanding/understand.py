@@ -1,0 +1,297 @@
+"""From a message (and the conversation so far) to what the offline model should do.
+
+Pure: no Django. The Django side (``context.py``) supplies the tenant's ``Directory``, its
+time zone and the intent classifier.
+
+Flow: the classifier labels the message; a write request is split into head and body
+(``body.py``); recipients are found in the head (``recipients.py``), a time for reminders
+(``when.py``). The first missing or unclear slot becomes one short question and no tool call.
+If the previous assistant line is the question the previous request produced, this message
+answers it: the slot is filled and the request resolved again, so "Emma Wilson" after "Did you
+mean Emma Wilson or Emma Park?" completes the pending SMS.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import Any, Literal
+from zoneinfo import ZoneInfo
+
+from rapidfuzz import fuzz, process
+
+from chat.agent.understanding import questions as say
+from chat.agent.understanding.arguments import tool_arguments
+from chat.agent.understanding.body import korean_direct, split_message, subject_of, tidy
+from chat.agent.understanding.directory import Directory
+from chat.agent.understanding.draft import Draft
+from chat.agent.understanding.intent import CUES, WRITE_TOOLS, IntentClassifier, Label
+from chat.agent.understanding.recipients import Found, find_recipients
+from chat.agent.understanding.when import MissingTime, find_when
+
+Role = Literal["user", "assistant"]
+Slot = Literal["to", "which", "when", "body"]
+_MAX_FOLLOW_UPS = 4
+_ACTION_WORDS = re.compile(
+    r"\b(?:send|tell|let \w+ know|notify|inform|ping|message|write to|post|publish)\b|"
+    r"전해|전달|알려|보내|남겨|올려",
+    re.IGNORECASE,
+)
+_NAMED = (
+    re.compile(r"\bto\s+(?P<who>.+)$", re.IGNORECASE),
+    re.compile(
+        r"\b(?:text|txt|sms|e-?mail|telegram|message|tell|remind|notify|ping)\s+"
+        r"(?!(?:an?|the)\s+(?:sms|text|message|e-?mail|telegram|reminder)\b)(?P<who>.+)$",
+        re.IGNORECASE,
+    ),
+)
+_NAMED_END = re.compile(
+    r"\s+(?:on|at|in|by|about|tomorrow|today|tonight|next|this|to|that|via|please)\b.*$", re.I
+)
+_TIME_ONLY = re.compile(
+    r"^(?:(?:tomorrow|today|tonight|at|on|in|by|next|this|morning|afternoon|evening|noon|"
+    r"\w+day|\d{1,2}(?::\d{2})?\s*(?:am|pm)?)\b[\s,.]*)+$",
+    re.IGNORECASE,
+)
+_ANNOUNCE_WORDS = re.compile(
+    r"\b(?:please|can you|could you|announce(?:ment)?|post|publish|put up|make|an?|the|notice|"
+    r"for|to|titled|called|everyone)\b|공지(?:사항)?(?:를|을)?|올려\S*|게시\S*|등록\S*|해줘|주세요",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Understanding:
+    """What to do with a message.
+
+    ``label``: one of ``intent.LABELS``; ``confidence``: the classifier's margin (0..1).
+    ``tool`` + ``arguments``: a complete write-tool call, validated later by the tool itself.
+    ``question``: a plain-text reply instead of a tool call: one short question for a missing
+    or unclear slot, or a sentence saying why it cannot be done. Neither: not an action
+    (answer from the knowledge base, the data, or let the router handle it).
+    """
+
+    label: Label
+    confidence: float
+    tool: str | None = None
+    arguments: dict[str, Any] = field(default_factory=dict)
+    question: str | None = None
+    slot: Slot | None = None  # which slot ``question`` asks for
+
+
+@dataclass(frozen=True)
+class _Result:
+    understanding: Understanding
+    draft: Draft | None = None
+
+
+@dataclass(frozen=True)
+class _Env:
+    directory: Directory
+    now: datetime
+    tz: ZoneInfo
+    classifier: IntentClassifier
+
+
+def understand(
+    text: str,
+    *,
+    history: Sequence[tuple[Role, str]] = (),
+    directory: Directory,
+    now: datetime,
+    tz: ZoneInfo,
+    classifier: IntentClassifier,
+) -> Understanding:
+    """What ``text`` asks for, given the earlier ``history`` of (role, text) pairs.
+
+    ``directory``: the run's tenant contacts, groups and requester; ``now``: an
+    aware datetime; ``tz``: the tenant's zone (dates are read and shown in it); ``classifier``:
+    an ``IntentClassifier`` (one per process: it embeds its examples once).
+    """
+    if not text.strip():
+        return Understanding("knowledge", 0.0)  # nothing to act on: the answer path declines
+    env = _Env(directory, now, tz, classifier)
+    return _understand(text.strip(), list(history), env, depth=0).understanding
+
+
+def _understand(text: str, history: list[tuple[Role, str]], env: _Env, depth: int) -> _Result:
+    intent = env.classifier.classify(text)
+    pending = _pending(history, env, depth)
+    if pending is not None and not _new_request(intent.label, text):
+        draft, slot = pending
+        return _resolve(_fill(draft, slot, text, env), env)
+    if intent.label not in WRITE_TOOLS:
+        return _Result(Understanding(intent.label, intent.confidence))
+    return _fresh(text, intent.label, intent.confidence, env)
+
+
+def _new_request(label: str, text: str) -> bool:
+    cue = CUES.get(label)  # type: ignore[call-overload]
+    asks_anew = label in WRITE_TOOLS and cue is not None and bool(cue.search(text))
+    return label == "cancel" or asks_anew
+
+
+def _pending(history: list[tuple[Role, str]], env: _Env, depth: int) -> tuple[Draft, Slot] | None:
+    """The draft and slot the last assistant line asked about, if it was our question."""
+    if depth >= _MAX_FOLLOW_UPS or len(history) < 2 or history[-1][0] != "assistant":
+        return None
+    (role, asked), (_, answered) = history[-2], history[-1]
+    if role != "user":
+        return None
+    earlier = _understand(asked, history[:-2], env, depth + 1)
+    slot = earlier.understanding.slot
+    if earlier.draft is None or slot is None or earlier.understanding.question != answered:
+        return None
+    return earlier.draft, slot
+
+
+def _fresh(text: str, label: Label, confidence: float, env: _Env) -> _Result:
+    split = split_message(text)
+    subject = subject_of(split.head) if label == "send_email" else None
+    people = re.split(r"\s+(?:about|subject|titled)\b", split.head, flags=re.IGNORECASE)[0]
+    found = find_recipients(people, env.directory)
+    if not _actionable(label, text, found):
+        return _Result(Understanding("knowledge", confidence))
+    draft = Draft(
+        tool=label,
+        confidence=confidence,
+        ko=say.korean(text),
+        found=found,
+        named=[] if found.anyone else _named(people),
+        body=split.body or _after_recipients(label, people, found),
+        subject=subject,
+        title=_title(split.head, found) if label == "create_announcement" else None,
+        channel=_channel(split.head),
+    )
+    if label == "schedule_reminder":
+        draft = _with_when(draft, split.head, text, env)
+    return _resolve(draft, env)
+
+
+def _after_recipients(label: str, head: str, found: Found) -> str | None:
+    """ "tell Oliver the trip is cancelled": with no marker, the words after the last named
+    recipient are the message, if they are a sentence rather than a stray word or a time."""
+    if label not in {"send_sms", "send_telegram", "send_email"} or not found.end:
+        return None
+    rest = re.sub(r"^\W+", "", head[found.end :]).strip()
+    if len(rest.split()) < 3 or _TIME_ONLY.match(rest):
+        return None
+    return tidy(rest)
+
+
+def _actionable(label: str, text: str, found: Found) -> bool:
+    """An action needs a sign of one: its cue word, a verb of sending, or a known recipient in
+    a message that is not a question ("Who is in the Teachers group?" names a group but asks
+    about data); otherwise it goes to the knowledge base."""
+    cue = CUES.get(label)  # type: ignore[call-overload]
+    named = found.anyone and not text.rstrip().endswith(("?", "？"))  # noqa: RUF001
+    return bool((cue and cue.search(text)) or _ACTION_WORDS.search(text) or named)
+
+
+def _named(head: str) -> list[str]:
+    """Recipient words that matched nobody ("Nobody Known"), passed on as written so the
+    tool's own validation says plainly that no such contact exists."""
+    match = _NAMED[0].search(head) or _NAMED[1].search(head)
+    if match is None:
+        return [w for w in re.findall(r"(\S+?)(?:에게|한테|께)(?=\s|$)", head)][:1]
+    who = _NAMED_END.sub("", match["who"]).strip(" ,.?!")
+    parts = [p.strip() for p in re.split(r"\s*,\s*|\s+and\s+|\s*및\s*", who) if p.strip()]
+    return [p for p in parts if p.lower() not in {"me", "us", "them", "him", "her"}]
+
+
+def _title(head: str, found: Found) -> str | None:
+    """An announcement's title: the head without the request's own words and audience."""
+    for name in found.names:
+        head = re.sub(re.escape(name), " ", head, flags=re.IGNORECASE)
+    title = re.sub(r"\s+", " ", _ANNOUNCE_WORDS.sub(" ", head)).strip(" ,.:-")
+    return title[:1].upper() + title[1:] if title else None
+
+
+def _channel(head: str) -> str | None:
+    for tool in ("send_telegram", "send_email", "send_sms"):
+        if CUES[tool].search(head):
+            return tool
+    return None
+
+
+def _with_when(draft: Draft, head: str, text: str, env: _Env) -> Draft:
+    for source in (head, text):
+        try:
+            when = find_when(source, now=env.now, tz=env.tz)
+        except MissingTime as missing:
+            return replace(draft, missing_time=missing.phrase)
+        if when is not None:
+            return replace(draft, when=when)
+    return draft
+
+
+def _fill(draft: Draft, slot: Slot, answer: str, env: _Env) -> Draft:
+    """The draft with ``answer`` put into the slot that was asked about."""
+    if slot == "body":
+        return replace(draft, body=korean_direct(answer) if draft.ko else tidy(answer))
+    if slot == "when":
+        phrase = f"{draft.missing_time} {answer}" if draft.missing_time else answer
+        return _with_when(replace(draft, missing_time=None), phrase, phrase, env)
+    if slot == "which":
+        return replace(draft, found=_choose(draft.found, answer))
+    found = find_recipients(answer, env.directory)
+    return replace(draft, found=found, named=[] if found.anyone else _named(f"to {answer}"))
+
+
+def _choose(found: Found, answer: str) -> Found:
+    """Settle the first ambiguity with the name the person picked."""
+    options = found.ambiguous[0]
+    best = process.extractOne(answer, options, scorer=fuzz.WRatio, score_cutoff=60)
+    if best is None:
+        return found
+    return replace(found, names=[*found.names, best[0]], ambiguous=found.ambiguous[1:])
+
+
+def _resolve(draft: Draft, env: _Env) -> _Result:
+    for check in (_check_recipients, _check_when, _check_body):
+        asked = check(draft, env)
+        if asked is not None:
+            return _Result(asked, draft)
+    arguments = tool_arguments(draft, env.directory)
+    return _Result(Understanding(draft.tool, draft.confidence, draft.tool, arguments), draft)
+
+
+def _ask(draft: Draft, question: str, slot: Slot | None) -> Understanding:
+    return Understanding(draft.tool, draft.confidence, question=question, slot=slot)
+
+
+def _check_recipients(draft: Draft, env: _Env) -> Understanding | None:
+    found = draft.found
+    if found.ambiguous:
+        return _ask(draft, say.which(found.ambiguous[0], draft.ko), "which")
+    if draft.tool == "create_announcement":
+        return None
+    if found.me and not _reaches_requester(draft):
+        return _ask(draft, say.no_address_for_me(draft.tool, draft.ko), None)
+    if found.me and not (env.directory.requester and env.directory.requester.email):
+        return _ask(draft, say.no_email_on_account(draft.ko), None)
+    if not (found.names or found.addresses or found.me or draft.named):
+        return _ask(draft, say.who(draft.tool, draft.ko), "to")
+    return None
+
+
+def _reaches_requester(draft: Draft) -> bool:
+    return draft.tool == "send_email" or (
+        draft.tool == "schedule_reminder" and draft.channel in (None, "send_email")
+    )
+
+
+def _check_when(draft: Draft, env: _Env) -> Understanding | None:
+    if draft.tool != "schedule_reminder" or draft.when is not None:
+        return None
+    if draft.missing_time:
+        return _ask(draft, say.what_time(draft.missing_time, draft.ko), "when")
+    return _ask(draft, say.when(draft.ko), "when")
+
+
+def _check_body(draft: Draft, env: _Env) -> Understanding | None:
+    if draft.body:
+        return None
+    return _ask(draft, say.what(draft.tool, draft.ko), "body")

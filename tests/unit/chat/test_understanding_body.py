@@ -1,0 +1,84 @@
+"""Where a request says what to send, and Korean reported speech as the direct message."""
+
+from __future__ import annotations
+
+import pytest
+
+from chat.agent.understanding.body import korean_direct, split_message, subject_of
+
+
+def test_it_takes_the_body_after_that_and_tidies_it() -> None:
+    split = split_message("Can you text Emma that class moved to 3pm?")
+
+    assert (split.head, split.body) == ("Can you text Emma", "Class moved to 3pm")
+
+
+def test_it_takes_the_body_after_saying() -> None:
+    split = split_message("send a text to Emma saying the bus is 10 minutes late")
+
+    assert (split.head, split.body) == ("send a text to Emma", "The bus is 10 minutes late")
+
+
+def test_it_takes_the_body_after_a_colon_but_not_inside_a_clock_time() -> None:
+    split = split_message("SMS the teachers: meeting at 12:30 in room 4")
+
+    assert split.body == "Meeting at 12:30 in room 4"
+
+
+def test_it_prefers_quoted_words_as_the_body() -> None:
+    split = split_message('Text the parents of class A "No school tomorrow" please')
+
+    assert split.body == "No school tomorrow"
+
+
+def test_it_takes_what_to_be_reminded_of_after_to() -> None:
+    split = split_message("remind me tomorrow at 9am to call Emma")
+
+    assert (split.head, split.body) == ("remind me tomorrow at 9am to", "Call Emma")
+
+
+def test_it_finds_no_body_when_the_request_names_no_text() -> None:
+    assert split_message("Send an email to James Taylor about the staff meeting").body is None
+
+
+def test_it_reads_the_subject_of_an_email_from_about() -> None:
+    assert subject_of("Send an email to James Taylor about the staff meeting on Friday") == (
+        "The staff meeting on Friday"
+    )
+
+
+def test_it_keeps_a_korean_body_before_the_closing_verb() -> None:
+    split = split_message("학부모에게 내일 휴교입니다 문자 보내줘")
+
+    assert (split.head, split.body) == ("학부모에게 문자 보내줘", "내일 휴교입니다")
+
+
+def test_it_turns_korean_reported_speech_into_the_direct_message() -> None:
+    split = split_message("엠마에게 수업이 3시로 옮겨졌다고 전해줘")
+
+    assert (split.head, split.body) == ("엠마에게 전해줘", "수업이 3시로 옮겨졌습니다")
+
+
+def test_it_finds_the_korean_recipient_after_the_quoted_clause() -> None:
+    split = split_message("내일 오전 9시에 엠마한테 전화하라고 나한테 알려줘")
+
+    assert split.body == "엠마한테 전화하세요"
+    assert "나한테" in split.head and "내일 오전 9시에" in split.head
+
+
+@pytest.mark.parametrize(
+    ("reported", "direct"),
+    [
+        ("수업이 취소됐다고", "수업이 취소됐습니다"),
+        ("회의가 금요일로 바뀐다고", "회의가 금요일로 바뀝니다"),
+        ("점심을 먹는다고", "점심을 먹습니다"),
+        ("오늘은 바쁘다고", "오늘은 바쁩니다"),
+        ("내일 휴교라고", "내일 휴교입니다"),
+        ("준비물 챙기라고", "준비물 챙기세요"),
+        ("늦지 말라고", "늦지 마세요"),
+        ("숙제 했냐고", "숙제 했나요?"),
+        ("내일 휴교입니다라고", "내일 휴교입니다"),
+    ],
+)
+def test_it_makes_each_korean_reported_ending_direct(reported: str, direct: str) -> None:
+    assert korean_direct(reported) == direct

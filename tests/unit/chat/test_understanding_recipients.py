@@ -1,0 +1,81 @@
+"""Finding the contacts and groups a request names, fuzzily, without a database."""
+
+from __future__ import annotations
+
+from chat.agent.understanding.directory import ContactEntry, Directory
+from chat.agent.understanding.recipients import find_recipients
+
+ACADEMY = Directory(
+    contacts=tuple(
+        ContactEntry(name)
+        for name in ("김민지 (Kim Minji)", "이서준 (Lee Seojun)", "Emma Wilson", "Oliver Brown")
+    ),
+    groups=("Parents - Class A", "Parents - Class B", "Teachers"),
+)
+
+
+def test_it_finds_a_contact_by_first_name() -> None:
+    assert find_recipients("text Oliver", ACADEMY).names == ["Oliver Brown"]
+
+
+def test_it_finds_a_contact_by_surname() -> None:
+    assert find_recipients("text Wilson", ACADEMY).names == ["Emma Wilson"]
+
+
+def test_it_finds_a_contact_despite_a_typo() -> None:
+    assert find_recipients("text Olivr Brown", ACADEMY).names == ["Oliver Brown"]
+
+
+def test_it_finds_a_contact_by_korean_given_name_with_a_particle() -> None:
+    assert find_recipients("민지에게 전해줘", ACADEMY).names == ["김민지 (Kim Minji)"]
+
+
+def test_it_finds_a_contact_by_romanised_name() -> None:
+    assert find_recipients("email Lee Seojun", ACADEMY).names == ["이서준 (Lee Seojun)"]
+
+
+def test_it_reads_parents_of_class_a_as_the_group() -> None:
+    assert find_recipients("text the parents of class A", ACADEMY).names == ["Parents - Class A"]
+
+
+def test_it_reads_the_korean_group_phrase_as_the_group() -> None:
+    assert find_recipients("B반 학부모님들께 문자 보내줘", ACADEMY).names == ["Parents - Class B"]
+
+
+def test_it_reports_two_equally_close_groups_as_ambiguous() -> None:
+    found = find_recipients("text the parents", ACADEMY)
+
+    assert found.ambiguous == [["Parents - Class A", "Parents - Class B"]]
+
+
+def test_it_reports_two_contacts_sharing_a_first_name_as_ambiguous() -> None:
+    emmas = Directory(contacts=(ContactEntry("Emma Wilson"), ContactEntry("Emma Park")))
+
+    assert find_recipients("text Emma", emmas).ambiguous == [["Emma Park", "Emma Wilson"]]
+
+
+def test_a_full_name_settles_what_a_first_name_leaves_open() -> None:
+    emmas = Directory(contacts=(ContactEntry("Emma Wilson"), ContactEntry("Emma Park")))
+
+    assert find_recipients("text Emma Wilson", emmas).names == ["Emma Wilson"]
+
+
+def test_it_notices_me_in_english_and_korean() -> None:
+    assert find_recipients("remind me tomorrow", ACADEMY).me
+    assert find_recipients("내일 나한테 알려줘", ACADEMY).me
+
+
+def test_it_keeps_phone_numbers_and_addresses_as_typed() -> None:
+    found = find_recipients("text +12025550100 and mail ann@example.com", ACADEMY)
+
+    assert found.addresses == ["+12025550100", "ann@example.com"]
+
+
+def test_it_matches_nobody_for_an_unknown_name() -> None:
+    assert not find_recipients("text Nobody Known", ACADEMY).anyone
+
+
+def test_it_looks_for_recipients_only_near_the_start_of_a_long_request() -> None:
+    pasted = "text the teachers " + "the parents wrote a long letter " * 100 + "Oliver Brown"
+
+    assert find_recipients(pasted, ACADEMY).names == ["Teachers"]
