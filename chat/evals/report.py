@@ -106,3 +106,13 @@ def compare_table(first: Sequence[Row], second: Sequence[Row], labels: tuple[str
     worse = sum(1 for _, left, right in rows if left == "pass" and right != "pass")
     lines.append(f"{len(rows)} cases: {better} newly passing, {worse} newly failing")
     return "\n".join(lines)
+
+
+def answer_quality(rows: Sequence[Row]) -> dict[str, float]:
+    """SQuAD mode: the share of replies holding a gold answer and citing the gold paragraph."""
+
+    def share(kind: str) -> float:
+        verdicts = [_all_passed(row, kind) for row in rows]
+        return round(sum(v is True for v in verdicts) / len(rows), 4) if rows else 0.0
+
+    return {"gold_answer_in_reply": share("reply"), "gold_paragraph_cited": share("citation")}

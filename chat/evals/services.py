@@ -17,7 +17,9 @@ from chat.evals.models import EvalCase, EvalCaseSet, EvalResult, EvalRun
 from chat.evals.report import totals
 from chat.evals.runner import case_execute
 from chat.evals.selectors import eval_rows
+from chat.evals.squad import squad_case_set, squad_missing_documents
 from chat.models import AssistantPrompt
+from knowledge.models import Document
 
 logger = logging.getLogger(__name__)
 DEMO_CASES = Path(__file__).with_name("demo_cases.yaml")
@@ -25,6 +27,36 @@ DEMO_CASES = Path(__file__).with_name("demo_cases.yaml")
 
 class EvalRunNotFound(Exception):
     """No such run in this tenant (also what another tenant's run id looks like)."""
+
+
+class EvalInputError(Exception):
+    """A request to evaluate names something that is not there (prompt version, documents)."""
+
+
+def prompt_version_get(*, version: int | None) -> AssistantPrompt | None:
+    """The prompt version numbered ``version`` (None: run with the active one)."""
+    if version is None:
+        return None
+    prompt = AssistantPrompt.objects.filter(version=version).first()
+    if prompt is None:
+        raise EvalInputError(f"no prompt version {version} in this tenant")
+    return prompt
+
+
+def squad_cases_checked(*, path: Path, limit: int | None) -> CaseSetSpec:
+    """SQuAD cases whose gold paragraphs are all imported as documents of this tenant."""
+    spec = squad_case_set(path, limit=limit)
+    wanted = [case.expect.cites_external_id or "" for case in spec.cases]
+    existing = set(
+        Document.objects.filter(external_id__in=wanted).values_list("external_id", flat=True)
+    )
+    missing = squad_missing_documents(spec, existing)
+    if missing:
+        raise EvalInputError(
+            f"{len(missing)} gold paragraphs are not imported (first: {missing[0]}); "
+            f"run `manage.py kb_import --tenant <schema> {path}` first"
+        )
+    return spec
 
 
 @transaction.atomic
