@@ -23,6 +23,17 @@ class ChatConfig(AppConfig):
             "chat.change_apitoken",
             "chat.view_usageday",
             "chat.view_runusage",
+            "chat.add_evalcaseset",
+            "chat.change_evalcaseset",
+            "chat.delete_evalcaseset",
+            "chat.view_evalcaseset",
+            "chat.add_evalcase",
+            "chat.change_evalcase",
+            "chat.delete_evalcase",
+            "chat.view_evalcase",
+            "chat.add_evalrun",  # starting a run (admin action, run page)
+            "chat.view_evalrun",
+            "chat.view_evalresult",
         ],
     }
 
