@@ -19,11 +19,11 @@ from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html
 
-from chat.evals.cases import case_set_dump
+from chat.evals.cases import CaseFileError, case_set_dump, case_set_parse_text
 from chat.evals.models import EvalCase, EvalCaseSet, EvalResult, EvalRun
 from chat.evals.report import compare_rows, failure_lines, summary_table
 from chat.evals.selectors import eval_rows, eval_run_get
-from chat.evals.services import eval_case_set_export, eval_run_enqueue
+from chat.evals.services import eval_case_set_export, eval_case_set_import, eval_run_enqueue
 from chat.models import AssistantPrompt
 
 RUN_PERMISSION = "chat.add_evalrun"
@@ -46,6 +46,10 @@ class RunForm(forms.Form):
         empty_label="the active version",
         help_text="Run against any version, e.g. a new one before you activate it.",
     )
+
+
+class ImportForm(forms.Form):
+    file = forms.FileField(help_text="A YAML or JSON case file (format: docs/agent.md).")
 
 
 @admin.register(EvalCaseSet)
@@ -92,9 +96,32 @@ class EvalCaseSetAdmin(admin.ModelAdmin):
         return request.user.has_perm(RUN_PERMISSION)
 
     def get_urls(self) -> list[URLPattern]:
-        view = self.admin_site.admin_view(self.run_view)
-        own = [path("<int:pk>/run/", view, name="chat_evalcaseset_run")]
+        run = self.admin_site.admin_view(self.run_view)
+        upload = self.admin_site.admin_view(self.import_view)
+        own = [
+            path("<int:pk>/run/", run, name="chat_evalcaseset_run"),
+            path("import/", upload, name="chat_evalcaseset_import"),
+        ]
         return own + super().get_urls()
+
+    def import_view(self, request: HttpRequest) -> HttpResponse:
+        """Create or update a set from an uploaded case file (cases matched by key)."""
+        if not (self.has_add_permission(request) and self.has_change_permission(request)):
+            raise PermissionDenied
+        form = ImportForm(request.POST or None, request.FILES or None)
+        if request.method == "POST" and form.is_valid():
+            upload = form.cleaned_data["file"]
+            try:
+                spec = case_set_parse_text(upload.read(), name=upload.name)
+            except CaseFileError as error:
+                form.add_error("file", str(error))
+            else:
+                case_set = eval_case_set_import(spec=spec)
+                self.message_user(request, f"Imported {len(spec.cases)} cases into {case_set}.")
+                return HttpResponseRedirect(
+                    reverse("admin:chat_evalcaseset_change", args=[case_set.pk])
+                )
+        return self._form_page(request, "Import a case file", form, intro="")
 
     def run_view(self, request: HttpRequest, pk: int) -> HttpResponse:
         """Choose a prompt version (or the active one) and queue a run of the set."""
@@ -112,14 +139,23 @@ class EvalCaseSetAdmin(admin.ModelAdmin):
             )
             self.message_user(request, f"Queued run #{run.pk}.")
             return HttpResponseRedirect(reverse("admin:chat_evalrun_change", args=[run.pk]))
+        intro = (
+            f"{case_set.cases.count()} cases run through the assistant in throw-away "
+            "conversations; nothing they propose is ever approved or sent."
+        )
+        return self._form_page(request, f"Run {case_set.name}", form, intro=intro)
+
+    def _form_page(
+        self, request: HttpRequest, title: str, form: forms.Form, *, intro: str
+    ) -> HttpResponse:
         context = {
             **self.admin_site.each_context(request),
-            "title": f"Run {case_set.name}",
-            "case_set": case_set,
+            "title": title,
+            "intro": intro,
             "form": form,
             "opts": self.model._meta,
         }
-        return TemplateResponse(request, "admin/chat/evalcaseset/run.html", context)
+        return TemplateResponse(request, "admin/chat/evalcaseset/form.html", context)
 
 
 class ReadOnly(admin.ModelAdmin):

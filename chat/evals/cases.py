@@ -112,10 +112,20 @@ def case_set_load(path: Path) -> CaseSetSpec:
     if not path.is_file():
         raise CaseFileError(f"{path}: no such file")
     try:
-        text = path.read_text(encoding="utf-8")
-        data = json.loads(text) if path.suffix.lower() == ".json" else yaml.safe_load(text)
-    except (OSError, UnicodeDecodeError, ValueError, yaml.YAMLError) as error:
+        content = path.read_bytes()
+    except OSError as error:
         raise CaseFileError(f"{path}: cannot read it: {error}") from None
+    return case_set_parse_text(content, name=str(path))
+
+
+def case_set_parse_text(content: bytes, *, name: str) -> CaseSetSpec:
+    """Parse the bytes of a case file called ``name`` (JSON when it ends in .json, else YAML)."""
+    path = Path(name)
+    try:
+        text = content.decode("utf-8")
+        data = json.loads(text) if path.suffix.lower() == ".json" else yaml.safe_load(text)
+    except (UnicodeDecodeError, ValueError, yaml.YAMLError) as error:
+        raise CaseFileError(f"{path.name}: cannot read it: {error}") from None
     return case_set_parse(data, default_name=path.stem)
 
 

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import pytest
+import yaml
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django_tenants.utils import tenant_context
 from langchain_core.messages import AIMessage
 
+from chat.evals.cases import case_set_parse_text
 from chat.evals.models import EvalCaseSet, EvalRun
 from chat.evals.services import eval_run_create, eval_run_execute
 from chat.services.prompts import assistant_prompt_publish
@@ -136,3 +139,38 @@ def test_the_eval_task_refuses_to_run_without_a_tenant(celery_worker_thread: Non
 
     with pytest.raises(Exception, match="without a tenant"):
         result.get(timeout=20)
+
+
+def test_a_case_file_uploaded_in_admin_becomes_a_set(tenant_a: Tenant) -> None:
+    client = logged_in(tenant_a, "ada")
+    upload = SimpleUploadedFile("mine.yaml", yaml.safe_dump([SMS_CASE, DECLINE_CASE]).encode())
+
+    response = client.post("/admin/chat/evalcaseset/import/", {"file": upload})
+
+    assert response.status_code == 302
+    with tenant_context(tenant_a):
+        case_set = EvalCaseSet.objects.get(name="mine")
+        assert sorted(case_set.cases.values_list("key", flat=True)) == ["capital", "sms-parents"]
+
+
+def test_a_bad_case_file_uploaded_in_admin_shows_what_is_wrong(tenant_a: Tenant) -> None:
+    client = logged_in(tenant_a, "ada")
+    upload = SimpleUploadedFile("bad.yaml", b"- key: k1\n  message: hi\n  expect: {}\n")
+
+    response = client.post("/admin/chat/evalcaseset/import/", {"file": upload})
+
+    assert response.status_code == 200
+    assert "expect at least one thing" in response.content.decode()
+    with tenant_context(tenant_a):
+        assert not EvalCaseSet.objects.exists()
+
+
+def test_a_set_exports_as_a_yaml_file_that_reads_back(smoke_set: EvalCaseSet) -> None:
+    client = logged_in(smoke_set_tenant(), "ada")
+
+    response = client.post(
+        "/admin/chat/evalcaseset/", {"action": "export_yaml", "_selected_action": [smoke_set.pk]}
+    )
+
+    spec = case_set_parse_text(response.content, name="smoke.yaml")
+    assert [case.key for case in spec.cases] == ["sms-parents", "capital"]
