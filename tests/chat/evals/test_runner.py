@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth.models import User
 from django.core import mail
+from django.test import override_settings
 from langchain_core.messages import AIMessage
 
 from actions.models import Announcement, OutboundMessage, Reminder, ToolPolicy
@@ -15,6 +16,7 @@ from chat.services.prompts import assistant_prompt_publish
 from tenants.models import Tenant
 from tests.chat.evals.conftest import SMS_CASE, case_set_of
 from tests.chat.scripted import ScriptedChatModel, tool_call
+from tests.fakes.openai_server import FakeOpenAIServer, ScriptedText, ScriptedToolCall
 
 NOT_COVERED = "The knowledge base does not cover that, so I can't answer it reliably."
 
@@ -120,3 +122,20 @@ def test_an_exchange_of_two_messages_is_judged_on_the_last_turn(
     run = run_set(case_set_of(case), *model_replies)
 
     assert result_of(run, "sms-parents").passed is True
+
+
+def test_a_run_uses_the_configured_openai_compatible_endpoint_and_records_its_name(
+    smoke_set: EvalCaseSet,
+) -> None:
+    script: list[ScriptedText | ScriptedToolCall] = [
+        ScriptedToolCall("send_sms", {"to": ["Parents"], "body": "School closes at 1pm"}),
+        ScriptedText(NOT_COVERED),
+    ]
+    with (
+        FakeOpenAIServer(script) as server,
+        override_settings(LLM_BASE_URL=server.base_url, LLM_MODEL="scripted-gpt"),
+    ):
+        run = eval_run_execute(run_id=eval_run_create(case_set=smoke_set).pk)
+
+    assert run.model_label == "scripted-gpt" and len(server.requests) == 2
+    assert run.totals["passed"] == 2 and PendingAction.objects.count() == 0
