@@ -138,9 +138,10 @@ def eval_run_execute(
     if run is None:
         raise EvalRunNotFound(f"no eval run {run_id}")
     _start(run, model)
+    chat_model = model or build_chat_model()
     try:
         for case in run.case_set.cases.all():
-            result = _store(run, case, model or build_chat_model())
+            result = _store(run, case, chat_model)
             if progress is not None:
                 progress(result)
     except Exception as error:

@@ -8,6 +8,7 @@ import pytest
 
 from chat.evals.cases import CaseFileError, case_set_dump, case_set_load, case_set_parse
 
+DEMO_CASES = Path(__file__).resolve().parents[3] / "chat" / "evals" / "demo_cases.yaml"
 GOOD = {
     "name": "smoke",
     "cases": [
@@ -68,7 +69,7 @@ def test_a_set_written_out_reads_back_the_same(tmp_path: Path) -> None:
 
 
 def test_the_shipped_demo_set_is_valid_and_big_enough_and_korean_enough() -> None:
-    spec = case_set_load(Path("chat/evals/demo_cases.yaml"))
+    spec = case_set_load(DEMO_CASES)
 
     korean = sum(case.language == "ko" for case in spec.cases)
     assert len(spec.cases) >= 150 and korean / len(spec.cases) >= 0.4
