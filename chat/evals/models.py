@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
+
+from chat.evals.cases import CaseFileError, case_set_parse
 
 
 class EvalCaseSet(models.Model):
@@ -49,6 +52,21 @@ class EvalCase(models.Model):
 
     def __str__(self) -> str:
         return self.key
+
+    def clean(self) -> None:
+        """Hold a case edited in admin to the file format, so a run never meets a bad one."""
+        data = {
+            "key": self.key,
+            "language": self.language,
+            "tags": self.tags,
+            "messages": self.messages,
+            "expect": self.expect,
+            "setup": self.setup,
+        }
+        try:
+            case_set_parse([data], default_name="admin")
+        except CaseFileError as error:
+            raise ValidationError(str(error)) from None
 
 
 class EvalRun(models.Model):
