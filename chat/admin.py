@@ -156,3 +156,7 @@ class RunUsageAdmin(ReadOnlyAdmin):
     )
     list_filter = ("model", "finished_turn", "created_at")
     search_fields = ("conversation__uuid", "run_id")
+
+
+# Agent evaluations register their own admin pages (case sets, runs, results).
+import chat.evals.admin  # noqa: E402, F401

@@ -23,8 +23,30 @@ class ChatConfig(AppConfig):
             "chat.change_apitoken",
             "chat.view_usageday",
             "chat.view_runusage",
+            "chat.add_evalcaseset",
+            "chat.change_evalcaseset",
+            "chat.delete_evalcaseset",
+            "chat.view_evalcaseset",
+            "chat.add_evalcase",
+            "chat.change_evalcase",
+            "chat.delete_evalcase",
+            "chat.view_evalcase",
+            "chat.add_evalrun",  # starting a run (admin action, run page)
+            "chat.view_evalrun",
+            "chat.view_evalresult",
         ],
     }
+
+    def seed_demo(self, tenant: Any) -> None:
+        """The demo evaluation case set, so a new tenant admin finds it in admin.
+
+        Its cases speak of the academy's contacts and documents; the clinic demo tenant
+        ("acme", other contacts) would only see them fail, so it does not get them.
+        """
+        from chat.evals.services import demo_case_set_load
+
+        if tenant.schema_name != "acme":
+            demo_case_set_load()
 
     def ready(self) -> None:
         post_migrate.connect(_reader_role_after_migrate, dispatch_uid="chat_reader_role")

@@ -252,3 +252,22 @@ class UsageDay(models.Model):
 
     def __str__(self) -> str:
         return f"{self.date}: {self.input_tokens + self.output_tokens} tokens"
+
+
+# Evaluation models live in their own module; imported here so Django registers them.
+from chat.evals.models import EvalCase, EvalCaseSet, EvalResult, EvalRun  # noqa: E402
+
+__all__ = [
+    "ActionEvent",
+    "ApiToken",
+    "AssistantPrompt",
+    "Conversation",
+    "EvalCase",
+    "EvalCaseSet",
+    "EvalResult",
+    "EvalRun",
+    "Message",
+    "PendingAction",
+    "RunUsage",
+    "UsageDay",
+]

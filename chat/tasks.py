@@ -26,3 +26,11 @@ def resume_turn(self: Any, action_id: str) -> None:
         resume_execute(action_id=action_id)
     except ConversationBusy as busy:
         raise self.retry(countdown=_BUSY_RETRY_SECONDS, exc=busy) from busy
+
+
+@app.task(name="chat.run_eval")
+def run_eval(run_id: int) -> None:
+    """Run an agent evaluation (queued from the tenant admin) in the sender's tenant schema."""
+    from chat.evals.services import eval_run_execute
+
+    eval_run_execute(run_id=run_id)

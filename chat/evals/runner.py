@@ -1,0 +1,202 @@
+"""Running one case through the real agent graph without ever acting on it.
+
+Each case runs inside a database transaction that is rolled back at the end: its throw-away
+eval user, conversation, messages and proposed actions never become visible to any other
+connection, so no approver can see or approve them and no delivery can be enqueued (delivery
+happens only after an approval, and ``on_commit`` hooks of a rolled-back transaction never fire).
+A draft prompt version or a switched-off tool is set up the same way, inside that transaction.
+What the case produced is read before the rollback and stored by the caller afterwards.
+The LangGraph checkpoint (a separate connection) is deleted explicitly.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+from langchain_core.language_models.chat_models import BaseChatModel
+
+from actions.models import Contact, ContactGroup, ToolPolicy
+from chat.agent.graph import checkpointer, thread_id
+from chat.evals.cases import CaseSpec
+from chat.evals.checks import Check, Observation, Proposal, judge
+from chat.models import AssistantPrompt, Conversation, Message, PendingAction
+from chat.services.prompts import assistant_prompt_activate
+from chat.services.turns import CollectingEvents, turn_run, turn_start
+from core.schema import current_schema
+from knowledge.models import Document
+from tenants.roles import STAFF
+from tenants.services import user_set_role
+
+logger = logging.getLogger(__name__)
+
+# Where recipients sit in a tool's arguments (a reminder nests the scheduled tool's own).
+RECIPIENT_PATHS = ("to", "audience", "arguments.to", "arguments.audience")
+
+
+@dataclass
+class CaseOutcome:
+    """What one case produced and the verdict of each check."""
+
+    checks: list[Check]
+    reply: str = ""
+    citations: list[dict[str, Any]] = field(default_factory=list)
+    action: dict[str, Any] = field(default_factory=dict)
+    error: str = ""
+
+    @property
+    def passed(self) -> bool:
+        return bool(self.checks) and all(check.passed for check in self.checks)
+
+
+def case_execute(
+    *, case: CaseSpec, model: BaseChatModel, prompt: AssistantPrompt | None = None
+) -> CaseOutcome:
+    """Run ``case`` in a rolled-back transaction and judge what came back."""
+    conversation_uuid = uuid.uuid4()
+    try:
+        with transaction.atomic():
+            outcome = _exchange(case, model, prompt, conversation_uuid)
+            transaction.set_rollback(True)
+    except Exception as error:  # one broken case is a result, not the end of the run
+        logger.exception("eval case %s failed to run", case.key)
+        message = f"{error.__class__.__name__}: {error}"
+        outcome = CaseOutcome(checks=[Check("no error", "route", False, message)], error=message)
+    finally:
+        checkpointer().delete_thread(thread_id(current_schema(), str(conversation_uuid)))
+    return outcome
+
+
+def _exchange(
+    case: CaseSpec,
+    model: BaseChatModel,
+    prompt: AssistantPrompt | None,
+    conversation_uuid: uuid.UUID,
+) -> CaseOutcome:
+    _set_up(case, prompt)
+    user = _throwaway_user()
+    conversation = Conversation.objects.create(
+        uuid=conversation_uuid, user=user, title=f"eval: {case.key}"
+    )
+    events, reply = CollectingEvents(), None
+    for text in case.messages:
+        conversation, message, _ = turn_start(
+            user=user, text=text, conversation_uuid=conversation.uuid
+        )
+        events = CollectingEvents()
+        reply = turn_run(conversation=conversation, message=message, events=events, model=model)
+    seen = _observe(conversation, reply, events)
+    action = _action_record(conversation)
+    return CaseOutcome(
+        checks=judge(case.expect, seen),
+        reply=seen.reply,
+        citations=seen.citations,
+        action=action,
+        error=seen.error,
+    )
+
+
+def _set_up(case: CaseSpec, prompt: AssistantPrompt | None) -> None:
+    if prompt is not None:
+        assistant_prompt_activate(prompt=prompt)
+    for tool in case.setup.disable_tools:
+        ToolPolicy.objects.update_or_create(tool_name=tool, defaults={"enabled": False})
+
+
+def _throwaway_user() -> User:
+    user = User(username=f"agent-eval-{uuid.uuid4().hex[:12]}")
+    user.set_unusable_password()
+    user.save()
+    user_set_role(user=user, role=STAFF)
+    return user
+
+
+def _observe(
+    conversation: Conversation, reply: Message | None, events: CollectingEvents
+) -> Observation:
+    errors = [message for _, message in events.of("error")]
+    if reply is not None and reply.status == Message.Status.ERROR and not errors:
+        errors = [reply.content]
+    return Observation(
+        reply=reply.content if reply is not None else "",
+        citations=_citations(reply.citations if reply is not None else []),
+        proposal=_proposal(conversation),
+        stages=list(events.of("status")),
+        action_statuses=list(
+            PendingAction.objects.filter(conversation=conversation).values_list("status", flat=True)
+        ),
+        error="; ".join(errors),
+        now=timezone.localtime(),
+    )
+
+
+def _latest_pending(conversation: Conversation) -> PendingAction | None:
+    return (
+        PendingAction.objects.filter(conversation=conversation, status=PendingAction.Status.PENDING)
+        .order_by("-created_at")
+        .first()
+    )
+
+
+def _proposal(conversation: Conversation) -> Proposal | None:
+    action = _latest_pending(conversation)
+    if action is None:
+        return None
+    return Proposal(
+        tool=action.tool,
+        arguments=action.arguments,
+        status=action.status,
+        recipients=_recipients(action.arguments),
+    )
+
+
+def _action_record(conversation: Conversation) -> dict[str, Any]:
+    action = _latest_pending(conversation)
+    if action is None:
+        return {}
+    return {"tool": action.tool, "arguments": action.arguments, "description": action.description}
+
+
+def _recipients(arguments: dict[str, Any]) -> dict[str, list[str]]:
+    """Each recipient argument resolved to the contact's or group's stored name."""
+    resolved: dict[str, list[str]] = {}
+    for path in RECIPIENT_PATHS:
+        value: Any = arguments
+        for part in path.split("."):
+            value = value.get(part) if isinstance(value, dict) else None
+        if value:
+            entries = [value] if isinstance(value, str) else list(value)
+            resolved[path] = [canonical_recipient(str(entry)) for entry in entries]
+    return resolved
+
+
+def canonical_recipient(entry: str) -> str:
+    """The stored name of the group or contact ``entry`` names or addresses, else ``entry``."""
+    entry = entry.strip()
+    group = ContactGroup.objects.filter(name__iexact=entry).first()
+    if group is not None:
+        return group.name
+    contact = Contact.objects.filter(
+        Q(name__iexact=entry) | Q(phone=entry) | Q(email__iexact=entry) | Q(telegram_chat_id=entry)
+    ).first()
+    return contact.name if contact is not None else entry
+
+
+def _citations(citations: list[dict[str, Any]]) -> list[dict[str, str]]:
+    """Title and external id of each cited document (SQuAD paragraphs share a title)."""
+    ids = [int(c["document"]) for c in citations if c.get("document") is not None]
+    external = dict(Document.objects.filter(pk__in=ids).values_list("pk", "external_id"))
+    return [
+        {
+            "n": str(c.get("n", "")),
+            "title": str(c.get("title", "")),
+            "external_id": external.get(int(c.get("document") or 0), ""),
+        }
+        for c in citations
+    ]

@@ -1,0 +1,50 @@
+"""Run totals, the results table and the comparison of two runs."""
+
+from __future__ import annotations
+
+from chat.evals.report import Row, compare_table, failure_lines, summary_table, totals
+
+
+def check(kind: str, passed: bool, name: str = "c") -> dict[str, object]:
+    return {"check": name, "kind": kind, "passed": passed, "detail": "d"}
+
+
+ROWS = [
+    Row("a", "en", True, [check("route", True), check("arguments", True)]),
+    Row("b", "en", False, [check("route", True), check("arguments", False, "to")]),
+    Row("c", "ko", False, [check("route", False, "tool")]),
+]
+
+
+def test_totals_count_right_routes_and_right_arguments_per_language() -> None:
+    result = totals(ROWS)
+
+    assert (result["cases"], result["passed"], result["route_right"]) == (3, 1, 2)
+    assert (result["args_cases"], result["args_right"]) == (2, 1)
+    assert result["by_language"]["ko"] == {
+        "cases": 1,
+        "passed": 0,
+        "route_right": 0,
+        "args_cases": 0,
+        "args_right": 0,
+    }
+
+
+def test_the_table_has_overall_english_and_korean_lines() -> None:
+    lines = summary_table(totals(ROWS)).splitlines()
+
+    assert [line.split()[0] for line in lines[1:]] == ["overall", "English", "Korean"]
+    assert "33.3%" in lines[1]
+
+
+def test_each_failed_check_gets_its_own_line() -> None:
+    assert failure_lines(ROWS) == ["FAIL b [en] to: d", "FAIL c [ko] tool: d"]
+
+
+def test_the_comparison_marks_cases_whose_verdict_changed() -> None:
+    later = [Row("a", "en", False, []), Row("b", "en", True, []), Row("c", "ko", False, [])]
+
+    table = compare_table(ROWS, later, ("run 1", "run 2"))
+
+    assert "b" in table and "FAIL          pass  <- changed" in table
+    assert table.splitlines()[-1] == "3 cases: 1 newly passing, 1 newly failing"
