@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.conf import settings
+from langchain_core.messages import AIMessage, BaseMessage
 
 from chat.agent.offline import NOT_COVERED, OfflineChatModel
 from chat.agent.sentences import is_terminated
@@ -14,6 +17,7 @@ from chat.models import Message
 from knowledge.services import document_create_from_text, kb_reindex
 from tenants.models import Tenant
 from tests.chat.conftest import Turn, TurnRunner
+from tests.chat.scripted import ScriptedChatModel, tool_call
 
 DEMO = Path(settings.BASE_DIR) / "knowledge" / "demo" / "documents"
 PARENT_EMAIL = (
@@ -107,3 +111,20 @@ def test_a_pasted_email_with_a_question_at_the_end_is_answered_from_the_kb(
     turn = ask(message_of_length(2000), model=OfflineChatModel())
 
     assert "You may self-certify up to three consecutive days." in quote_of(turn)
+
+
+@pytest.mark.parametrize("query", ["x" * 600, "   "])
+def test_an_unusable_search_query_goes_back_to_the_model_instead_of_failing_the_turn(
+    in_tenant_a: Tenant, ask: TurnRunner, query: str
+) -> None:
+    seen: list[dict[str, Any]] = []
+
+    def read_the_error(messages: list[BaseMessage]) -> AIMessage:
+        seen.append(json.loads(str(messages[-1].content)))
+        return AIMessage("I could not search for that.")
+
+    model = ScriptedChatModel(replies=[tool_call("search_knowledge", query=query), read_the_error])
+    turn = ask("Find the leave policy", model=model)
+
+    assert turn.events.of("error") == []
+    assert seen[0]["passages"] == [] and seen[0]["error"]
