@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from chat.agent.extractive import MIN_SCORE, compose_answer
+from chat.agent.extractive import MIN_SCORE, Similarity, compose_answer
 from chat.agent.sentences import is_terminated
 
 LEAVE = {
@@ -16,7 +16,7 @@ LEAVE = {
 IT = {"n": 2, "text": "## Passwords\n\nPasswords must be at least 14 characters long."}
 
 
-def similarity_to(relevant: str, *, high: float = 0.9, low: float = 0.7) -> object:
+def similarity_to(relevant: str, *, high: float = 0.9, low: float = 0.7) -> Similarity:
     """A stand-in for the embedding model: texts mentioning ``relevant`` are close."""
 
     def similarity(question: str, texts: Sequence[str]) -> list[float]:
