@@ -34,7 +34,7 @@ MARGIN = 0.025
 # approves …"), so it may trail the best by more than an unrelated sentence.
 NEXT_SENTENCE_MARGIN = 0.06
 MAX_SENTENCES = 2
-MAX_CANDIDATES = 24
+MAX_CANDIDATES = 12
 MIN_CHARS = 12
 
 Similarity = Callable[[str, Sequence[str]], Sequence[float]]
