@@ -79,17 +79,23 @@ def extractive_answer(question: str, passages: list[dict[str, Any]], *, weak: bo
 
 
 def _similarity(question: str, texts: Sequence[str]) -> list[float]:
-    """Cosine similarity of each text to the question with the configured embedder."""
+    """Cosine similarity of each text to the question with the configured embedder.
+
+    Worker threads share the cache, so each call reads it once into its own dict: a clear by
+    another thread can cost a recomputation, never a missing key."""
     embedder = get_embedder()
     query = np.asarray(embedder.embed_query(question))
     keys = [(embedder.model_name, text) for text in texts]
-    missing = list(dict.fromkeys(key for key in keys if key not in _VECTORS))
+    known = {key: vector for key in keys if (vector := _VECTORS.get(key)) is not None}
+    missing = list(dict.fromkeys(key for key in keys if key not in known))
     if missing:
-        if len(_VECTORS) + len(missing) > _VECTOR_CACHE_SIZE:
-            _VECTORS.clear()
         vectors = embedder.embed_passages([text for _, text in missing])
-        _VECTORS.update(zip(missing, (np.asarray(v) for v in vectors), strict=True))
-    return [float(_VECTORS[key] @ query) for key in keys]
+        fresh = dict(zip(missing, (np.asarray(v) for v in vectors), strict=True))
+        if len(_VECTORS) + len(fresh) > _VECTOR_CACHE_SIZE:
+            _VECTORS.clear()
+        _VECTORS.update(fresh)
+        known.update(fresh)
+    return [float(known[key] @ query) for key in keys]
 
 
 def _data_question(text: str) -> DataQuestion | None:
