@@ -143,6 +143,14 @@ def test_hostile_text_gets_a_polite_reply_and_changes_nothing(
     assert Contact.objects.count() == 3
 
 
+def test_sql_the_guard_refuses_gets_an_apology_not_an_error(
+    class_a: ContactGroup, ask: TurnRunner
+) -> None:
+    turn = ask("Which contacts are in U&'\\0061'?", model=OfflineChatModel())
+
+    assert reply_of(turn).startswith("Sorry — I couldn't answer that from the data (")
+
+
 def test_a_question_it_cannot_compile_falls_back_to_the_knowledge_search(
     in_tenant_a: Tenant, ask: TurnRunner
 ) -> None:
