@@ -50,7 +50,7 @@ from knowledge.embedder import get_embedder
 
 OFFLINE_MODEL_NAME = "offline-extractive"
 NOT_COVERED = "The knowledge base does not cover that, so I can't answer it reliably."
-# Question and sentence vectors by (model, text): retrieved passages repeat across turns.
+# Sentence vectors by (model, text): the same passages come back turn after turn.
 _VECTORS: dict[tuple[str, str], np.ndarray] = {}
 _VECTOR_CACHE_SIZE = 4096
 # When retrieval itself says the best hit is far, a quote must be closer still.
