@@ -5,9 +5,13 @@ It behaves like a tool-calling chat model so the graph cannot tell the differenc
 * a request for an action ("Can you text Emma that class moved to 3pm?", "엠마에게 …라고
   전해줘") becomes a write-tool call, or one short question when a recipient, a time or the
   text is missing or unclear (``chat.agent.understanding``);
-* anything else becomes a ``search_knowledge`` call, and the passages that come back are
-  answered extractively: the sentences sharing most words with the question, each cited
-  ``[n]``, or a plain statement that the knowledge base does not cover it;
+* a data question of a common shape ("How many contacts do we have?", "메시지 상태별로 몇 개야?")
+  becomes a ``query_data`` call with SQL compiled by ``dataqa.py``, answered with a sentence
+  or a small table;
+* anything else becomes a ``search_knowledge`` call with a bounded query derived from the
+  message (``search_query.py``), and the passages that come back are answered extractively:
+  the few sentences closest in meaning to the question, each passage cited ``[n]``, or a plain
+  statement that the knowledge base does not cover it (``extractive.py``);
 * after an action was executed or rejected it confirms in one sentence.
 
 Its answer streams in small chunks, like a real model's.
@@ -16,12 +20,15 @@ Its answer streams in small chunks, like a real model's.
 from __future__ import annotations
 
 import json
-import re
 import time
 import uuid
 from collections.abc import Iterator, Sequence
 from typing import Any
+from zoneinfo import ZoneInfo
 
+import numpy as np
+from django.conf import settings
+from django.utils import timezone
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models.chat_models import BaseChatModel
 from langchain_core.messages import (
@@ -32,63 +39,24 @@ from langchain_core.messages import (
     ToolMessage,
 )
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
+from langchain_core.runnables import ensure_config
 
+from chat.agent.dataqa import DataQuestion, data_reply, plan_data_question
+from chat.agent.extractive import MIN_SCORE, compose_answer
+from chat.agent.search_query import derive_search_query
+from chat.agent.tools.query_data import QUERY_DATA_TOOL_NAME
+from chat.agent.tools.search_knowledge import SEARCH_TOOL_NAME
 from chat.agent.understanding.context import understand_run
+from knowledge.embedder import get_embedder
+from tenants.selectors import tenant_zone
 
 OFFLINE_MODEL_NAME = "offline-extractive"
 NOT_COVERED = "The knowledge base does not cover that, so I can't answer it reliably."
-_WORD = re.compile(r"\w+", re.UNICODE)
-_SENTENCE = re.compile(r"(?<=[.!?。])\s+|\n+")
-_STOPWORDS = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "to",
-        "of",
-        "in",
-        "on",
-        "for",
-        "and",
-        "or",
-        "what",
-        "when",
-        "where",
-        "who",
-        "how",
-        "which",
-        "do",
-        "does",
-        "can",
-        "i",
-        "we",
-        "you",
-        "my",
-        "our",
-        "your",
-        "it",
-        "this",
-        "that",
-        "with",
-        "at",
-        "by",
-        "from",
-        "as",
-        "about",
-        "please",
-        "tell",
-        "me",
-    ]
-)
-
-
-def _words(text: str) -> set[str]:
-    return {w for w in (m.lower() for m in _WORD.findall(text)) if w not in _STOPWORDS}
+# Sentence vectors by (model, text): the same passages come back turn after turn.
+_VECTORS: dict[tuple[str, str], np.ndarray] = {}
+_VECTOR_CACHE_SIZE = 4096
+# When retrieval itself says the best hit is far, a quote must be closer still.
+_WEAK_RETRIEVAL_MARGIN = 0.02
 
 
 def _last_question(messages: Sequence[BaseMessage]) -> str:
@@ -99,21 +67,45 @@ def _last_question(messages: Sequence[BaseMessage]) -> str:
 
 
 def extractive_answer(question: str, passages: list[dict[str, Any]], *, weak: bool) -> str:
-    """The best-matching sentences of the passages, each followed by its ``[n]``."""
-    wanted = _words(question)
-    scored: list[tuple[float, int, str]] = []
-    for passage in passages:
-        for sentence in _SENTENCE.split(str(passage.get("text", ""))):
-            sentence = sentence.strip()
-            overlap = len(wanted & _words(sentence))
-            if overlap and len(sentence) > 15:
-                scored.append(
-                    (overlap / (1 + len(_words(sentence)) ** 0.5), passage["n"], sentence)
-                )
-    if not scored or (weak and max(score for score, _, _ in scored) < 0.5):
-        return NOT_COVERED
-    best = sorted(scored, key=lambda item: -item[0])[:2]
-    return " ".join(f"{sentence} [{n}]" for _, n, sentence in best)
+    """The sentences of the passages that answer the question, cited ``[n]``, or a refusal.
+
+    Ranking and thresholds are in ``extractive.py``; this supplies the embedding model.
+    """
+    answer = compose_answer(
+        derive_search_query(question),
+        passages,
+        similarity=_similarity,
+        min_score=MIN_SCORE + (_WEAK_RETRIEVAL_MARGIN if weak else 0.0),
+    )
+    return answer.text or NOT_COVERED
+
+
+def _similarity(question: str, texts: Sequence[str]) -> list[float]:
+    """Cosine similarity of each text to the question with the configured embedder.
+
+    Worker threads share the cache, so each call reads it once into its own dict: a clear by
+    another thread can cost a recomputation, never a missing key."""
+    embedder = get_embedder()
+    query = np.asarray(embedder.embed_query(question))
+    keys = [(embedder.model_name, text) for text in texts]
+    known = {key: vector for key in keys if (vector := _VECTORS.get(key)) is not None}
+    missing = list(dict.fromkeys(key for key in keys if key not in known))
+    if missing:
+        vectors = embedder.embed_passages([text for _, text in missing])
+        fresh = dict(zip(missing, (np.asarray(v) for v in vectors), strict=True))
+        if len(_VECTORS) + len(fresh) > _VECTOR_CACHE_SIZE:
+            _VECTORS.clear()
+        _VECTORS.update(fresh)
+        known.update(fresh)
+    return [float(known[key] @ query) for key in keys]
+
+
+def _data_question(text: str) -> DataQuestion | None:
+    """The data question ``text`` compiles to, with "today" and "this week" read in the run's
+    tenant time zone (the deployment's outside a run)."""
+    schema = ensure_config().get("configurable", {}).get("schema")
+    zone = tenant_zone(schema_name=schema) if schema else ZoneInfo(settings.TIME_ZONE)
+    return plan_data_question(text, now=timezone.now(), tz=zone)
 
 
 def _confirmation(message: ToolMessage) -> str:
@@ -140,14 +132,15 @@ def _reply_after_tool(messages: Sequence[BaseMessage], tool: ToolMessage) -> str
     if tool.name == "query_data":
         result = json.loads(str(tool.content))
         if "error" in result:
-            return f"I couldn't query the data: {result['error']}"
-        rows = result.get("rows", [])
-        columns = result.get("columns", [])
-        if not rows:
-            return "The query returned no rows."
-        lines = [" | ".join(columns)] + [" | ".join(str(v) for v in row) for row in rows[:20]]
-        return "\n".join(lines)
+            return f"Sorry — I couldn't answer that from the data ({result['error']})."
+        return data_reply(_data_question(_last_question(messages)), result)
     return _confirmation(tool)
+
+
+def _tool_call(name: str, args: dict[str, Any]) -> AIMessage:
+    return AIMessage(
+        "", tool_calls=[{"name": name, "args": args, "id": f"call_{uuid.uuid4().hex[:12]}"}]
+    )
 
 
 class OfflineChatModel(BaseChatModel):
@@ -176,19 +169,18 @@ class OfflineChatModel(BaseChatModel):
             if understood.question:
                 return AIMessage(understood.question)
             if understood.tool:
-                call = {
-                    "name": understood.tool,
-                    "args": understood.arguments,
-                    "id": f"call_{uuid.uuid4().hex[:12]}",
-                }
-                return AIMessage("", tool_calls=[call])
-        if "search_knowledge" in self.tool_names:
-            call = {
-                "name": "search_knowledge",
-                "args": {"query": text},
-                "id": f"call_{uuid.uuid4().hex[:12]}",
-            }
-            return AIMessage("", tool_calls=[call])
+                return _tool_call(understood.tool, understood.arguments)
+        return self._read_call(text)
+
+    def _read_call(self, text: str) -> AIMessage:
+        """A data question compiles to ``query_data``; anything else searches the knowledge
+        base with a bounded query derived from the message, so no length can fail the tool."""
+        question = _data_question(text) if QUERY_DATA_TOOL_NAME in self.tool_names else None
+        if question is not None:
+            return _tool_call(QUERY_DATA_TOOL_NAME, {"sql": question.sql})
+        query = derive_search_query(text)
+        if query and SEARCH_TOOL_NAME in self.tool_names:
+            return _tool_call(SEARCH_TOOL_NAME, {"query": query})
         return AIMessage(NOT_COVERED)
 
     @staticmethod

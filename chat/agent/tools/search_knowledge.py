@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 
 from chat.agent.tools.spec import function_spec
 
@@ -29,11 +29,18 @@ def search_knowledge_spec() -> dict[str, Any]:
 def run_search_knowledge(
     arguments: dict[str, Any], *, first_n: int
 ) -> tuple[str, list[dict[str, Any]]]:
-    """(tool message content, new sources) — passages numbered from ``first_n``."""
-    from knowledge.selectors import kb_search
+    """(tool message content, new sources) — passages numbered from ``first_n``.
 
-    args = SearchKnowledgeArgs.model_validate(arguments)
-    result = kb_search(query=args.query, k=args.k)
+    Unusable arguments (a blank or over-long query from a model) come back as an ``error``
+    for the model to repair, like a failed SQL query, instead of failing the whole turn.
+    """
+    from knowledge.selectors import SearchInputError, kb_search
+
+    try:
+        args = SearchKnowledgeArgs.model_validate(arguments)
+        result = kb_search(query=args.query, k=args.k)
+    except (ValidationError, SearchInputError) as error:
+        return json.dumps({"error": _first_problem(error), "passages": []}), []
     sources = [
         {
             "n": first_n + index,
@@ -52,3 +59,11 @@ def run_search_knowledge(
         ensure_ascii=False,
     )
     return content, sources
+
+
+def _first_problem(error: Exception) -> str:
+    if isinstance(error, ValidationError):
+        problem = error.errors()[0]
+        field = ".".join(str(part) for part in problem["loc"]) or "arguments"
+        return f"{field}: {problem['msg']}"
+    return str(error)

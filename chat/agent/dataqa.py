@@ -1,0 +1,397 @@
+"""Data questions answered without an LLM (pure: no Django).
+
+The offline model cannot write SQL, but most data questions staff ask have a few shapes —
+how many / list / which … in group X / sent today / this week / by status — over the tables
+``query_data`` allows. This module recognises those shapes in English and Korean and compiles
+them to one SELECT. The SQL then goes through ``query_data`` like any model's SQL (guard,
+read-only role, timeout, row cap): compiling is a convenience, never a second door.
+
+A question it cannot compile (or a knowledge question such as "How many days of leave do I
+get?") returns ``None`` and the caller searches the knowledge base instead.
+
+Entry points: ``compile_data_question(text, *, now, tz)`` → SQL or ``None``;
+``plan_data_question`` (the same with what the reply needs); ``data_reply`` (a sentence or a
+small markdown table from the rows).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime, time, timedelta, tzinfo
+from typing import Any, Literal
+
+from sqlglot import exp
+
+MAX_QUESTION_CHARS = 300
+LIST_LIMIT = 50
+TABLE_ROWS = 20
+
+Shape = Literal["count", "rows", "breakdown"]
+
+
+@dataclass(frozen=True)
+class Entity:
+    """A queryable kind of row: its table, the columns a list shows, its time column."""
+
+    key: str
+    table: str
+    columns: str
+    order: str
+    time_column: str
+    english: tuple[str, str]  # singular, plural
+    korean: str
+    statuses: tuple[str, ...] = ()
+    channel: str = ""
+
+
+_ENTITIES = {
+    "contacts": Entity(
+        "contacts",
+        "actions_contact",
+        "c.name, c.phone, c.email",
+        "c.name",
+        "created_at",
+        ("contact", "contacts"),
+        "연락처",
+    ),
+    "groups": Entity(
+        "groups",
+        "actions_contactgroup",
+        "c.name, c.description",
+        "c.name",
+        "created_at",
+        ("group", "groups"),
+        "그룹",
+    ),
+    "messages": Entity(
+        "messages",
+        "actions_outboundmessage",
+        "c.created_at, c.channel, c.to_address, c.status, left(c.body, 60) AS body",
+        "c.created_at DESC",
+        "created_at",
+        ("message", "messages"),
+        "메시지",
+        ("queued", "sending", "sent", "failed"),
+    ),
+    "reminders": Entity(
+        "reminders",
+        "actions_reminder",
+        "c.due_at, c.tool, c.status, left(c.description, 80) AS description",
+        "c.due_at",
+        "due_at",
+        ("reminder", "reminders"),
+        "리마인더",
+        ("scheduled", "fired", "failed", "cancelled"),
+    ),
+    "announcements": Entity(
+        "announcements",
+        "actions_announcement",
+        "c.title, c.published_at",
+        "c.created_at DESC",
+        "created_at",
+        ("announcement", "announcements"),
+        "공지",
+    ),
+    "documents": Entity(
+        "documents",
+        "knowledge_document",
+        "c.title, c.status, c.created_at",
+        "c.title",
+        "created_at",
+        ("document", "documents"),
+        "문서",
+        ("pending", "ready", "failed"),
+    ),
+}
+
+# Cue → (entity, channel filter). Checked in order; the first that matches wins.
+_ENTITY_CUES: list[tuple[re.Pattern[str], str, str]] = [
+    (re.compile(r"\b(sms|texts?|text messages?)\b|문자", re.I), "messages", "sms"),
+    (re.compile(r"\be-?mails?\b|이메일|메일", re.I), "messages", "email"),
+    (re.compile(r"\btelegrams?\b|텔레그램", re.I), "messages", "telegram"),
+    (re.compile(r"\bmessages?\b|메시지|메세지", re.I), "messages", ""),
+    (re.compile(r"\breminders?\b|리마인더|알림", re.I), "reminders", ""),
+    (re.compile(r"\bannouncements?\b|\bnotices?\b|공지", re.I), "announcements", ""),
+    (re.compile(r"\bdocuments?\b|문서", re.I), "documents", ""),
+    (re.compile(r"\bcontacts?\b|\bpeople\b|연락처|주소록", re.I), "contacts", ""),
+    (re.compile(r"\bgroups?\b|그룹", re.I), "groups", ""),
+]
+_COUNT = re.compile(r"\bhow many\b|\bnumber of\b|\bcount\b|\btotal\b|몇|개수|숫자|총", re.I)
+_LIST = re.compile(
+    r"\b(list|show|which|what|who|give me|display)\b|목록|보여|알려|어떤|누가|누구|뭐|무엇", re.I
+)
+_BY_STATUS = re.compile(r"\b(by|per|for each) status\b|상태별|상태 별", re.I)
+_BY_CHANNEL = re.compile(r"\b(by|per|for each) channel\b|채널별", re.I)
+_BY_GROUP = re.compile(r"\b(by|per|in each|for each) group\b|그룹별|그룹마다", re.I)
+# Policy questions mention messages or documents too; they belong to the knowledge base.
+_NOT_DATA = re.compile(
+    r"\b(can i|could i|may i|should|allowed|policy|how do|how to|how long|how much|need|"
+    r"required?)\b|해야|방법|규정|정책|필요",
+    re.I,
+)
+_GROUP_EN = re.compile(
+    r"\bin\s+(?:the\s+)?(?:group\s+)?[\"'“‘]?(?P<name>[^\"“”?!.]+?)[\"'”’]?"  # noqa: RUF001
+    r"(?:\s+group)?\s*[?!.]*$",
+    re.I,
+)
+_GROUP_KO = re.compile(
+    r"^(?:.*?\s)??[\"'“‘]?(?P<name>[^\"“”]+?)[\"'”’]?\s*(?:그룹|반)?\s*(?:에|에서)\s*"  # noqa: RUF001
+    r"(?:있는|속한|속해|들어\s*있는|있나|있어|누가)"
+)
+_PERIODS: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"\btoday\b|오늘", re.I), "today"),
+    (re.compile(r"\byesterday\b|어제", re.I), "yesterday"),
+    (re.compile(r"\bthis week\b|이번\s*주", re.I), "week"),
+    (re.compile(r"\bthis month\b|이번\s*달", re.I), "month"),
+]
+_STATUS_WORDS = {
+    "failed": "failed",
+    "실패": "failed",
+    "queued": "queued",
+    "대기": "queued",
+    "scheduled": "scheduled",
+    "예약": "scheduled",
+    "cancelled": "cancelled",
+    "canceled": "cancelled",
+    "취소": "cancelled",
+    "fired": "fired",
+}
+_HANGUL = re.compile(r"[\uac00-\ud7af]")
+# "in total", "in the system": an "in …" that names no group.
+_NOT_GROUPS = frozenset(["total", "all", "system", "database", "list", "each", "every", "any"])
+
+
+@dataclass(frozen=True)
+class DataQuestion:
+    """A compiled question: the SQL and what the reply needs to phrase the rows."""
+
+    sql: str
+    shape: Shape
+    entity: Entity
+    korean: bool
+    group: str = ""
+    period: str = ""
+
+
+def compile_data_question(text: str, *, now: datetime, tz: tzinfo) -> str | None:
+    """One SELECT answering ``text`` over the query_data tables, or ``None``."""
+    plan = plan_data_question(text, now=now, tz=tz)
+    return plan.sql if plan else None
+
+
+def plan_data_question(text: str, *, now: datetime, tz: tzinfo) -> DataQuestion | None:
+    """``compile_data_question`` with the shape of the answer; ``now`` must be aware."""
+    text = " ".join(text.replace("\x00", " ").split())
+    if not text or len(text) > MAX_QUESTION_CHARS or _NOT_DATA.search(text):
+        return None
+    found = _entity(text)
+    if found is None:
+        return None
+    entity, channel = found
+    group = _group_name(text) if entity.key in ("contacts", "groups") else ""
+    if group:  # "who is in group X" asks for the contacts of X
+        entity = _ENTITIES["contacts"]
+    shape = _shape(text, entity, group)
+    if shape is None:
+        return None
+    period = next((name for pattern, name in _PERIODS if pattern.search(text)), "")
+    where = _conditions(text, entity, channel, period, now, tz)
+    sql = _select(shape, entity, where, group, by_channel=bool(_BY_CHANNEL.search(text)))
+    return DataQuestion(sql, shape, entity, bool(_HANGUL.search(text)), group, period)
+
+
+def _entity(text: str) -> tuple[Entity, str] | None:
+    for pattern, key, channel in _ENTITY_CUES:
+        if pattern.search(text):
+            return _ENTITIES[key], channel
+    return None
+
+
+def _shape(text: str, entity: Entity, group: str) -> Shape | None:
+    if _BY_STATUS.search(text) and entity.statuses:
+        return "breakdown"
+    if _BY_CHANNEL.search(text) and entity.key == "messages":
+        return "breakdown"
+    if _BY_GROUP.search(text) and entity.key in ("contacts", "groups"):
+        return "breakdown"
+    if _COUNT.search(text):
+        return "count"
+    if _LIST.search(text) or group:
+        return "rows"
+    return None
+
+
+def _group_name(text: str) -> str:
+    match = _GROUP_EN.search(text) if not _HANGUL.search(text) else _GROUP_KO.search(text)
+    if not match:
+        return ""
+    name = match.group("name").strip(" \"'“”‘’")  # noqa: RUF001
+    name = re.sub(r"^(?:the\s+)?group\s+|\s+group$", "", name, flags=re.I).strip()
+    if name.lower() in _NOT_GROUPS or any(p.search(name) for p, _ in _PERIODS):
+        return ""
+    return name[:120]
+
+
+def _conditions(
+    text: str, entity: Entity, channel: str, period: str, now: datetime, tz: tzinfo
+) -> list[str]:
+    where: list[str] = []
+    if channel:
+        where.append(f"c.channel = {_literal(channel)}")
+    lowered = text.lower()
+    for word, status in _STATUS_WORDS.items():
+        if word in lowered and status in entity.statuses:
+            where.append(f"c.status = {_literal(status)}")
+            break
+    if period:
+        start, end = period_bounds(period, now=now, tz=tz)
+        column = f"c.{entity.time_column}"
+        where.append(f"{column} >= {_literal(start.isoformat())}")
+        where.append(f"{column} < {_literal(end.isoformat())}")
+    return where
+
+
+def period_bounds(period: str, *, now: datetime, tz: tzinfo) -> tuple[datetime, datetime]:
+    """[start, end) of today / yesterday / this week (Monday first) / this month in ``tz``."""
+    local = now.astimezone(tz)
+    today = datetime.combine(local.date(), time(), tzinfo=tz)
+    if period == "yesterday":
+        return today - timedelta(days=1), today
+    if period == "week":
+        monday = today - timedelta(days=local.weekday())
+        return monday, monday + timedelta(days=7)
+    if period == "month":
+        first = today.replace(day=1)
+        following = (first + timedelta(days=32)).replace(day=1)
+        return first, following
+    return today, today + timedelta(days=1)
+
+
+def _select(shape: Shape, entity: Entity, where: list[str], group: str, *, by_channel: bool) -> str:
+    source = f"{entity.table} c"
+    if group:
+        source += (
+            " JOIN actions_contact_groups cg ON cg.contact_id = c.id"
+            " JOIN actions_contactgroup g ON g.id = cg.contactgroup_id"
+        )
+        where = [*where, f"lower(g.name) = lower({_literal(group)})"]
+    clause = f" WHERE {' AND '.join(where)}" if where else ""
+    if shape == "count":
+        return f"SELECT count(DISTINCT c.id) AS count FROM {source}{clause}"
+    if shape == "breakdown":
+        return _breakdown(entity, source, clause, by_channel=by_channel)
+    return (
+        f"SELECT {entity.columns} FROM {source}{clause} ORDER BY {entity.order} LIMIT {LIST_LIMIT}"
+    )
+
+
+def _breakdown(entity: Entity, source: str, clause: str, *, by_channel: bool) -> str:
+    if entity.key in ("contacts", "groups") and not entity.statuses:
+        return (
+            "SELECT g.name AS group_name, count(cg.contact_id) AS contacts"
+            " FROM actions_contactgroup g"
+            " LEFT JOIN actions_contact_groups cg ON cg.contactgroup_id = g.id"
+            " GROUP BY g.name ORDER BY g.name"
+        )
+    column = "channel" if by_channel else "status"
+    return (
+        f"SELECT c.{column} AS {column}, count(*) AS count FROM {source}{clause}"
+        f" GROUP BY c.{column} ORDER BY c.{column}"
+    )
+
+
+def _literal(value: str) -> str:
+    """A PostgreSQL string literal, quotes escaped by sqlglot (never by hand)."""
+    return str(exp.Literal.string(value).sql(dialect="postgres"))
+
+
+# -- the reply --------------------------------------------------------------------------------
+
+
+def data_reply(plan: DataQuestion | None, result: dict[str, Any]) -> str:
+    """A short sentence for a count, else a small markdown table introduced by a sentence."""
+    columns: list[str] = list(result.get("columns", []))
+    rows: list[list[Any]] = list(result.get("rows", []))
+    if plan is not None and plan.shape == "count" and rows and len(rows[0]) == 1:
+        return _count_sentence(plan, rows[0][0])
+    if not rows:
+        return _nothing_sentence(plan)
+    if len(rows) == 1 and len(columns) == 1:
+        label = columns[0].replace("_", " ")
+        return (
+            f"The {label} is {rows[0][0]}."
+            if plan is None or not plan.korean
+            else (f"결과는 {rows[0][0]}입니다.")
+        )
+    return f"{_table_intro(plan, len(rows), bool(result.get('truncated')))}\n\n" + markdown_table(
+        columns, rows
+    )
+
+
+def markdown_table(columns: list[str], rows: list[list[Any]]) -> str:
+    """At most ``TABLE_ROWS`` rows as a markdown table, pipes in values escaped."""
+    header = "| " + " | ".join(_cell(c) for c in columns) + " |"
+    rule = "|" + "|".join("---" for _ in columns) + "|"
+    body = ["| " + " | ".join(_cell(v) for v in row) + " |" for row in rows[:TABLE_ROWS]]
+    return "\n".join([header, rule, *body])
+
+
+def _cell(value: Any) -> str:
+    text = "" if value is None else " ".join(str(value).split())
+    return text.replace("|", "\\|")
+
+
+def _scope(plan: DataQuestion) -> str:
+    parts = []
+    if plan.group:
+        parts.append(f"in ‘{plan.group}’")  # noqa: RUF001
+    if plan.period:
+        parts.append(
+            {"today": "today", "yesterday": "yesterday"}.get(plan.period, f"this {plan.period}")
+        )
+    return (" " + " ".join(parts)) if parts else ""
+
+
+def _scope_ko(plan: DataQuestion) -> str:
+    period = {"today": "오늘 ", "yesterday": "어제 ", "week": "이번 주 ", "month": "이번 달 "}
+    group = f"‘{plan.group}’의 " if plan.group else ""  # noqa: RUF001
+    return period.get(plan.period, "") + group
+
+
+def _count_sentence(plan: DataQuestion, count: Any) -> str:
+    if plan.korean:
+        noun = plan.entity.korean
+        return f"{_scope_ko(plan)}{noun}{_particle(noun, '은', '는')} 모두 {count}개입니다."
+    singular, plural = plan.entity.english
+    noun = singular if count == 1 else plural
+    verb = "is" if count == 1 else "are"
+    return f"There {verb} {count} {noun}{_scope(plan)}."
+
+
+def _nothing_sentence(plan: DataQuestion | None) -> str:
+    if plan is None:
+        return "The query found no matching rows."
+    if plan.korean:
+        noun = plan.entity.korean
+        return f"{_scope_ko(plan)}{noun}{_particle(noun, '이', '가')} 없습니다."
+    return f"I found no {plan.entity.english[1]}{_scope(plan)}."
+
+
+def _table_intro(plan: DataQuestion | None, shown: int, truncated: bool) -> str:
+    more = " (more exist; showing the first ones)" if truncated or shown > TABLE_ROWS else ""
+    if plan is None:
+        return f"Here is what the query found{more}:"
+    if plan.korean:
+        return f"{_scope_ko(plan)}{plan.entity.korean} 결과입니다:"
+    if plan.shape == "breakdown":
+        return f"Here are the {plan.entity.english[1]}{_scope(plan)}, counted{more}:"
+    return f"Here are the {plan.entity.english[1]}{_scope(plan)}{more}:"
+
+
+def _particle(noun: str, after_consonant: str, after_vowel: str) -> str:
+    """The Korean particle form that fits the noun's last syllable (받침 or not)."""
+    last = noun[-1:]
+    if "\uac00" <= last <= "\ud7a3" and (ord(last) - 0xAC00) % 28:
+        return after_consonant
+    return after_vowel

@@ -1,0 +1,209 @@
+"""Extractive answers from retrieved passages: right or absent (pure: no Django).
+
+The offline model answers by quoting. Quoting the sentences that merely share most words with
+the question picked "Passwords must be at least 14 characters long" for "How long is
+bereavement leave?" ("long"), so candidates are ranked by meaning as well:
+
+    score = cosine(question, heading + sentence)       # e5, asymmetric query/passage
+          + LEXICAL_WEIGHT · share of question words found in the sentence or its heading
+          + RANK_WEIGHT / retrieval rank of its passage
+
+Only complete sentences and list items take part (see sentences.py). The best one must reach
+``MIN_SCORE``; up to ``MAX_SENTENCES`` within ``MARGIN`` of it (``NEXT_SENTENCE_MARGIN`` for the
+sentence that follows it) are quoted, each passage cited once after its sentences. Nothing
+good enough → the caller declines plainly.
+
+The similarity function is passed in (the embedding model is a seam outside this module).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from chat.agent.sentences import Unit, passage_units
+
+# Calibrated on the demo knowledge base and a SQuAD subset (bench/answer_quality.py).
+LEXICAL_WEIGHT = 0.12
+RANK_WEIGHT = 0.02
+MIN_SCORE = 0.86
+MARGIN = 0.025
+# The sentence right after the best one often finishes its thought ("… Your line manager
+# approves …"), so it may trail the best by more than an unrelated sentence.
+NEXT_SENTENCE_MARGIN = 0.06
+MAX_SENTENCES = 2
+MAX_CANDIDATES = 12
+MIN_CHARS = 12
+
+Similarity = Callable[[str, Sequence[str]], Sequence[float]]
+"""(question, texts) → cosine similarity of each text to the question."""
+
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+# Korean particles glued to a noun ("연락처가", "휴가는"): strip them to compare stems.
+_JOSA = re.compile(r"(은|는|이|가|을|를|의|에|에서|에게|으로|로|와|과|도|만|까지|부터|이나|나)$")
+_STOPWORDS = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "to",
+        "of",
+        "in",
+        "on",
+        "for",
+        "and",
+        "or",
+        "what",
+        "when",
+        "where",
+        "who",
+        "how",
+        "which",
+        "do",
+        "does",
+        "did",
+        "can",
+        "could",
+        "i",
+        "we",
+        "you",
+        "my",
+        "our",
+        "your",
+        "it",
+        "its",
+        "this",
+        "that",
+        "with",
+        "at",
+        "by",
+        "from",
+        "as",
+        "about",
+        "please",
+        "tell",
+        "me",
+        "there",
+        "their",
+        "they",
+        "much",
+        "many",
+        "long",
+    ]
+)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A quotable unit of the passage cited as ``[n]``, retrieved at ``rank`` (1 = best)."""
+
+    n: int
+    rank: int
+    position: int
+    unit: Unit
+
+    @property
+    def embedded_text(self) -> str:
+        heading = self.unit.heading
+        return (
+            f"{heading}: {self.unit.text}"
+            if heading and heading != self.unit.text
+            else self.unit.text
+        )
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The quoted reply (empty when nothing is relevant enough) and the passages it cites."""
+
+    text: str
+    cited: tuple[int, ...]
+
+
+def content_words(text: str) -> set[str]:
+    """Lower-cased words without stopwords, Korean particles or a plural "s"."""
+    words = set()
+    for word in _WORD.findall(text.lower()):
+        if word in _STOPWORDS:
+            continue
+        word = _JOSA.sub("", word) if len(word) > 2 and not word.isascii() else word
+        if word.isascii() and len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+            word = word[:-1]
+        words.add(word)
+    return words
+
+
+def candidates(passages: Sequence[dict[str, Any]], question: str) -> list[Candidate]:
+    """Quotable units of the passages, those sharing a word with the question first, capped."""
+    wanted = content_words(question)
+    found = [
+        Candidate(n=int(p["n"]), rank=rank, position=position, unit=unit)
+        for rank, p in enumerate(passages, start=1)
+        for position, unit in enumerate(passage_units(str(p.get("text", ""))))
+        if unit.kind != "heading" and unit.complete and len(unit.text) >= MIN_CHARS
+    ]
+    found.sort(key=lambda c: (not wanted & content_words(c.embedded_text), c.rank, c.position))
+    return found[:MAX_CANDIDATES]
+
+
+def lexical_share(question: str, candidate: Candidate) -> float:
+    wanted = content_words(question)
+    if not wanted:
+        return 0.0
+    in_sentence = wanted & content_words(candidate.unit.text)
+    in_heading = (wanted & content_words(candidate.unit.heading)) - in_sentence
+    return (len(in_sentence) + 0.5 * len(in_heading)) / len(wanted)
+
+
+def compose_answer(
+    question: str,
+    passages: Sequence[dict[str, Any]],
+    *,
+    similarity: Similarity,
+    min_score: float = MIN_SCORE,
+) -> Answer:
+    """The few sentences of ``passages`` that answer ``question``, cited; or an empty answer.
+
+    ``min_score`` is the bar the best sentence must reach (callers raise it when retrieval
+    already signalled a weak match)."""
+    pool = candidates(passages, question)
+    if not pool:
+        return Answer("", ())
+    similarities = similarity(question, [c.embedded_text for c in pool])
+    scored = sorted(
+        (
+            (sim + LEXICAL_WEIGHT * lexical_share(question, c) + RANK_WEIGHT / c.rank, c)
+            for sim, c in zip(similarities, pool, strict=True)
+        ),
+        key=lambda item: -item[0],
+    )
+    best, top = scored[0]
+    if best < min_score:
+        return Answer("", ())
+    chosen = [c for score, c in scored if score >= max(min_score, best - _margin(top, c))]
+    return _quote(chosen[:MAX_SENTENCES])
+
+
+def _margin(top: Candidate, candidate: Candidate) -> float:
+    follows = candidate.n == top.n and candidate.position == top.position + 1
+    return NEXT_SENTENCE_MARGIN if follows else MARGIN
+
+
+def _quote(chosen: list[Candidate]) -> Answer:
+    """Sentences in the order chosen, kept together per passage, each passage cited once."""
+    by_passage: dict[int, list[Candidate]] = {}
+    for candidate in chosen:
+        by_passage.setdefault(candidate.n, []).append(candidate)
+    parts = []
+    for n, group in by_passage.items():
+        sentences = " ".join(c.unit.text for c in sorted(group, key=lambda c: c.position))
+        parts.append(f"{sentences} [{n}]")
+    return Answer(" ".join(parts), tuple(by_passage))

@@ -1,0 +1,165 @@
+"""Common data questions compile to one guarded SELECT; the rest are left to the KB search."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from zoneinfo import ZoneInfo
+
+import pytest
+import sqlglot
+from sqlglot import exp
+
+from chat.agent.dataqa import (
+    compile_data_question,
+    data_reply,
+    markdown_table,
+    period_bounds,
+    plan_data_question,
+)
+from chat.agent.tools.sql_guard import UnsafeQueryError, validate_select
+
+SEOUL = ZoneInfo("Asia/Seoul")
+NOW = datetime(2026, 11, 23, 15, 0, tzinfo=UTC)  # Tuesday 00:00 in Seoul
+TABLES = {
+    "actions_contact",
+    "actions_contactgroup",
+    "actions_contact_groups",
+    "actions_outboundmessage",
+    "actions_reminder",
+    "actions_announcement",
+    "knowledge_document",
+}
+
+
+def compiled(text: str) -> str | None:
+    return compile_data_question(text, now=NOW, tz=SEOUL)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How many contacts do we have?",
+        "연락처가 몇 개 있나요?",
+        "Which contacts are in Parents - Class A?",
+        "What SMS did we send today?",
+        "How many reminders are scheduled this week?",
+        "메시지 상태별로 몇 개야?",
+        "학부모 그룹에 누가 있어?",
+        "이번 주에 실패한 문자 몇 건이야?",
+        "How many contacts are in each group?",
+        "Show me the announcements",
+    ],
+)
+def test_each_common_shape_compiles_to_sql_the_guard_accepts(question: str) -> None:
+    sql = compiled(question)
+
+    assert sql is not None and validate_select(sql, allowed_tables=TABLES)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How long is bereavement leave?",
+        "How many days of paid annual leave do staff get?",
+        "What documents do I need for a travel claim?",
+        "Can I send messages to parents after 9pm?",
+        "병가는 며칠까지 쓸 수 있나요?",
+        "hello",
+    ],
+)
+def test_a_knowledge_question_is_left_to_the_search(question: str) -> None:
+    assert compiled(question) is None
+
+
+def test_a_count_of_contacts_counts_every_contact() -> None:
+    assert compiled("How many contacts do we have?") == (
+        "SELECT count(DISTINCT c.id) AS count FROM actions_contact c"
+    )
+
+
+def test_a_group_name_is_matched_whole_and_case_insensitively() -> None:
+    sql = compiled("Which contacts are in Parents - Class A?") or ""
+
+    assert "lower(g.name) = lower('Parents - Class A')" in sql
+
+
+def test_today_means_today_in_the_given_time_zone() -> None:
+    sql = compiled("What SMS did we send today?") or ""
+
+    assert "c.channel = 'sms'" in sql
+    assert "c.created_at >= '2026-11-24T00:00:00+09:00'" in sql
+    assert "c.created_at < '2026-11-25T00:00:00+09:00'" in sql
+
+
+def test_this_week_runs_from_monday_to_monday() -> None:
+    start, end = period_bounds("week", now=NOW, tz=SEOUL)
+
+    assert (start.isoformat(), end.isoformat()) == (
+        "2026-11-23T00:00:00+09:00",
+        "2026-11-30T00:00:00+09:00",
+    )
+
+
+def test_a_by_status_question_groups_by_status() -> None:
+    sql = compiled("메시지 상태별로 몇 개야?") or ""
+
+    assert sql.endswith("GROUP BY c.status ORDER BY c.status")
+
+
+@pytest.mark.parametrize(
+    "hostile",
+    [
+        "How many contacts are in x'); DROP TABLE actions_contact; --?",
+        "Which contacts are in ' OR 1=1 --?",
+        'Which contacts are in "\\"; SELECT pg_sleep(10); --"?',
+        "How many contacts are in U&'\\0061'?",
+        "How many contacts are in \x00\x00?",
+        "연락처 몇 개" + "'" * 500,
+    ],
+)
+def test_hostile_text_stays_a_string_inside_one_select_or_is_refused_by_the_guard(
+    hostile: str,
+) -> None:
+    sql = compiled(hostile)
+    if sql is None:
+        return
+    try:
+        safe = validate_select(sql, allowed_tables=TABLES)
+    except UnsafeQueryError:
+        return  # refused cleanly: the turn replies politely (tests/chat)
+
+    assert [type(statement) for statement in sqlglot.parse(safe, dialect="postgres")] == [
+        exp.Select
+    ]
+
+
+def test_a_count_is_answered_in_a_sentence_in_the_language_asked() -> None:
+    english = plan_data_question("How many contacts do we have?", now=NOW, tz=SEOUL)
+    korean = plan_data_question("연락처가 몇 개 있나요?", now=NOW, tz=SEOUL)
+    result = {"columns": ["count"], "rows": [[3]], "truncated": False}
+
+    assert data_reply(english, result) == "There are 3 contacts."
+    assert data_reply(korean, result) == "연락처는 모두 3개입니다."
+
+
+def test_rows_are_answered_with_a_sentence_and_a_markdown_table() -> None:
+    plan = plan_data_question("Which contacts are in Parents?", now=NOW, tz=SEOUL)
+    result = {"columns": ["name", "phone"], "rows": [["Kim Minji", "+1202"]], "truncated": False}
+
+    reply = data_reply(plan, result)
+
+    assert reply == (
+        "Here are the contacts in ‘Parents’:\n\n| name | phone |\n|---|---|\n| Kim Minji | +1202 |"  # noqa: RUF001
+    )
+
+
+def test_no_rows_are_answered_plainly() -> None:
+    plan = plan_data_question("What SMS did we send today?", now=NOW, tz=SEOUL)
+
+    assert data_reply(plan, {"columns": ["x"], "rows": []}) == "I found no messages today."
+
+
+def test_a_pipe_inside_a_value_cannot_break_the_table() -> None:
+    table = markdown_table(["body"], [["a | b\nc"]])
+
+    assert table.splitlines()[-1] == "| a \\| b c |"

@@ -1,0 +1,61 @@
+"""Passages become whole sentences, headings and list items before an answer quotes them."""
+
+from __future__ import annotations
+
+from chat.agent.sentences import passage_units, split_sentences
+
+IT_HELP = (
+    "## Wi-Fi\n\n"
+    'Staff connect to the network "Staff-Secure" with their work account. Guests use "Guest" with\n'
+    "the daily code shown at reception. Never share your own credentials with visitors."
+)
+
+
+def test_it_rebuilds_a_sentence_the_source_wrapped_at_a_hard_line_break() -> None:
+    texts = [unit.text for unit in passage_units(IT_HELP)]
+
+    assert 'Guests use "Guest" with the daily code shown at reception.' in texts
+
+
+def test_it_keeps_a_heading_as_its_own_unit_and_as_context_of_what_follows() -> None:
+    units = passage_units(IT_HELP)
+
+    assert (units[0].kind, units[0].text) == ("heading", "Wi-Fi")
+    assert all(unit.heading == "Wi-Fi" for unit in units[1:])
+
+
+def test_it_keeps_each_list_item_whole_even_when_wrapped() -> None:
+    text = "Bring:\n- a signed consent\n  form from a parent\n- a water bottle"
+
+    items = [unit.text for unit in passage_units(text) if unit.kind == "item"]
+
+    assert items == ["a signed consent form from a parent", "a water bottle"]
+
+
+def test_it_marks_a_passage_that_starts_mid_sentence_as_a_fragment() -> None:
+    units = passage_units("the daily code shown at reception. Never share your credentials.")
+
+    assert [unit.complete for unit in units] == [False, True]
+
+
+def test_it_marks_a_last_sentence_the_chunk_cut_off_as_a_fragment() -> None:
+    units = passage_units("Report a lost laptop at once. IT wipes the device remotely and")
+
+    assert [unit.complete for unit in units] == [True, False]
+
+
+def test_it_does_not_split_after_an_abbreviation_or_an_initial() -> None:
+    sentences = split_sentences("Bring forms, e.g. the consent form. Ask Dr. Kim or J. Park first.")
+
+    assert sentences == ["Bring forms, e.g. the consent form.", "Ask Dr. Kim or J. Park first."]
+
+
+def test_it_rebuilds_korean_sentences_across_line_breaks() -> None:
+    text = "화학 물질을 다룰 때는 니트릴 장갑을\n착용하십시오. 샌들은 신을 수 없습니다."
+
+    texts = [unit.text for unit in passage_units(text)]
+
+    assert texts == [
+        "화학 물질을 다룰 때는 니트릴 장갑을 착용하십시오.",
+        "샌들은 신을 수 없습니다.",
+    ]
