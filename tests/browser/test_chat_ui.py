@@ -139,9 +139,10 @@ def _pending_sms_for_emma(sign_in: SignIn, school: TenantSetup) -> tuple[Any, An
     approver.goto(approver.url.rstrip("/") + "/approvals/")
     approver.locator("[data-testid=connection][data-state=connected]").wait_for()
     staff = sign_in(school, "staff")
-    # Today's offline parser needs this phrasing; with 12A's intents: "Can you text Emma that …"
-    _ask(staff, "Send an SMS to Emma Wilson saying class moved to 3pm")
-    staff.locator("[data-testid=action-card][data-status=pending]").wait_for()
+    _ask(staff, "Can you text Emma that class moved to 3pm?")
+    staff_card = staff.locator("[data-testid=action-card][data-status=pending]")
+    staff_card.wait_for()
+    assert "Emma Wilson" in staff_card.inner_text()  # "Emma" resolved to the one contact
     approver.locator("#inbox-list [data-testid=action-card][data-status=pending]").wait_for()
     return staff, approver
 
