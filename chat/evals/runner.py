@@ -32,6 +32,7 @@ from chat.services.turns import CollectingEvents, turn_run, turn_start
 from core.schema import current_schema
 from knowledge.models import Document
 from tenants.roles import STAFF
+from tenants.selectors import tenant_zone
 from tenants.services import user_set_role
 
 logger = logging.getLogger(__name__)
@@ -132,7 +133,7 @@ def _observe(
             PendingAction.objects.filter(conversation=conversation).values_list("status", flat=True)
         ),
         error="; ".join(errors),
-        now=timezone.localtime(),
+        now=timezone.localtime(timezone=tenant_zone()),
     )
 
 
