@@ -8,6 +8,7 @@ from typing import Any
 
 from asgiref.sync import sync_to_async
 from django.core.cache import cache
+from django.db import close_old_connections
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.views.decorators.http import require_GET, require_POST
 from django_tenants.utils import tenant_context
@@ -254,6 +255,9 @@ async def conversation_events(
         return error_response(401, "unauthenticated", "authentication required")
     if problem == "not_found":
         return error_response(404, "not_found", "no such conversation")
+    # The stream may last hours and reads only Redis: give this request's pooled database
+    # connection back now rather than when the stream ends (docs/operations.md, budget).
+    await sync_to_async(close_old_connections)()
     stream = _event_stream(tenant.schema_name, str(conversation), int(raw_after))
     response = StreamingHttpResponse(stream, content_type="text/event-stream")
     response["Cache-Control"] = "no-cache"

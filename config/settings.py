@@ -7,6 +7,7 @@ and ``REDIS_URL`` unset the embedded servers of ``config/infra.py`` are used.
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
@@ -48,6 +49,45 @@ REDIS_URL: str = _redis_url
 USES_EMBEDDED_INFRA = env_optional("DATABASE_URL") is None or env_optional("REDIS_URL") is None
 
 
+# -- the database connection budget of one process (docs/operations.md) -----------------------
+# Django's ASGI handler runs each HTTP request's sync code on a thread of its own; a persistent
+# connection per such thread outlived the thread (one leaked connection per request until a GC
+# pass: a burst of logins exhausted PostgreSQL for every tenant). So connections come from a
+# bounded psycopg pool per process (Django's OPTIONS["pool"]) and go back to it when a request,
+# a WebSocket database call or a task ends; the HTTP admission limit (config/admission.py) keeps
+# request threads below the pool's size, and waiting requests hold no thread and no connection.
+# daphne's own executor (WebSocket database calls) has ASGI_THREADS threads, Python's default
+# when the variable is unset.
+ASGI_THREADS = env_int("ASGI_THREADS", min(32, (os.cpu_count() or 1) + 4), minimum=1)
+WEB_MAX_CONCURRENT_REQUESTS = env_int("WEB_MAX_CONCURRENT_REQUESTS", 8, minimum=1)
+WEB_MAX_QUEUED_REQUESTS = env_int("WEB_MAX_QUEUED_REQUESTS", 200, minimum=0)
+WEB_QUEUE_TIMEOUT_SECONDS = env_float("WEB_QUEUE_TIMEOUT_SECONDS", 10.0, minimum=0.0)
+# Web: one connection per admitted request plus one per executor thread. Workers raise it to
+# their concurrency at start-up (config/celery.py).
+DB_POOL_MAX_SIZE = env_int(
+    "DB_POOL_MAX_SIZE", WEB_MAX_CONCURRENT_REQUESTS + ASGI_THREADS, minimum=1
+)
+DB_POOL_MIN_SIZE = env_int("DB_POOL_MIN_SIZE", 2, minimum=0)
+if DB_POOL_MIN_SIZE > DB_POOL_MAX_SIZE:
+    raise ImproperlyConfiguredEnv("DB_POOL_MIN_SIZE", "must not exceed DB_POOL_MAX_SIZE")
+# How long a thread waits for a pooled connection before its request fails (503).
+DB_POOL_TIMEOUT_SECONDS = env_float("DB_POOL_TIMEOUT_SECONDS", 10.0, minimum=0.1)
+# Idle connections above the minimum are closed after this long.
+DB_POOL_MAX_IDLE_SECONDS = env_float("DB_POOL_MAX_IDLE_SECONDS", 60.0, minimum=1.0)
+DB_CONNECTIONS_PER_WEB_PROCESS = DB_POOL_MAX_SIZE
+
+
+def _process_role() -> str:
+    """web, worker, beat or manage: shown as the connections' application_name, so an operator
+    sees in pg_stat_activity which kind of process holds them."""
+    argv = " ".join(os.path.basename(a) for a in sys.argv[:3])
+    if "daphne" in argv:
+        return "web"
+    if "celery" in argv:
+        return "beat" if "beat" in argv else "worker"
+    return "manage"
+
+
 def _database_from_url(url: str) -> dict[str, object]:
     parts = urlsplit(url)
     name = unquote(parts.path.lstrip("/"))
@@ -60,9 +100,18 @@ def _database_from_url(url: str) -> dict[str, object]:
         "PASSWORD": unquote(parts.password or ""),
         "HOST": parts.hostname or "",
         "PORT": str(parts.port or ""),
-        "CONN_MAX_AGE": env_int("DB_CONN_MAX_AGE", 60, minimum=0),
+        # The pool keeps connections; Django must close (return) them after each request.
+        "CONN_MAX_AGE": 0,
         "CONN_HEALTH_CHECKS": True,
-        "OPTIONS": {"application_name": "countersign"},
+        "OPTIONS": {
+            "application_name": f"countersign-{_process_role()}",
+            "pool": {
+                "min_size": DB_POOL_MIN_SIZE,
+                "max_size": DB_POOL_MAX_SIZE,
+                "timeout": DB_POOL_TIMEOUT_SECONDS,
+                "max_idle": DB_POOL_MAX_IDLE_SECONDS,
+            },
+        },
     }
 
 
