@@ -35,6 +35,13 @@ from chat.services.realtime import (
     message_send,
     user_is_approver,
 )
+from chat.services.sessions import (
+    CLOSE_REVOKED,
+    SessionEnded,
+    credential_of,
+    session_credential_valid,
+    session_groups,
+)
 from chat.services.turns import ConversationNotFound, TurnInvalid
 from chat.services.usage import BudgetExhausted
 from config.logs import log_context
@@ -81,9 +88,19 @@ class ChatConsumer(AsyncWebsocketConsumer):
         self.approver = await self.db(lambda: user_is_approver(user=self.scope["user"]))()
         if self.approver:
             await self.channel_layer.group_add(self._approvals(), self.channel_name)
+        # Revoking the token or deactivating the user closes this socket (session_end).
+        authorization = dict(self.scope.get("headers", [])).get(b"authorization", b"")
+        self.credential = credential_of(authorization.decode("latin-1"))
+        self.session_groups = session_groups(
+            schema=self.tenant.schema_name, user_id=self.user_id, credential=self.credential
+        )
+        for group in self.session_groups:
+            await self.channel_layer.group_add(group, self.channel_name)
         await self.accept()
 
     async def disconnect(self, code: int) -> None:
+        for group in getattr(self, "session_groups", []):
+            await self.channel_layer.group_discard(group, self.channel_name)
         if getattr(self, "approver", False):
             await self.channel_layer.group_discard(self._approvals(), self.channel_name)
         for conversation in getattr(self, "delivered", {}):
@@ -103,6 +120,8 @@ class ChatConsumer(AsyncWebsocketConsumer):
                 await handler(frame)
         except FrameError as error:
             await self._error(error.code, str(error))
+        except SessionEnded:
+            await self.close(code=CLOSE_REVOKED)
         except tuple(_ERRORS) as error:
             code = next(c for kind, c in _ERRORS.items() if isinstance(error, kind))
             await self._error(code, str(error))
@@ -227,17 +246,21 @@ class ChatConsumer(AsyncWebsocketConsumer):
 
     async def _as_user(self, work: Callable[[User], Any]) -> Any:
         """Run ``work`` in the tenant schema with the user re-read from the database, so a user
-        deactivated (or a role removed) mid-connection is refused from the next frame on."""
+        deactivated, a token revoked or expired (the socket closes 4401) or a role removed
+        mid-connection is refused from the next frame on."""
 
         def run() -> Any:
-            user = User.objects.filter(pk=self.user_id, is_active=True).first()
-            if user is None:
-                raise ActionPermissionDenied("your account is no longer active")
-            return work(user)
+            if not session_credential_valid(user_id=self.user_id, credential=self.credential):
+                raise SessionEnded
+            return work(User.objects.get(pk=self.user_id))
 
         return await self.db(run)()
 
     # -- events out -----------------------------------------------------------------------------
+
+    async def session_end(self, message: dict[str, Any]) -> None:
+        """The token of this socket was revoked or its user deactivated (chat/services/sessions)."""
+        await self.close(code=CLOSE_REVOKED)
 
     def _approvals(self) -> str:
         return approvals_group(self.tenant.schema_name)

@@ -445,6 +445,9 @@ _db_options["options"] = f"-c hnsw.ef_search={KB_HNSW_EF_SEARCH}"
 
 # A SELECT-only database role query_data switches to when it exists (see docs/deployment.md).
 QUERY_DATA_DB_ROLE = env_str("QUERY_DATA_DB_ROLE", "countersign_reader")
+# How often an open SSE stream re-checks that its token and user are still valid (a revoked
+# WebSocket is told at once through the channel layer and re-checks on every frame).
+SESSION_RECHECK_SECONDS = env_float("SESSION_RECHECK_SECONDS", 5.0, minimum=0.5)
 # Realtime: the per-conversation event log (Redis Stream) and streaming.
 CHAT_EVENT_LOG_MAX = env_int("CHAT_EVENT_LOG_MAX", 5000, minimum=100)
 CHAT_EVENT_LOG_TTL_SECONDS = env_int("CHAT_EVENT_LOG_TTL_SECONDS", 7 * 24 * 3600, minimum=60)
