@@ -56,6 +56,9 @@ app = CeleryApp("countersign", task_cls=CountersignTask)
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
+# Task leases, lock renewal and the worker heartbeat (their signal handlers connect on import).
+from config import leases  # noqa: E402, F401
+
 
 @task_postrun.connect(dispatch_uid="countersign_reset_schema")
 def reset_schema_after_task(**_: Any) -> None:

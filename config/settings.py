@@ -246,13 +246,17 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
-# How long Redis waits before handing an unacknowledged task to another worker.
+# How long Redis waits before handing an unacknowledged task to another worker. Short: a live
+# worker renews the lease of every task it holds (config/leases.py), so only a dead worker's
+# tasks ever reach it, and they come back within this plus CELERY_RESTORE_INTERVAL.
+CELERY_VISIBILITY_TIMEOUT = env_int("CELERY_VISIBILITY_TIMEOUT", 30, minimum=3)
 CELERY_BROKER_TRANSPORT_OPTIONS = {
-    "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600, minimum=10),
+    "visibility_timeout": CELERY_VISIBILITY_TIMEOUT,
     "global_keyprefix": "cs:celery:",
     # Look for unacknowledged tasks past their visibility timeout every N seconds (kombu's own
-    # default scans only every tenth check, ~100 s, which delays a crashed worker's turn).
-    "unacked_restore_interval": env_int("CELERY_RESTORE_INTERVAL", 10, minimum=1),
+    # default scans only every tenth check, ~100 s, which delays a crashed worker's turn). Every
+    # live worker sweeps, so a dead worker's task is back within the timeout plus this.
+    "unacked_restore_interval": env_int("CELERY_RESTORE_INTERVAL", 5, minimum=1),
     "unacked_restore_throttle": 1,
 }
 CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {"global_keyprefix": "cs:celery:"}
@@ -453,7 +457,23 @@ CHAT_EVENT_LOG_MAX = env_int("CHAT_EVENT_LOG_MAX", 5000, minimum=100)
 CHAT_EVENT_LOG_TTL_SECONDS = env_int("CHAT_EVENT_LOG_TTL_SECONDS", 7 * 24 * 3600, minimum=60)
 CHAT_TOKEN_FLUSH_MS = env_int("CHAT_TOKEN_FLUSH_MS", 25, minimum=0)
 # A turn holds its conversation's lock this long without progress before another may take it.
-CHAT_TURN_LOCK_SECONDS = env_int("CHAT_TURN_LOCK_SECONDS", 120, minimum=2)
+# A running turn's conversation lock is renewed by its worker's lease thread, so it only
+# expires this long after its worker died (then a redelivered copy takes over).
+CHAT_TURN_LOCK_SECONDS = env_int("CHAT_TURN_LOCK_SECONDS", 30, minimum=2)
+# How often a worker renews its task leases, conversation locks and heartbeat: three times per
+# shortest lease, so one slow Redis round trip never lets a live worker's lease lapse.
+CELERY_LEASE_RENEW_SECONDS = env_float(
+    "CELERY_LEASE_RENEW_SECONDS",
+    min(CELERY_VISIBILITY_TIMEOUT, CHAT_TURN_LOCK_SECONDS) / 3,
+    minimum=0.1,
+)
+if min(CELERY_VISIBILITY_TIMEOUT, CHAT_TURN_LOCK_SECONDS) < CELERY_LEASE_RENEW_SECONDS * 2:
+    raise ImproperlyConfiguredEnv(
+        "CELERY_LEASE_RENEW_SECONDS",
+        "must be at most half of CELERY_VISIBILITY_TIMEOUT and of CHAT_TURN_LOCK_SECONDS",
+    )
+# /readyz answers 503 when no worker has written a heartbeat lately.
+READYZ_REQUIRE_WORKER = env_bool("READYZ_REQUIRE_WORKER", True)
 WS_MAX_FRAME_BYTES = env_int("WS_MAX_FRAME_BYTES", 64 * 1024, minimum=1024)
 WS_RATE_LIMIT_PER_SECOND = env_float("WS_RATE_LIMIT_PER_SECOND", 20.0, minimum=0.1)
 WS_RATE_LIMIT_BURST = env_int("WS_RATE_LIMIT_BURST", 40, minimum=1)

@@ -3,8 +3,9 @@
 One turn runs at a time per conversation. A message sent while a turn is running is refused
 with ``ConversationBusy`` (the client may retry when it sees ``done``); a lock in Redis, taken
 when the message is accepted and held by the worker while the turn runs, says who is running.
-The lock expires after ``CHAT_TURN_LOCK_SECONDS`` without progress, so a crashed worker never
-blocks a conversation for long.
+The worker renews the lock while the turn runs (config/leases.py), and it expires
+``CHAT_TURN_LOCK_SECONDS`` after its worker died, so a crashed worker never blocks a conversation
+for long.
 
 Tokens: the sender reserves the lock with a *send-time* token (``sent:<run id>``); a worker
 takes it over with a token of its own execution, and only from that reservation or from an
@@ -31,6 +32,7 @@ from chat.selectors import decidable_tools
 from chat.services.actions import Decision, pending_action_decide
 from chat.services.turns import ConversationNotFound, turn_cancel, turn_resume, turn_run, turn_start
 from chat.services.usage import usage_budget_check
+from config.leases import keeper
 from tenants.schema import current_schema
 
 
@@ -219,8 +221,11 @@ def turn_execute(*, message_id: int) -> None:
     if not lock.take_over(from_token=_reservation(message.uuid)):
         raise ConversationBusy(str(conversation.uuid))
     try:
-        events = _RenewingEvents(lock=lock, schema=current_schema(), conversation=conversation)
-        turn_run(conversation=conversation, message=message, events=events)
+        # Renewed between events too (a long model call emits none), so the lock lapses only
+        # when this worker dies.
+        with keeper.held(lock.renew):
+            events = _RenewingEvents(lock=lock, schema=current_schema(), conversation=conversation)
+            turn_run(conversation=conversation, message=message, events=events)
     finally:
         lock.release()
 
@@ -232,9 +237,10 @@ def resume_execute(*, action_id: str) -> None:
     if not lock.take_over(from_token=_reservation(action.id)):
         raise ConversationBusy(str(action.conversation.uuid))
     try:
-        events = _RenewingEvents(
-            lock=lock, schema=current_schema(), conversation=action.conversation
-        )
-        turn_resume(action=action, events=events)
+        with keeper.held(lock.renew):
+            events = _RenewingEvents(
+                lock=lock, schema=current_schema(), conversation=action.conversation
+            )
+            turn_resume(action=action, events=events)
     finally:
         lock.release()
