@@ -29,6 +29,7 @@ from chat.services.actions import (
 )
 from chat.services.realtime import (
     ConversationBusy,
+    SendFailed,
     action_decide,
     conversation_cancel,
     conversation_for_viewer,
@@ -43,6 +44,7 @@ ERRORS: dict[type[Exception], tuple[int, str]] = {
     ConversationNotFound: (404, "not_found"),
     TurnInvalid: (400, "invalid"),
     ConversationBusy: (409, "conversation_busy"),
+    SendFailed: (503, "send_failed"),
     BudgetExhausted: (429, "budget_exhausted"),
     ActionNotFound: (404, "not_found"),
     ActionPermissionDenied: (403, "forbidden"),

@@ -9,12 +9,15 @@ closes the connection.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import logging
 import time
 import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import redis
 from asgiref.sync import sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
@@ -29,6 +32,7 @@ from chat.services.actions import (
 )
 from chat.services.realtime import (
     ConversationBusy,
+    SendFailed,
     action_decide,
     conversation_cancel,
     conversation_for_viewer,
@@ -47,10 +51,13 @@ from chat.services.usage import BudgetExhausted
 from config.logs import log_context
 from tenants.asgi import tenant_database_sync_to_async
 
+logger = logging.getLogger(__name__)
+
 _ERRORS: dict[type[Exception], str] = {
     ConversationNotFound: "not_found",
     TurnInvalid: "invalid",
     ConversationBusy: "conversation_busy",
+    SendFailed: "send_failed",
     BudgetExhausted: "budget_exhausted",
     ActionNotFound: "not_found",
     ActionPermissionDenied: "forbidden",
@@ -75,7 +82,27 @@ def _uuid_field(frame: dict[str, Any], name: str, *, optional: bool = False) -> 
         raise FrameError("bad_frame", f"'{name}' must be a uuid") from None
 
 
+# The close code of a socket whose events can no longer reach it (Redis lost under the channel
+# layer): like 503, reconnect and replay with chat.subscribe + after (docs/protocol.md).
+CLOSE_RECONNECT = 4503
+
+
 class ChatConsumer(AsyncWebsocketConsumer):
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        """Close with ``CLOSE_RECONNECT`` when Redis fails under this socket (its channel-layer
+        receive, a group change, the event log): a socket that can no longer carry its events
+        must not stay open looking alive, and a bare 1011 does not tell clients to come back."""
+        try:
+            await super().__call__(scope, receive, send)
+        except redis.RedisError as error:
+            logger.warning(
+                "Redis failed under a WebSocket (%s); closing it %s so the client reconnects",
+                error.__class__.__name__,
+                CLOSE_RECONNECT,
+            )
+            with contextlib.suppress(Exception):
+                await send({"type": "websocket.close", "code": CLOSE_RECONNECT})
+
     async def connect(self) -> None:
         self.tenant = self.scope["tenant"]
         self.user_id: int = self.scope["user"].pk

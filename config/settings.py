@@ -211,6 +211,10 @@ WHITENOISE_AUTOREFRESH = DEBUG
 MEDIA_ROOT = Path(env_str("MEDIA_ROOT", str(BASE_DIR / ".data" / "media")))
 MEDIA_URL = "media/"
 
+from redis.asyncio.retry import Retry as _AsyncRetry  # noqa: E402
+from redis.backoff import ExponentialBackoff as _ExponentialBackoff  # noqa: E402
+from redis.exceptions import ConnectionError as _RedisConnectionError  # noqa: E402
+
 # -- cache, channels, celery (all on REDIS_URL, every key tenant-prefixed) ---------------------
 
 CACHES = {
@@ -230,7 +234,19 @@ CHANNEL_LAYERS = {
         "CONFIG": {
             # redis-py 8 defaults to a 5 s socket timeout, the same as channels-redis's
             # blocking-pop timeout: the read would race the pop and fail. Give it headroom.
-            "hosts": [{"address": REDIS_URL, "socket_timeout": 30}],
+            # After a Redis restart every pooled connection is dead: retry a failed command on
+            # a fresh connection (up to ~3 s of backoff) instead of failing every socket's
+            # receive at once; a socket whose receive still fails closes 4503
+            # (chat/consumers.py) so its client reconnects and replays.
+            "hosts": [
+                {
+                    "address": REDIS_URL,
+                    "socket_timeout": 30,
+                    "retry": _AsyncRetry(_ExponentialBackoff(cap=1.0, base=0.1), 5),
+                    "retry_on_error": [_RedisConnectionError],
+                    "health_check_interval": 15,
+                }
+            ],
             "prefix": "cs:channels",
             "capacity": 1000,
         },
