@@ -110,7 +110,7 @@ class ApiTokenAdmin(admin.ModelAdmin):
     list_display = ("name", "user", "prefix", "created_at", "last_used_at", "revoked_at")
     list_filter = ("revoked_at", "created_at")
     search_fields = ("name", "user__username", "prefix")
-    fields = ("user", "name", "prefix", "created_at", "last_used_at", "revoked_at")
+    fields = ("user", "name", "expires_at", "prefix", "created_at", "last_used_at", "revoked_at")
     readonly_fields = ("prefix", "created_at", "last_used_at", "revoked_at")
     actions = ["revoke"]
 
@@ -118,7 +118,7 @@ class ApiTokenAdmin(admin.ModelAdmin):
         return obj is None and super().has_change_permission(request, obj)
 
     def save_model(self, request: HttpRequest, obj: ApiToken, form: Any, change: bool) -> None:
-        row, token = api_token_create(user=obj.user, name=obj.name)
+        row, token = api_token_create(user=obj.user, name=obj.name, expires_at=obj.expires_at)
         obj.pk = row.pk
         self.message_user(
             request,

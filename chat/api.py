@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import time
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from asgiref.sync import sync_to_async
+from django.conf import settings
 from django.core.cache import cache
+from django.db import close_old_connections
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.views.decorators.http import require_GET, require_POST
 from django_tenants.utils import tenant_context
@@ -27,12 +30,14 @@ from chat.services.actions import (
 )
 from chat.services.realtime import (
     ConversationBusy,
+    SendFailed,
     action_decide,
     action_withdraw,
     conversation_cancel,
     conversation_for_viewer,
     message_send,
 )
+from chat.services.sessions import credential_of, session_still_valid
 from chat.services.turns import ConversationNotFound, TurnInvalid
 from chat.services.usage import BudgetExhausted
 from tenants.http import ApiError, api_caller, api_user, api_view, error_response, json_body
@@ -41,6 +46,7 @@ ERRORS: dict[type[Exception], tuple[int, str]] = {
     ConversationNotFound: (404, "not_found"),
     TurnInvalid: (400, "invalid"),
     ConversationBusy: (409, "conversation_busy"),
+    SendFailed: (503, "send_failed"),
     BudgetExhausted: (429, "budget_exhausted"),
     ActionNotFound: (404, "not_found"),
     ActionPermissionDenied: (403, "forbidden"),
@@ -254,23 +260,31 @@ async def conversation_events(
             400, "bad_request", f"'after' must be an integer from 0 to {MAX_SEQ - 1}"
         )
 
-    def authorize() -> str | None:
+    def authorize() -> tuple[str | None, int]:
         with tenant_context(tenant):
             user = api_user(request)
             if user is None:
-                return "unauthenticated"
+                return "unauthenticated", 0
             try:
                 conversation_for_viewer(user=user, conversation_uuid=str(conversation))
             except ConversationNotFound:
-                return "not_found"
-            return None
+                return "not_found", 0
+            return None, user.pk
 
-    problem = await sync_to_async(authorize)()
+    problem, user_id = await sync_to_async(authorize)()
     if problem == "unauthenticated":
         return error_response(401, "unauthenticated", "authentication required")
     if problem == "not_found":
         return error_response(404, "not_found", "no such conversation")
-    stream = _event_stream(tenant.schema_name, str(conversation), after)
+    # The stream may last hours and reads only Redis: give this request's pooled database
+    # connection back now rather than when the stream ends (docs/operations.md, budget).
+    await sync_to_async(close_old_connections)()
+    credential = credential_of(request.headers.get("Authorization", ""))
+
+    async def still_valid() -> bool:
+        return await session_still_valid(tenant=tenant, user_id=user_id, credential=credential)
+
+    stream = _event_stream(tenant.schema_name, str(conversation), after, still_valid)
     response = StreamingHttpResponse(stream, content_type="text/event-stream")
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"
@@ -285,12 +299,22 @@ def _after(raw: str) -> int | None:
     return after if after < MAX_SEQ else None
 
 
-async def _event_stream(schema: str, conversation: str, after: int) -> AsyncIterator[bytes]:
+async def _event_stream(
+    schema: str, conversation: str, after: int, still_valid: Callable[[], Awaitable[bool]]
+) -> AsyncIterator[bytes]:
+    """The events; the stream ends within ``SESSION_RECHECK_SECONDS`` of its token being
+    revoked or its user deactivated (chat/services/sessions.py)."""
+    recheck = settings.SESSION_RECHECK_SECONDS
     events = follow_events(
         schema=schema,
         conversation_uuid=conversation,
         after=after,
-        block_seconds=SSE_KEEPALIVE_SECONDS,
+        block_seconds=min(SSE_KEEPALIVE_SECONDS, recheck),
     )
+    checked_at = time.monotonic()
     async for event in events:
+        if time.monotonic() - checked_at >= recheck:
+            if not await still_valid():
+                return
+            checked_at = time.monotonic()
         yield _sse(event) if event is not None else b": keep-alive\n\n"

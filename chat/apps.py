@@ -1,7 +1,8 @@
 from typing import Any
 
 from django.apps import AppConfig, apps
-from django.db.models.signals import post_migrate
+from django.conf import settings
+from django.db.models.signals import post_migrate, post_save
 
 
 class ChatConfig(AppConfig):
@@ -50,6 +51,20 @@ class ChatConfig(AppConfig):
 
     def ready(self) -> None:
         post_migrate.connect(_reader_role_after_migrate, dispatch_uid="chat_reader_role")
+        post_save.connect(
+            _end_sessions_of_inactive_user,
+            sender=settings.AUTH_USER_MODEL,
+            dispatch_uid="chat_end_sessions_of_inactive_user",
+        )
+
+
+def _end_sessions_of_inactive_user(sender: Any, instance: Any, **kwargs: Any) -> None:
+    """A deactivated user's open WebSockets close at once (chat/services/sessions.py)."""
+    from chat.services.sessions import sessions_end
+    from core.schema import PUBLIC, current_schema
+
+    if not instance.is_active and current_schema() != PUBLIC:
+        sessions_end(user_id=instance.pk)
 
 
 def _reader_role_after_migrate(sender: Any, **kwargs: Any) -> None:

@@ -9,12 +9,15 @@ closes the connection.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import logging
 import time
 import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import redis
 from asgiref.sync import sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
@@ -35,6 +38,7 @@ from chat.services.actions import (
 )
 from chat.services.realtime import (
     ConversationBusy,
+    SendFailed,
     action_decide,
     action_withdraw,
     conversation_cancel,
@@ -42,16 +46,26 @@ from chat.services.realtime import (
     message_send,
     user_is_approver,
 )
+from chat.services.sessions import (
+    CLOSE_REVOKED,
+    SessionEnded,
+    credential_of,
+    session_credential_valid,
+    session_groups,
+)
 from chat.services.turns import ConversationNotFound, TurnInvalid
 from chat.services.usage import BudgetExhausted
 from core.logs import log_context
 from tenants.asgi import tenant_database_sync_to_async
 from tenants.jsoninput import InvalidText, MalformedJson, loads_checked
 
+logger = logging.getLogger(__name__)
+
 _ERRORS: dict[type[Exception], str] = {
     ConversationNotFound: "not_found",
     TurnInvalid: "invalid",
     ConversationBusy: "conversation_busy",
+    SendFailed: "send_failed",
     BudgetExhausted: "budget_exhausted",
     ActionNotFound: "not_found",
     ActionPermissionDenied: "forbidden",
@@ -76,7 +90,27 @@ def _uuid_field(frame: dict[str, Any], name: str, *, optional: bool = False) -> 
         raise FrameError("bad_frame", f"'{name}' must be a uuid") from None
 
 
+# The close code of a socket whose events can no longer reach it (Redis lost under the channel
+# layer): like 503, reconnect and replay with chat.subscribe + after (docs/protocol.md).
+CLOSE_RECONNECT = 4503
+
+
 class ChatConsumer(AsyncWebsocketConsumer):
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        """Close with ``CLOSE_RECONNECT`` when Redis fails under this socket (its channel-layer
+        receive, a group change, the event log): a socket that can no longer carry its events
+        must not stay open looking alive, and a bare 1011 does not tell clients to come back."""
+        try:
+            await super().__call__(scope, receive, send)
+        except redis.RedisError as error:
+            logger.warning(
+                "Redis failed under a WebSocket (%s); closing it %s so the client reconnects",
+                error.__class__.__name__,
+                CLOSE_RECONNECT,
+            )
+            with contextlib.suppress(Exception):
+                await send({"type": "websocket.close", "code": CLOSE_RECONNECT})
+
     async def connect(self) -> None:
         self.tenant = self.scope["tenant"]
         self.user_id: int = self.scope["user"].pk
@@ -89,9 +123,19 @@ class ChatConsumer(AsyncWebsocketConsumer):
         self.approver = await self.db(lambda: user_is_approver(user=self.scope["user"]))()
         if self.approver:
             await self.channel_layer.group_add(self._approvals(), self.channel_name)
+        # Revoking the token or deactivating the user closes this socket (session_end).
+        authorization = dict(self.scope.get("headers", [])).get(b"authorization", b"")
+        self.credential = credential_of(authorization.decode("latin-1"))
+        self.session_groups = session_groups(
+            schema=self.tenant.schema_name, user_id=self.user_id, credential=self.credential
+        )
+        for group in self.session_groups:
+            await self.channel_layer.group_add(group, self.channel_name)
         await self.accept()
 
     async def disconnect(self, code: int) -> None:
+        for group in getattr(self, "session_groups", []):
+            await self.channel_layer.group_discard(group, self.channel_name)
         if getattr(self, "approver", False):
             await self.channel_layer.group_discard(self._approvals(), self.channel_name)
         for conversation in getattr(self, "delivered", {}):
@@ -111,6 +155,8 @@ class ChatConsumer(AsyncWebsocketConsumer):
                 await handler(frame)
         except FrameError as error:
             await self._error(error.code, str(error))
+        except SessionEnded:
+            await self.close(code=CLOSE_REVOKED)
         except tuple(_ERRORS) as error:
             code = next(c for kind, c in _ERRORS.items() if isinstance(error, kind))
             await self._error(code, str(error))
@@ -247,17 +293,21 @@ class ChatConsumer(AsyncWebsocketConsumer):
 
     async def _as_user(self, work: Callable[[User], Any]) -> Any:
         """Run ``work`` in the tenant schema with the user re-read from the database, so a user
-        deactivated (or a role removed) mid-connection is refused from the next frame on."""
+        deactivated, a token revoked or expired (the socket closes 4401) or a role removed
+        mid-connection is refused from the next frame on."""
 
         def run() -> Any:
-            user = User.objects.filter(pk=self.user_id, is_active=True).first()
-            if user is None:
-                raise ActionPermissionDenied("your account is no longer active")
-            return work(user)
+            if not session_credential_valid(user_id=self.user_id, credential=self.credential):
+                raise SessionEnded
+            return work(User.objects.get(pk=self.user_id))
 
         return await self.db(run)()
 
     # -- events out -----------------------------------------------------------------------------
+
+    async def session_end(self, message: dict[str, Any]) -> None:
+        """The token of this socket was revoked or its user deactivated (chat/services/sessions)."""
+        await self.close(code=CLOSE_REVOKED)
 
     def _approvals(self) -> str:
         return approvals_group(self.tenant.schema_name)

@@ -198,6 +198,12 @@ class ApiToken(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     last_used_at = models.DateTimeField(null=True, blank=True, editable=False)
     revoked_at = models.DateTimeField(null=True, blank=True)
+    expires_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="After this moment the token authenticates nothing and its open sessions "
+        "end. Empty: it never expires.",
+    )
 
     class Meta:
         ordering = ["-created_at"]

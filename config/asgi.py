@@ -11,13 +11,21 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 django_asgi_app = get_asgi_application()
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
+from django.conf import settings  # noqa: E402
 
 from chat.routing import websocket_urlpatterns  # noqa: E402
+from core.admission import HttpAdmission  # noqa: E402
 from tenants.asgi import TenantWebSocketMiddleware  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
-        "http": django_asgi_app,
+        # Bounded: each admitted request takes a thread and a database connection.
+        "http": HttpAdmission(
+            django_asgi_app,
+            slots=settings.WEB_MAX_CONCURRENT_REQUESTS,
+            queue=settings.WEB_MAX_QUEUED_REQUESTS,
+            wait_seconds=settings.WEB_QUEUE_TIMEOUT_SECONDS,
+        ),
         "websocket": TenantWebSocketMiddleware(URLRouter(websocket_urlpatterns)),
     }
 )

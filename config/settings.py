@@ -7,6 +7,7 @@ and ``REDIS_URL`` unset the embedded servers of ``core/infra.py`` are used.
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
@@ -48,6 +49,45 @@ REDIS_URL: str = _redis_url
 USES_EMBEDDED_INFRA = env_optional("DATABASE_URL") is None or env_optional("REDIS_URL") is None
 
 
+# -- the database connection budget of one process (docs/operations.md) -----------------------
+# Django's ASGI handler runs each HTTP request's sync code on a thread of its own; a persistent
+# connection per such thread outlived the thread (one leaked connection per request until a GC
+# pass: a burst of logins exhausted PostgreSQL for every tenant). So connections come from a
+# bounded psycopg pool per process (Django's OPTIONS["pool"]) and go back to it when a request,
+# a WebSocket database call or a task ends; the HTTP admission limit (core/admission.py) keeps
+# request threads below the pool's size, and waiting requests hold no thread and no connection.
+# daphne's own executor (WebSocket database calls) has ASGI_THREADS threads, Python's default
+# when the variable is unset.
+ASGI_THREADS = env_int("ASGI_THREADS", min(32, (os.cpu_count() or 1) + 4), minimum=1)
+WEB_MAX_CONCURRENT_REQUESTS = env_int("WEB_MAX_CONCURRENT_REQUESTS", 8, minimum=1)
+WEB_MAX_QUEUED_REQUESTS = env_int("WEB_MAX_QUEUED_REQUESTS", 200, minimum=0)
+WEB_QUEUE_TIMEOUT_SECONDS = env_float("WEB_QUEUE_TIMEOUT_SECONDS", 10.0, minimum=0.0)
+# Web: one connection per admitted request plus one per executor thread. Workers raise it to
+# their concurrency at start-up (core/celery.py).
+DB_POOL_MAX_SIZE = env_int(
+    "DB_POOL_MAX_SIZE", WEB_MAX_CONCURRENT_REQUESTS + ASGI_THREADS, minimum=1
+)
+DB_POOL_MIN_SIZE = env_int("DB_POOL_MIN_SIZE", 2, minimum=0)
+if DB_POOL_MIN_SIZE > DB_POOL_MAX_SIZE:
+    raise ImproperlyConfiguredEnv("DB_POOL_MIN_SIZE", "must not exceed DB_POOL_MAX_SIZE")
+# How long a thread waits for a pooled connection before its request fails (503).
+DB_POOL_TIMEOUT_SECONDS = env_float("DB_POOL_TIMEOUT_SECONDS", 10.0, minimum=0.1)
+# Idle connections above the minimum are closed after this long.
+DB_POOL_MAX_IDLE_SECONDS = env_float("DB_POOL_MAX_IDLE_SECONDS", 60.0, minimum=1.0)
+DB_CONNECTIONS_PER_WEB_PROCESS = DB_POOL_MAX_SIZE
+
+
+def _process_role() -> str:
+    """web, worker, beat or manage: shown as the connections' application_name, so an operator
+    sees in pg_stat_activity which kind of process holds them."""
+    argv = " ".join(os.path.basename(a) for a in sys.argv[:3])
+    if "daphne" in argv:
+        return "web"
+    if "celery" in argv:
+        return "beat" if "beat" in argv else "worker"
+    return "manage"
+
+
 def _database_from_url(url: str) -> dict[str, object]:
     parts = urlsplit(url)
     name = unquote(parts.path.lstrip("/"))
@@ -60,9 +100,18 @@ def _database_from_url(url: str) -> dict[str, object]:
         "PASSWORD": unquote(parts.password or ""),
         "HOST": parts.hostname or "",
         "PORT": str(parts.port or ""),
-        "CONN_MAX_AGE": env_int("DB_CONN_MAX_AGE", 60, minimum=0),
+        # The pool keeps connections; Django must close (return) them after each request.
+        "CONN_MAX_AGE": 0,
         "CONN_HEALTH_CHECKS": True,
-        "OPTIONS": {"application_name": "countersign"},
+        "OPTIONS": {
+            "application_name": f"countersign-{_process_role()}",
+            "pool": {
+                "min_size": DB_POOL_MIN_SIZE,
+                "max_size": DB_POOL_MAX_SIZE,
+                "timeout": DB_POOL_TIMEOUT_SECONDS,
+                "max_idle": DB_POOL_MAX_IDLE_SECONDS,
+            },
+        },
     }
 
 
@@ -162,6 +211,10 @@ WHITENOISE_AUTOREFRESH = DEBUG
 MEDIA_ROOT = Path(env_str("MEDIA_ROOT", str(BASE_DIR / ".data" / "media")))
 MEDIA_URL = "media/"
 
+from redis.asyncio.retry import Retry as _AsyncRetry  # noqa: E402
+from redis.backoff import ExponentialBackoff as _ExponentialBackoff  # noqa: E402
+from redis.exceptions import ConnectionError as _RedisConnectionError  # noqa: E402
+
 # -- cache, channels, celery (all on REDIS_URL, every key tenant-prefixed) ---------------------
 
 CACHES = {
@@ -181,7 +234,19 @@ CHANNEL_LAYERS = {
         "CONFIG": {
             # redis-py 8 defaults to a 5 s socket timeout, the same as channels-redis's
             # blocking-pop timeout: the read would race the pop and fail. Give it headroom.
-            "hosts": [{"address": REDIS_URL, "socket_timeout": 30}],
+            # After a Redis restart every pooled connection is dead: retry a failed command on
+            # a fresh connection (up to ~3 s of backoff) instead of failing every socket's
+            # receive at once; a socket whose receive still fails closes 4503
+            # (chat/consumers.py) so its client reconnects and replays.
+            "hosts": [
+                {
+                    "address": REDIS_URL,
+                    "socket_timeout": 30,
+                    "retry": _AsyncRetry(_ExponentialBackoff(cap=1.0, base=0.1), 5),
+                    "retry_on_error": [_RedisConnectionError],
+                    "health_check_interval": 15,
+                }
+            ],
             "prefix": "cs:channels",
             "capacity": 1000,
         },
@@ -197,13 +262,17 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
-# How long Redis waits before handing an unacknowledged task to another worker.
+# How long Redis waits before handing an unacknowledged task to another worker. Short: a live
+# worker renews the lease of every task it holds (core/leases.py), so only a dead worker's
+# tasks ever reach it, and they come back within this plus CELERY_RESTORE_INTERVAL.
+CELERY_VISIBILITY_TIMEOUT = env_int("CELERY_VISIBILITY_TIMEOUT", 30, minimum=3)
 CELERY_BROKER_TRANSPORT_OPTIONS = {
-    "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600, minimum=10),
+    "visibility_timeout": CELERY_VISIBILITY_TIMEOUT,
     "global_keyprefix": "cs:celery:",
     # Look for unacknowledged tasks past their visibility timeout every N seconds (kombu's own
-    # default scans only every tenth check, ~100 s, which delays a crashed worker's turn).
-    "unacked_restore_interval": env_int("CELERY_RESTORE_INTERVAL", 10, minimum=1),
+    # default scans only every tenth check, ~100 s, which delays a crashed worker's turn). Every
+    # live worker sweeps, so a dead worker's task is back within the timeout plus this.
+    "unacked_restore_interval": env_int("CELERY_RESTORE_INTERVAL", 5, minimum=1),
     "unacked_restore_throttle": 1,
 }
 CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {"global_keyprefix": "cs:celery:"}
@@ -383,12 +452,31 @@ _db_options["options"] = f"-c hnsw.ef_search={KB_HNSW_EF_SEARCH}"
 
 # A SELECT-only database role query_data switches to when it exists (see docs/deployment.md).
 QUERY_DATA_DB_ROLE = env_str("QUERY_DATA_DB_ROLE", "countersign_reader")
+# How often an open SSE stream re-checks that its token and user are still valid (a revoked
+# WebSocket is told at once through the channel layer and re-checks on every frame).
+SESSION_RECHECK_SECONDS = env_float("SESSION_RECHECK_SECONDS", 5.0, minimum=0.5)
 # Realtime: the per-conversation event log (Redis Stream) and streaming.
 CHAT_EVENT_LOG_MAX = env_int("CHAT_EVENT_LOG_MAX", 5000, minimum=100)
 CHAT_EVENT_LOG_TTL_SECONDS = env_int("CHAT_EVENT_LOG_TTL_SECONDS", 7 * 24 * 3600, minimum=60)
 CHAT_TOKEN_FLUSH_MS = env_int("CHAT_TOKEN_FLUSH_MS", 25, minimum=0)
 # A turn holds its conversation's lock this long without progress before another may take it.
-CHAT_TURN_LOCK_SECONDS = env_int("CHAT_TURN_LOCK_SECONDS", 120, minimum=2)
+# A running turn's conversation lock is renewed by its worker's lease thread, so it only
+# expires this long after its worker died (then a redelivered copy takes over).
+CHAT_TURN_LOCK_SECONDS = env_int("CHAT_TURN_LOCK_SECONDS", 30, minimum=2)
+# How often a worker renews its task leases, conversation locks and heartbeat: three times per
+# shortest lease, so one slow Redis round trip never lets a live worker's lease lapse.
+CELERY_LEASE_RENEW_SECONDS = env_float(
+    "CELERY_LEASE_RENEW_SECONDS",
+    min(CELERY_VISIBILITY_TIMEOUT, CHAT_TURN_LOCK_SECONDS) / 3,
+    minimum=0.1,
+)
+if min(CELERY_VISIBILITY_TIMEOUT, CHAT_TURN_LOCK_SECONDS) < CELERY_LEASE_RENEW_SECONDS * 2:
+    raise ImproperlyConfiguredEnv(
+        "CELERY_LEASE_RENEW_SECONDS",
+        "must be at most half of CELERY_VISIBILITY_TIMEOUT and of CHAT_TURN_LOCK_SECONDS",
+    )
+# /readyz answers 503 when no worker has written a heartbeat lately.
+READYZ_REQUIRE_WORKER = env_bool("READYZ_REQUIRE_WORKER", True)
 WS_MAX_FRAME_BYTES = env_int("WS_MAX_FRAME_BYTES", 64 * 1024, minimum=1024)
 WS_RATE_LIMIT_PER_SECOND = env_float("WS_RATE_LIMIT_PER_SECOND", 20.0, minimum=0.1)
 WS_RATE_LIMIT_BURST = env_int("WS_RATE_LIMIT_BURST", 40, minimum=1)

@@ -18,6 +18,7 @@ from typing import Any
 from celery.signals import (
     after_setup_logger,
     after_setup_task_logger,
+    celeryd_init,
     task_failure,
     task_postrun,
     task_prerun,
@@ -55,6 +56,9 @@ app = CeleryApp("countersign", task_cls=CountersignTask)
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
+# Task leases, lock renewal and the worker heartbeat (their signal handlers connect on import).
+from core import leases  # noqa: E402, F401
+
 
 @task_postrun.connect(dispatch_uid="countersign_reset_schema")
 def reset_schema_after_task(**_: Any) -> None:
@@ -77,6 +81,20 @@ def json_logs_in_workers(logger: Any, **_: Any) -> None:
 
         for handler in logger.handlers:
             handler.setFormatter(JsonFormatter())
+
+
+@celeryd_init.connect(dispatch_uid="countersign_db_pool_size")
+def db_pool_sized_to_concurrency(options: dict[str, Any] | None = None, **_: Any) -> None:
+    """A worker thread keeps its pooled connection for a whole task (a turn streams for
+    seconds or minutes), so the process's pool must hold one per thread plus a few for its
+    own housekeeping, whatever DB_POOL_MAX_SIZE says for web processes. Runs before the pool
+    exists (it is created on the first connection)."""
+    from django.conf import settings
+
+    concurrency = int((options or {}).get("concurrency") or settings.CELERY_WORKER_CONCURRENCY)
+    options_of_default: dict[str, Any] = settings.DATABASES["default"]["OPTIONS"]  # type: ignore[assignment]
+    pool = options_of_default["pool"]
+    pool["max_size"] = max(pool["max_size"], concurrency + 4)
 
 
 @worker_init.connect(dispatch_uid="countersign_tracing")

@@ -13,6 +13,7 @@ from django.db import DatabaseError, connection
 from django.db.migrations.executor import MigrationExecutor
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
+from core.leases import live_workers
 from core.metrics import metrics_view
 from core.schema import use_public_schema
 
@@ -37,6 +38,8 @@ def readiness_problems() -> list[str]:
             settings.REDIS_URL, socket_timeout=1, socket_connect_timeout=1
         )
         client.ping()
+        if settings.READYZ_REQUIRE_WORKER and live_workers() == 0:
+            problems.append("workers: no live worker heartbeat (turns and actions would wait)")
     except redis.RedisError as error:
         problems.append(f"redis: {error.__class__.__name__}: {str(error).strip()[:200]}")
     return problems

@@ -72,6 +72,17 @@ AGENT_ERRORS = Counter(
 SQL_RETRIES = Counter(
     "agent_sql_retries", "query_data calls that failed and were handed back to the model to repair."
 )
+HTTP_SHED = Counter(
+    "http_requests_shed",
+    "HTTP requests answered 503 before running, because the process's admission limit was full "
+    "(reason: queue_full, waited).",
+    ["reason"],
+)
+WORKER_LOST_RECOVERIES = Counter(
+    "chat_stranded_recovered",
+    "Turns or approved actions found stranded by a lost worker and recovered (kind: turn, action).",
+    ["kind"],
+)
 KB_RETRIEVAL = Histogram(
     "kb_retrieval_seconds",
     "Knowledge-base search latency (embedding the query plus the one SQL statement).",

@@ -3,8 +3,9 @@
 One turn runs at a time per conversation. A message sent while a turn is running is refused
 with ``ConversationBusy`` (the client may retry when it sees ``done``); a lock in Redis, taken
 when the message is accepted and held by the worker while the turn runs, says who is running.
-The lock expires after ``CHAT_TURN_LOCK_SECONDS`` without progress, so a crashed worker never
-blocks a conversation for long.
+The worker renews the lock while the turn runs (core/leases.py), and it expires
+``CHAT_TURN_LOCK_SECONDS`` after its worker died, so a crashed worker never blocks a conversation
+for long.
 
 Tokens: the sender reserves the lock with a *send-time* token (``sent:<run id>``); a worker
 takes it over with a token of its own execution, and only from that reservation or from an
@@ -15,11 +16,13 @@ instead of running the same turn a second time alongside it.
 
 from __future__ import annotations
 
+import contextlib
 import time
 import uuid
 from dataclasses import dataclass
 from typing import Any
 
+import kombu.exceptions
 import redis
 from django.conf import settings
 from django.contrib.auth.models import User
@@ -31,11 +34,18 @@ from chat.selectors import decidable_tools
 from chat.services.actions import Decision, pending_action_decide, pending_action_withdraw
 from chat.services.turns import ConversationNotFound, turn_cancel, turn_resume, turn_run, turn_start
 from chat.services.usage import usage_budget_check
+from core.leases import keeper
 from core.schema import current_schema
 
 
 class ConversationBusy(Exception):
     """A turn is already running in this conversation."""
+
+
+class SendFailed(Exception):
+    """The message could not be queued for a reply (Redis unreachable). If it was stored, sending
+    it again with the same ``client_id`` queues it; it is never left stored and unanswered by a
+    client that retries."""
 
 
 @dataclass(frozen=True)
@@ -105,23 +115,49 @@ def message_send(
     *, user: User, text: str, conversation_uuid: str | None, client_id: str | None
 ) -> Accepted:
     """Store the message and queue its turn (after commit). A repeated ``client_id`` returns
-    the stored message and queues nothing. Raises ``BudgetExhausted`` when the tenant's
-    monthly token budget is spent (decisions on pending actions still resume their turns)."""
+    the stored message and queues nothing, unless that message has no reply and no turn holds
+    or has reserved the conversation (its first queueing failed): then it is queued again.
+    Raises ``BudgetExhausted`` when the tenant's monthly token budget is spent (decisions on
+    pending actions still resume their turns), ``SendFailed`` when Redis cannot take the turn
+    (the client is told and sends again with the same ``client_id``)."""
     from chat.tasks import run_turn
 
-    with transaction.atomic():
-        conversation, message, created = turn_start(
-            user=user, text=text, conversation_uuid=conversation_uuid, client_id=client_id
-        )
-        if created:
-            usage_budget_check()  # raising rolls the stored message back
-            if not _lock(conversation, _reservation(message.uuid)).acquire():
-                raise ConversationBusy(
-                    "a reply is still being written in this conversation; send again after it "
-                    "finishes (or cancel it)"
-                )
+    reservation: ConversationLock | None = None
+    try:
+        with transaction.atomic():
+            conversation, message, created = turn_start(
+                user=user, text=text, conversation_uuid=conversation_uuid, client_id=client_id
+            )
+            reservation = _lock(conversation, _reservation(message.uuid))
+            if created:
+                usage_budget_check()  # raising rolls the stored message back
+                if not reservation.acquire():
+                    raise ConversationBusy(
+                        "a reply is still being written in this conversation; send again after "
+                        "it finishes (or cancel it)"
+                    )
+            elif _unanswered(message) and reservation.acquire():
+                created = False  # the same message, queued again: not a new one
+            else:
+                return Accepted(conversation, message, created)
             transaction.on_commit(lambda: run_turn.delay(message.pk))
+    except (redis.RedisError, kombu.exceptions.OperationalError) as error:
+        if reservation is not None:  # so that sending again can reserve and queue it
+            with contextlib.suppress(redis.RedisError):
+                reservation.release()
+        raise SendFailed(
+            "the message could not be queued for a reply; send it again with the same client_id"
+        ) from error
     return Accepted(conversation, message, created)
+
+
+def _unanswered(message: Message) -> bool:
+    """No reply, and the turn never paused for a decision (its resume answers it then)."""
+    replied = Message.objects.filter(run_id=message.uuid, role=Message.Role.ASSISTANT).exists()
+    paused = PendingAction.objects.filter(
+        conversation=message.conversation, created_at__gte=message.created_at
+    ).exists()
+    return not replied and not paused
 
 
 def action_decide(
@@ -234,8 +270,11 @@ def turn_execute(*, message_id: int) -> None:
     if not lock.take_over(from_token=_reservation(message.uuid)):
         raise ConversationBusy(str(conversation.uuid))
     try:
-        events = _RenewingEvents(lock=lock, schema=current_schema(), conversation=conversation)
-        turn_run(conversation=conversation, message=message, events=events)
+        # Renewed between events too (a long model call emits none), so the lock lapses only
+        # when this worker dies.
+        with keeper.held(lock.renew):
+            events = _RenewingEvents(lock=lock, schema=current_schema(), conversation=conversation)
+            turn_run(conversation=conversation, message=message, events=events)
     finally:
         lock.release()
 
@@ -247,9 +286,10 @@ def resume_execute(*, action_id: str) -> None:
     if not lock.take_over(from_token=_reservation(action.id)):
         raise ConversationBusy(str(action.conversation.uuid))
     try:
-        events = _RenewingEvents(
-            lock=lock, schema=current_schema(), conversation=action.conversation
-        )
-        turn_resume(action=action, events=events)
+        with keeper.held(lock.renew):
+            events = _RenewingEvents(
+                lock=lock, schema=current_schema(), conversation=action.conversation
+            )
+            turn_resume(action=action, events=events)
     finally:
         lock.release()

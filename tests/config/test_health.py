@@ -8,6 +8,7 @@ import pytest
 from asgiref.sync import async_to_sync
 from django.test import Client
 
+from core import leases
 from core.infra import EmbeddedInfra
 
 
@@ -24,11 +25,30 @@ def test_healthz_answers_for_any_host_without_touching_the_database() -> None:
     assert response.json() == {"status": "ok"}
 
 
-def test_readyz_is_ready_when_database_redis_and_migrations_are(db: None) -> None:
+@pytest.fixture
+def a_live_worker() -> Iterator[None]:
+    """A worker heartbeat in Redis, as a running worker writes it (core/leases.py)."""
+    leases._heartbeat("tests@health")
+    yield
+    leases._redis().zrem(leases.WORKERS_KEY, "tests@health")
+
+
+def test_readyz_is_ready_when_database_redis_migrations_and_a_worker_are(
+    db: None, a_live_worker: None
+) -> None:
     response = Client(HTTP_HOST="localhost").get("/readyz")
 
     assert response.status_code == 200
     assert response.json() == {"status": "ready"}
+
+
+def test_readyz_says_503_when_no_worker_has_written_a_heartbeat(db: None) -> None:
+    leases._redis().delete(leases.WORKERS_KEY)
+
+    response = Client(HTTP_HOST="localhost").get("/readyz")
+
+    assert response.status_code == 503
+    assert any(problem.startswith("workers: ") for problem in response.json()["problems"])
 
 
 def test_readyz_says_503_with_the_reason_while_redis_is_stopped_and_200_when_back(
@@ -37,6 +57,7 @@ def test_readyz_says_503_with_the_reason_while_redis_is_stopped_and_200_when_bac
     restart_redis_after.stop_redis()
     down = Client().get("/readyz")
     restart_redis_after.up()
+    leases._heartbeat("tests@health")
     back = Client().get("/readyz")
 
     assert down.status_code == 503
