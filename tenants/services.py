@@ -23,6 +23,19 @@ class TenantSpec:
     domains: tuple[str, ...]
 
 
+def schema_name_problem(schema: str) -> str | None:
+    """Why ``schema`` cannot name a new tenant's schema, or None if it can."""
+    if not schema or not schema[0].isalpha() or not all(c.isalnum() or c == "_" for c in schema):
+        return "must start with a letter and use only letters, digits and '_'"
+    if schema.lower() == "public" or schema != schema.lower():
+        return "must be lower-case and not 'public'"
+    # A tenant's read-only query views live in "<schema>__query" (chat's query_data), which
+    # must neither be another tenant's schema nor be cut at PostgreSQL's 63 characters.
+    if "__" in schema or len(schema) > 56:
+        return "must not contain '__' nor be longer than 56 characters"
+    return None
+
+
 def tenant_get_or_create(*, spec: TenantSpec) -> tuple[Tenant, bool]:
     """Idempotently create a tenant with its schema (migrated, with roles) and domains."""
     with schema_context("public"):
