@@ -81,3 +81,48 @@ def test_an_approver_of_one_tool_receives_only_that_tools_pending_frames(
     frames = async_to_sync(frames_received)()
 
     assert [frame["action"]["tool"] for frame in frames] == ["send_sms"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_policy_change_mid_connection_counts_from_the_next_pending_frame(
+    tenant_a: Tenant,
+) -> None:
+    staff = make_user(tenant_a, "sam", role=STAFF)
+    desk_member = make_user(tenant_a, "sally", role=STAFF)
+    with tenant_context(tenant_a):
+        desk = Group.objects.create(name="desk")
+        desk.user_set.add(desk_member)
+        ToolPolicy.objects.update_or_create(tool_name="send_sms", defaults={"approver_group": desk})
+        Contact.objects.create(name="Kim", phone="+12025550101", email="kim@example.com")
+        conversation = Conversation.objects.create(user=staff)
+        email = _propose(
+            conversation, "send_email", {"to": ["Kim"], "subject": "Pay", "body": "secret"}
+        )
+        _, token = api_token_create(user=desk_member, name="x")
+    host = tenant_a.get_primary_domain().domain
+
+    def hand_email_to_the_desk() -> None:
+        with tenant_context(tenant_a):
+            ToolPolicy.objects.update_or_create(
+                tool_name="send_email", defaults={"approver_group": desk}
+            )
+
+    async def frames_received() -> list[dict[str, Any]]:
+        socket = WebsocketCommunicator(
+            application,
+            "/ws/chat/",
+            headers=[(b"host", host.encode()), (b"authorization", f"Bearer {token}".encode())],
+        )
+        connected, _ = await socket.connect()
+        assert connected
+        await database_sync_to_async(_announce)(tenant_a, email)
+        assert await socket.receive_nothing(timeout=1)
+        await database_sync_to_async(hand_email_to_the_desk)()
+        await database_sync_to_async(_announce)(tenant_a, email)
+        frames = [json.loads(await socket.receive_from(timeout=10))]
+        await socket.disconnect()
+        return frames
+
+    frames = async_to_sync(frames_received)()
+
+    assert [frame["action"]["tool"] for frame in frames] == ["send_email"]
