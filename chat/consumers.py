@@ -45,6 +45,7 @@ from chat.services.realtime import (
     conversation_for_viewer,
     message_send,
     user_is_approver,
+    user_may_decide,
 )
 from chat.services.sessions import (
     CLOSE_REVOKED,
@@ -315,8 +316,22 @@ class ChatConsumer(AsyncWebsocketConsumer):
     async def approvals_event(self, message: dict[str, Any]) -> None:
         """A pending or decided action anywhere in the tenant (approvers' inbox). Conversations
         this connection follows get it through their own, ordered, path instead."""
-        if message["event"]["conversation"] not in self.delivered:
-            await self._send(message["event"])
+        event = message["event"]
+        if event["conversation"] in self.delivered:
+            return
+        if await self._may_decide(event["action"]["tool"]):
+            await self._send(event)
+
+    async def _may_decide(self, tool: str) -> bool:
+        """Whether this user may decide ``tool``'s actions, asked per event (not cached): the
+        feed carries arguments meant for that tool's approvers only, and a policy or role
+        changed mid-connection must count from the next event on."""
+
+        def check() -> bool:
+            user = User.objects.filter(pk=self.user_id, is_active=True).first()
+            return user is not None and user_may_decide(user=user, tool=tool)
+
+        return bool(await self.db(check)())
 
     def _group(self, conversation: str) -> str:
         return conversation_group(self.tenant.schema_name, conversation)

@@ -28,6 +28,7 @@ from chat.services.actions import ActionNotFound, action_get
 from chat.services.realtime import conversation_for_viewer
 from chat.services.turns import ConversationNotFound
 from core.schema import current_schema
+from tenants.http import error_response
 
 # The second line of defence behind server-side sanitising: even if markup slipped through, the
 # browser would run no inline script or handler and fetch nothing from another origin.
@@ -163,3 +164,42 @@ def approvals_inbox(request: HttpRequest) -> HttpResponse:
 @require_GET
 def approvals_count(request: HttpRequest) -> JsonResponse:
     return JsonResponse({"pending": inbox_count(tools=decidable_tools(user=_user(request)))})
+
+
+# -- error pages (config.urls_tenant's handler403 / handler404) ---------------------------------
+
+
+def _error_page(
+    request: HttpRequest, *, status: int, code: str, heading: str, detail: str
+) -> HttpResponse:
+    """An error in the app's own layout for people, or the API's JSON error under /api/ (programs
+    parse the body; a page there would break them)."""
+    if request.path.startswith("/api/"):
+        return error_response(status, code, detail)
+    user = request.user
+    chrome = _chrome(request, tools=decidable_tools(user=user)) if isinstance(user, User) else {}
+    context = {**chrome, "status": status, "heading": heading, "detail": detail}
+    response = render(request, "chat/error.html", context, status=status)
+    response.setdefault("Content-Security-Policy", CONTENT_SECURITY_POLICY)
+    return response
+
+
+def forbidden_page(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    return _error_page(
+        request,
+        status=403,
+        code="forbidden",
+        heading="You don't have access to this page",
+        detail="Your role in this organisation does not include it. Ask a tenant admin if you "
+        "think it should.",
+    )
+
+
+def not_found_page(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    return _error_page(
+        request,
+        status=404,
+        code="not_found",
+        heading="Page not found",
+        detail="There is nothing at this address. It may have been moved or deleted.",
+    )

@@ -155,6 +155,8 @@ ROOT_URLCONF = "config.urls_tenant"
 SHOW_PUBLIC_IF_NO_TENANT_FOUND = False
 # The platform's own host (its admin manages tenants); tenants are created with their domains.
 PLATFORM_DOMAIN = env_str("PLATFORM_DOMAIN", "platform.localhost")
+# Where the platform landing page links for documentation (empty: it names the docs/ folder).
+DOCS_URL = env_str("DOCS_URL", "")
 
 MIDDLEWARE = [
     "core.tracing.TracingMiddleware",  # steps aside unless OTEL_ENABLED

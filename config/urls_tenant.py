@@ -11,3 +11,8 @@ urlpatterns = [
     path("", include("knowledge.urls")),
     path("", include("chat.urls")),
 ]
+
+# Error pages in the app's layout on tenant hosts (JSON under /api/); the platform host keeps
+# Django's own.
+handler403 = "chat.views.forbidden_page"
+handler404 = "chat.views.not_found_page"

@@ -24,7 +24,7 @@ from django.utils import timezone
 from knowledge.embedder import current_model_name, get_embedder
 from knowledge.embeddings import Embedder
 from knowledge.ingest.chunking import ChunkDraft, chunk_text, embedding_text
-from knowledge.ingest.parsers import IngestError, detect_language, extract_text
+from knowledge.ingest.parsers import IngestError, detect_language, extract_text, filename_title
 from knowledge.models import Chunk, Document
 from knowledge.textsearch import fold
 
@@ -84,9 +84,9 @@ def document_create_from_upload(
         try:
             parsed = extract_text(upload.data, upload.name, upload.content_type)
         except IngestError as error:
-            document.title = (title or upload.name)[:300]
+            document.title = (title or filename_title(upload.name))[:300]
             return _document_save_failed(document=document, upload=upload, error=error.message)
-        new_title = (title or parsed.title_hint or upload.name)[:300]
+        new_title = (title or parsed.title_hint or filename_title(upload.name))[:300]
         title_changed = bool(document.pk) and new_title != document.title
         document.title = new_title
         document.language = parsed.language

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from django.contrib.auth.models import Group, User
@@ -21,6 +22,19 @@ class TenantSpec:
     schema_name: str
     name: str
     domains: tuple[str, ...]
+
+
+def schema_name_problem(schema: str) -> str | None:
+    """Why ``schema`` cannot name a new tenant's schema, or None if it can."""
+    if not re.fullmatch(r"[a-z][a-z0-9_]*", schema):
+        return "must start with a letter and use only a-z, 0-9 and '_'"
+    if schema == "public":
+        return "must not be 'public'"
+    # A tenant's read-only query views live in "<schema>__query" (chat's query_data), which
+    # must neither be another tenant's schema nor be cut at PostgreSQL's 63 characters.
+    if "__" in schema or len(schema) > 56:
+        return "must not contain '__' nor be longer than 56 characters"
+    return None
 
 
 def tenant_get_or_create(*, spec: TenantSpec) -> tuple[Tenant, bool]:

@@ -209,6 +209,11 @@ def user_is_approver(*, user: User) -> bool:
     return bool(decidable_tools(user=user))
 
 
+def user_may_decide(*, user: User, tool: str) -> bool:
+    """Whether the tenant's policy for ``tool`` lets ``user`` decide its actions."""
+    return tool in decidable_tools(user=user)
+
+
 def conversation_for_viewer(*, user: User, conversation_uuid: str) -> Conversation:
     """A conversation ``user`` may watch: their own, or — for an approver — one in which the
     assistant proposed an action (the context of the decision). Anything else is not found."""

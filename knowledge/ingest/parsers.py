@@ -18,6 +18,7 @@ from pathlib import PurePath
 import docx
 import lxml.html
 import pypdf
+from docx.opc.constants import RELATIONSHIP_TYPE
 from docx.table import Table, _Cell
 from docx.text.paragraph import Paragraph
 from lxml import etree
@@ -327,7 +328,7 @@ def _parse_docx(data: bytes) -> tuple[str, str | None]:
     try:
         document = docx.Document(io.BytesIO(data))
         blocks = [_docx_block(item) for item in document.iter_inner_content()]
-        title = document.core_properties.title or _docx_title(document.paragraphs)
+        title = _docx_core_title(document) or _docx_title(document.paragraphs)
     except Exception as exc:
         raise IngestError("This Word file is damaged or is not a valid .docx file.") from exc
     return "\n\n".join(block for block in blocks if block.strip()), title
@@ -365,6 +366,17 @@ def _heading_level(paragraph: Paragraph) -> int | None:
     return None
 
 
+def _docx_core_title(document: docx.document.Document) -> str | None:
+    """The title in the file's own core properties. python-docx invents a core-properties part
+    titled "Word Document" for a file without one, so a missing part means "no title"."""
+    try:
+        part = document.part.package.part_related_by(RELATIONSHIP_TYPE.CORE_PROPERTIES)
+    except KeyError:
+        return None
+    title = getattr(part, "core_properties", None)
+    return title.title if title is not None else None
+
+
 def _docx_title(paragraphs: list[Paragraph]) -> str | None:
     for paragraph in paragraphs:
         if paragraph.style is not None and paragraph.style.name == "Title":
@@ -394,6 +406,13 @@ def _normalise(text: str) -> str:
     text = _CONTROL_CHARS.sub("", text).replace("\x0b", "\n").replace("\x0c", "\n")
     text = "\n".join(line.rstrip() for line in text.split("\n"))
     return re.sub(r"\n{3,}", "\n\n", text).strip()
+
+
+def filename_title(name: str) -> str:
+    """The title of a file that names none itself: its name without folder or extension
+    ("canteen.pdf" → "canteen"), so the knowledge base does not list file names."""
+    stem = _collapse_spaces(PurePath(name).stem).strip()
+    return stem or name
 
 
 def _clean_title(title: str | None) -> str | None:

@@ -12,6 +12,7 @@ from knowledge.services import Upload, UploadTooLargeError, document_create_from
 from tenants.models import Tenant
 from tests.knowledge.conftest import FakeEmbedder
 from tests.knowledge.factories import LEAVE_POLICY, make_document
+from tests.unit.knowledge.test_parsers import docx_without_core_properties, make_pdf
 
 pytestmark = pytest.mark.usefixtures("fake_embedder")
 
@@ -40,6 +41,28 @@ def test_chunks_get_a_full_text_vector_with_the_title_and_headings(in_tenant_a: 
 
     vector = str(document.chunks.get(ordinal=1).search_vector)
     assert "'sick':" in vector and "'leave':" in vector and "'doctor':" in vector
+
+
+def test_a_pdf_without_a_title_is_titled_by_its_file_name_without_extension(
+    in_tenant_a: Tenant,
+) -> None:
+    document = _upload("canteen.pdf", make_pdf([["Lunch is served from noon."]]))
+
+    assert document.title == "canteen"
+
+
+def test_a_docx_without_core_properties_is_titled_by_its_file_name_without_extension(
+    in_tenant_a: Tenant,
+) -> None:
+    document = _upload("canteen.docx", docx_without_core_properties())
+
+    assert document.title == "canteen"
+
+
+def test_an_unreadable_file_is_titled_by_its_file_name_without_extension(
+    in_tenant_a: Tenant,
+) -> None:
+    assert _upload("broken.pdf", b"not a pdf").title == "broken"
 
 
 def test_an_empty_file_fails_with_a_clear_reason_and_no_chunks(in_tenant_a: Tenant) -> None:

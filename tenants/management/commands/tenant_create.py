@@ -3,12 +3,16 @@
 import getpass
 from typing import Any
 
-from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
-from django.core.validators import validate_slug
 
 from tenants.roles import TENANT_ADMIN
-from tenants.services import TenantExistsError, TenantSpec, tenant_create, user_upsert
+from tenants.services import (
+    TenantExistsError,
+    TenantSpec,
+    schema_name_problem,
+    tenant_create,
+    user_upsert,
+)
 
 
 class Command(BaseCommand):
@@ -26,16 +30,9 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         schema = options["schema"]
-        try:
-            validate_slug(schema)
-        except ValidationError as error:
-            raise CommandError(f"schema {schema!r}: {error.messages[0]}") from error
-        if schema == "public" or not schema[0].isalpha() or "-" in schema:
-            raise CommandError("schema must start with a letter, use [a-z0-9_] and not be 'public'")
-        # A tenant's read-only query views live in "<schema>__query" (chat's query_data), which
-        # must neither be another tenant's schema nor be cut at PostgreSQL's 63 characters.
-        if "__" in schema or len(schema) > 56:
-            raise CommandError("schema must not contain '__' nor be longer than 56 characters")
+        problem = schema_name_problem(schema.lower())
+        if problem:
+            raise CommandError(f"schema {schema!r} {problem}")
         password = options["admin_password"] or getpass.getpass("Password for the tenant admin: ")
         spec = TenantSpec(
             schema_name=schema.lower(), name=options["name"], domains=tuple(options["domain"])

@@ -4,13 +4,21 @@ from __future__ import annotations
 
 import io
 import random
+import re
+import zipfile
 
 import docx
 import pypdf
 import pytest
 from docx.enum.style import WD_STYLE_TYPE
 
-from knowledge.ingest.parsers import IngestError, ParsedDocument, detect_language, extract_text
+from knowledge.ingest.parsers import (
+    IngestError,
+    ParsedDocument,
+    detect_language,
+    extract_text,
+    filename_title,
+)
 
 
 def make_pdf(pages: list[list[str]], *, title: str | None = None) -> bytes:
@@ -291,6 +299,40 @@ def test_it_takes_the_docx_title_from_core_properties_first() -> None:
 
 def test_it_falls_back_to_the_docx_title_style() -> None:
     assert extract_text(make_docx(), "handbook.docx").title_hint == "Employee handbook"
+
+
+def docx_without_core_properties() -> bytes:
+    """A plain .docx (no Title paragraph) whose package has no docProps/core.xml at all, as
+    some generators write it."""
+    document = docx.Document()
+    document.add_paragraph("Lunch is served from noon.")
+    buffer = io.BytesIO()
+    document.save(buffer)
+    source = zipfile.ZipFile(io.BytesIO(buffer.getvalue()))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as target:
+        for item in source.infolist():
+            if item.filename == "docProps/core.xml":
+                continue
+            data = source.read(item)
+            if item.filename in ("_rels/.rels", "[Content_Types].xml"):
+                data = re.sub(rb"<[^<>]*core(?:-properties|\.xml)[^<>]*/>", b"", data)
+            target.writestr(item, data)
+    return out.getvalue()
+
+
+def test_a_docx_without_core_properties_has_no_title_hint() -> None:
+    parsed = extract_text(docx_without_core_properties(), "canteen.docx")
+
+    assert parsed.title_hint is None
+
+
+def test_a_file_title_is_its_name_without_extension() -> None:
+    assert filename_title("canteen menu.pdf") == "canteen menu"
+
+
+def test_a_file_title_keeps_a_name_that_is_only_an_extension() -> None:
+    assert filename_title(".pdf") == ".pdf"
 
 
 def test_it_rejects_a_truncated_docx_as_damaged() -> None:
