@@ -42,7 +42,7 @@ _KO_CHANNEL = r"(?:문자|메시지|메세지|카톡|텔레그램|이메일|메�
 # The verb may be followed by "…도록 해줘"; a channel noun may itself be the verb ("문자해줘",
 # "공지해줘", "알림 설정해줘") or end a clipped request ("… 문자 좀").
 _KO_TAIL = re.compile(
-    rf"\s*(?:(?:{_KO_CHANNEL}\s*(?:를|을|로|으로)?\s*)?(?:좀\s*)?"
+    rf"\s*(?:(?:{_KO_CHANNEL}\s*(?:를|을|로|으로)?\s*)*(?:좀\s*)?"
     r"(?:보내|전해|전달해|전달|알려|남겨|써|올려|게시해|등록해|리마인드\s*해|예약해|돌려|부탁|설정해)"
     r"\S*(?:\s+해\S*)?"
     rf"|{_KO_CHANNEL}\s*(?:좀\s*)?(?:해\S*|부탁\S*)?)\s*[.!?~]*\s*$"
@@ -54,6 +54,7 @@ _KO_LEADING_TIME = re.compile(
     r"^(?:(?:오늘|내일|모레|다음\s*주|이번\s*주|[월화수목금토일]요일|\d+\s*월\s*\d+\s*일|오전|오후|아침|"
     r"저녁|밤|\d{1,2}\s*시(?:\s*\d{1,2}\s*분|\s*반)?|\d+\s*(?:분|시간|일)\s*(?:후|뒤))(?:에)?\s*)+"
 )
+_KO_AUDIENCE = re.compile(r"^\S.{0,40}?\s(?:대상으로|앞으로)(?=\s)")
 _KO_RECIPIENT = re.compile(r"\S+?(?:에게|한테|께)(?:는|도)?(?=\s|$)")
 
 
@@ -139,6 +140,8 @@ def _korean(text: str) -> Split | None:
         when = _KO_LEADING_TIME.match(body)
         head = f"{when.group(0) if when else ''} {who.group(0)}".strip()
         body = body[when.end() :] if when else body
+    elif audience := _KO_AUDIENCE.match(clause):  # "B반 학부모님들 대상으로 …" (announcements)
+        body, head = clause[audience.end() :].strip(), audience.group(0).strip()
     elif recipients:
         who = recipients[0]
         body, head = clause[who.end() :].strip(), clause[: who.end()].strip()
