@@ -117,6 +117,7 @@ _ENTITY_CUES: list[tuple[re.Pattern[str], str, str]] = [
     (re.compile(r"\bcontacts?\b|\bpeople\b|연락처|주소록", re.I), "contacts", ""),
     (re.compile(r"\bgroups?\b|그룹", re.I), "groups", ""),
 ]
+_OPTED_OUT = re.compile(r"\bopted[- ]?out\b|\bopt[- ]?outs\b|\bunsubscribed\b|수신\s*거부", re.I)
 _COUNT = re.compile(r"\bhow many\b|\bnumber of\b|\bcount\b|\btotal\b|몇|개수|숫자|총", re.I)
 _LIST = re.compile(
     r"\b(list|show|which|what|who|give me|display)\b|목록|보여|알려|어떤|누가|누구|뭐|무엇", re.I
@@ -185,7 +186,8 @@ def plan_data_question(text: str, *, now: datetime, tz: tzinfo) -> DataQuestion 
     text = " ".join(text.replace("\x00", " ").split())
     if not text or len(text) > MAX_QUESTION_CHARS or _NOT_DATA.search(text):
         return None
-    found = _entity(text)
+    opted_out = bool(_OPTED_OUT.search(text))
+    found = (_ENTITIES["contacts"], "") if opted_out else _entity(text)
     if found is None:
         return None
     entity, channel = found
@@ -197,6 +199,8 @@ def plan_data_question(text: str, *, now: datetime, tz: tzinfo) -> DataQuestion 
         return None
     period = next((name for pattern, name in _PERIODS if pattern.search(text)), "")
     where = _conditions(text, entity, channel, period, now, tz)
+    if opted_out:  # "which contacts opted out of messages" is about contacts, not messages
+        where.append("c.opted_out")
     sql = _select(shape, entity, where, group, by_channel=bool(_BY_CHANNEL.search(text)))
     return DataQuestion(sql, shape, entity, bool(_HANGUL.search(text)), group, period)
 

@@ -77,6 +77,20 @@ def test_a_count_of_contacts_counts_every_contact() -> None:
     )
 
 
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Who has unsubscribed from our texts?",
+        "How many contacts opted out?",
+        "수신 거부한 연락처 보여줘",
+    ],
+)
+def test_an_opt_out_question_asks_about_contacts_who_opted_out(question: str) -> None:
+    sql = compiled(question) or ""
+
+    assert "FROM actions_contact c WHERE c.opted_out" in sql
+
+
 def test_a_group_name_is_matched_whole_and_case_insensitively() -> None:
     sql = compiled("Which contacts are in Parents - Class A?") or ""
 
