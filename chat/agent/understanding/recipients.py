@@ -114,7 +114,9 @@ def variants(word: str) -> list[str]:
     return out
 
 
-def _gloss(word: str) -> str:
+def gloss(word: str) -> str:
+    """A Korean group word as the English word group names use ("학부모님들" → "parents",
+    "B반" → "class b"); any other word lower-cased."""
     for form in variants(word):
         if form in _GLOSSARY:
             return _GLOSSARY[form]
@@ -140,7 +142,7 @@ def contact_aliases(name: str) -> list[tuple[str, ...]]:
 
 def group_aliases(name: str) -> list[tuple[tuple[str, ...], float]]:
     literal = tuple(words(name.lower()))
-    glossed = tuple(w for w in " ".join(_gloss(w) for w in literal).split() if w not in _FILLER)
+    glossed = tuple(w for w in " ".join(gloss(w) for w in literal).split() if w not in _FILLER)
     return [(literal, _LITERAL), (glossed, _GLOSSED)]
 
 
@@ -177,7 +179,7 @@ def _contact_hits(directory: Directory, head: list[list[str]]) -> Iterator[Hit]:
 
 def _group_hits(directory: Directory, head: list[str]) -> Iterator[Hit]:
     literal = [(i, variants(w)) for i, w in enumerate(head)]
-    glossed = [(i, [g]) for i, w in enumerate(head) for g in _gloss(w).split() if g not in _FILLER]
+    glossed = [(i, [g]) for i, w in enumerate(head) for g in gloss(w).split() if g not in _FILLER]
     for group in directory.groups:
         for alias, weight in group_aliases(group):
             if alias:
