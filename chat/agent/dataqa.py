@@ -23,6 +23,8 @@ from typing import Any, Literal
 
 from sqlglot import exp
 
+from chat.agent.understanding.recipients import gloss
+
 MAX_QUESTION_CHARS = 300
 LIST_LIMIT = 50
 TABLE_ROWS = 20
@@ -117,6 +119,7 @@ _ENTITY_CUES: list[tuple[re.Pattern[str], str, str]] = [
     (re.compile(r"\bcontacts?\b|\bpeople\b|연락처|주소록", re.I), "contacts", ""),
     (re.compile(r"\bgroups?\b|그룹", re.I), "groups", ""),
 ]
+_OPTED_OUT = re.compile(r"\bopted[- ]?out\b|\bopt[- ]?outs\b|\bunsubscribed\b|수신\s*거부", re.I)
 _COUNT = re.compile(r"\bhow many\b|\bnumber of\b|\bcount\b|\btotal\b|몇|개수|숫자|총", re.I)
 _LIST = re.compile(
     r"\b(list|show|which|what|who|give me|display)\b|목록|보여|알려|어떤|누가|누구|뭐|무엇", re.I
@@ -135,6 +138,8 @@ _GROUP_EN = re.compile(
     r"(?:\s+group)?\s*[?!.]*$",
     re.I,
 )
+# "B반 학부모는 누구누구예요?", "선생님들이 누구야?": the members of a kind of group.
+_KO_MEMBERS = re.compile(r"^(?P<name>\S+(?:\s\S+)?)\s+(?:누구누구|누구|누가)")
 _GROUP_KO = re.compile(
     r"^(?:.*?\s)??[\"'“‘]?(?P<name>[^\"“”]+?)[\"'”’]?\s*(?:그룹|반)?\s*(?:에|에서)\s*"  # noqa: RUF001
     r"(?:있는|속한|속해|들어\s*있는|있나|있어|누가)"
@@ -185,11 +190,18 @@ def plan_data_question(text: str, *, now: datetime, tz: tzinfo) -> DataQuestion 
     text = " ".join(text.replace("\x00", " ").split())
     if not text or len(text) > MAX_QUESTION_CHARS or _NOT_DATA.search(text):
         return None
-    found = _entity(text)
+    opted_out = bool(_OPTED_OUT.search(text))
+    members = _KO_MEMBERS.match(text)
+    if members and _names_a_kind_of_group(members["name"]) and _entity(text) is None:
+        found: tuple[Entity, str] | None = (_ENTITIES["contacts"], "")  # "B반 학부모는 누구예요?"
+    else:
+        found = (_ENTITIES["contacts"], "") if opted_out else _entity(text)
     if found is None:
         return None
     entity, channel = found
     group = _group_name(text) if entity.key in ("contacts", "groups") else ""
+    if not group and members and _names_a_kind_of_group(members["name"]):
+        group = members["name"]
     if group:  # "who is in group X" asks for the contacts of X
         entity = _ENTITIES["contacts"]
     shape = _shape(text, entity, group)
@@ -197,6 +209,8 @@ def plan_data_question(text: str, *, now: datetime, tz: tzinfo) -> DataQuestion 
         return None
     period = next((name for pattern, name in _PERIODS if pattern.search(text)), "")
     where = _conditions(text, entity, channel, period, now, tz)
+    if opted_out:  # "which contacts opted out of messages" is about contacts, not messages
+        where.append("c.opted_out")
     sql = _select(shape, entity, where, group, by_channel=bool(_BY_CHANNEL.search(text)))
     return DataQuestion(sql, shape, entity, bool(_HANGUL.search(text)), group, period)
 
@@ -275,7 +289,7 @@ def _select(shape: Shape, entity: Entity, where: list[str], group: str, *, by_ch
             " JOIN actions_contact_groups cg ON cg.contact_id = c.id"
             " JOIN actions_contactgroup g ON g.id = cg.contactgroup_id"
         )
-        where = [*where, f"lower(g.name) = lower({_literal(group)})"]
+        where = [*where, *_group_condition(group)]
     clause = f" WHERE {' AND '.join(where)}" if where else ""
     if shape == "count":
         return f"SELECT count(DISTINCT c.id) AS count FROM {source}{clause}"
@@ -299,6 +313,19 @@ def _breakdown(entity: Entity, source: str, clause: str, *, by_channel: bool) ->
         f"SELECT c.{column} AS {column}, count(*) AS count FROM {source}{clause}"
         f" GROUP BY c.{column} ORDER BY c.{column}"
     )
+
+
+def _names_a_kind_of_group(phrase: str) -> bool:
+    return any(gloss(word) != word.lower() for word in phrase.split())
+
+
+def _group_condition(group: str) -> list[str]:
+    """A group named in English is matched whole; one named in Korean ("B반 학부모") by the
+    English words of its kind ("class b", "parents"), as the groups are named."""
+    if not _HANGUL.search(group):
+        return [f"lower(g.name) = lower({_literal(group)})"]
+    words = [gloss(word) for word in group.split() if gloss(word) != word.lower()]
+    return [f"lower(g.name) LIKE {_literal('%' + word + '%')}" for word in words]
 
 
 def _literal(value: str) -> str:

@@ -133,9 +133,10 @@ _GREETING = _whole(
 _THANKS = _whole(
     rf"{_OPENERS}(?:thanks|thank you|thx|ty|cheers|many thanks|much appreciated|"
     r"thanks a lot|thanks so much|thank you so much|thank you very much)"
-    r"(?: again| a lot| so much| very much)?(?: for (?:that|your help|the help))?",
+    r"(?: again| a lot| so much| very much)?(?: for (?:that|your help|the help))?"
+    r"(?: that ?s (?:all|it|everything)(?: for now| for today)?| all done| all good)?",
     r"(?:고마워|고마워요|고맙습니다|감사|감사해|감사해요|감사합니다|땡큐|"
-    r"정말 고마워요?|정말 감사합니다)",
+    r"정말 고마워요?|정말 감사합니다)(?: (?:이제 )?(?:됐어|됐어요|다 됐어요?|그게 다예요))?",
 )
 _HELP = _whole(
     rf"{_OPENERS}(?:help|help me|help please|i need help|"

@@ -20,6 +20,14 @@ _SAYING = re.compile(
     r"telling (?:him|her|them)|the message|message reads?|body)\b\s*:?\s*",
     re.IGNORECASE,
 )
+# A few words before a colon that ask for nothing ("Quick one:", "참고로:"), and a request
+# that starts after it: the colon opens the request, it does not start the message.
+_PREAMBLE = re.compile(r"^(?:\S+\s*){1,3}$")
+_REQUEST_START = re.compile(
+    r"\s*(?:please\s+|can you\s+|could you\s+)?(?:text|sms|send|email|e-mail|telegram|tell|"
+    r"message|remind|announce|post|let)\b",
+    re.IGNORECASE,
+)
 _THAT = re.compile(r"\s+that\s+", re.IGNORECASE)
 _REMIND_TO = re.compile(
     r"\bremind\b.*?\s(?:to|that|about)\s+(?!me\b|him\b|her\b|them\b|us\b)", re.IGNORECASE
@@ -30,16 +38,23 @@ _SUBJECT = re.compile(
     re.IGNORECASE,
 )
 # The closing verb phrase of a Korean request: an optional channel noun, then the verb.
+_KO_CHANNEL = r"(?:문자|메시지|메세지|카톡|텔레그램|이메일|메일|공지(?:사항)?|알림|리마인드)"
+# The verb may be followed by "…도록 해줘"; a channel noun may itself be the verb ("문자해줘",
+# "공지해줘", "알림 설정해줘") or end a clipped request ("… 문자 좀").
 _KO_TAIL = re.compile(
-    r"\s*(?:(?:문자|메시지|메세지|카톡|텔레그램|이메일|메일|공지(?:사항)?|알림)\s*(?:를|을|로|으로)?\s*)?"
-    r"(?:좀\s*)?(?:보내|전해|전달해|전달|알려|남겨|써|올려|게시해|등록해|리마인드해|예약해)"
-    r"\S*\s*[.!?~]*\s*$"
+    rf"\s*(?:(?:{_KO_CHANNEL}\s*(?:를|을|로|으로)?\s*)*(?:좀\s*)?"
+    r"(?:보내|전해|전달해|전달|알려|남겨|써|올려|게시해|등록해|리마인드\s*해|예약해|돌려|부탁|설정해)"
+    r"\S*(?:\s+해\S*)?"
+    rf"|{_KO_CHANNEL}\s*(?:좀\s*)?(?:해\S*|부탁\S*)?)\s*[.!?~]*\s*$"
 )
+# "텔레그램으로 …" at the start of the message part names the channel, not the message.
+_KO_CHANNEL_LEAD = re.compile(rf"^{_KO_CHANNEL}\s*(?:으로|로)\s+")
 _KO_QUOTE_END = re.compile(r"(?:이라고|라고|다고|자고|냐고|하고)\s*$")
 _KO_LEADING_TIME = re.compile(
     r"^(?:(?:오늘|내일|모레|다음\s*주|이번\s*주|[월화수목금토일]요일|\d+\s*월\s*\d+\s*일|오전|오후|아침|"
     r"저녁|밤|\d{1,2}\s*시(?:\s*\d{1,2}\s*분|\s*반)?|\d+\s*(?:분|시간|일)\s*(?:후|뒤))(?:에)?\s*)+"
 )
+_KO_AUDIENCE = re.compile(r"^\S.{0,40}?\s(?:대상으로|앞으로)(?=\s)")
 _KO_RECIPIENT = re.compile(r"\S+?(?:에게|한테|께)(?:는|도)?(?=\s|$)")
 
 
@@ -81,7 +96,10 @@ def _after_colon(text: str) -> Split | None:
     match = _COLON.search(text)
     if match is None:
         return None
-    return Split(text[: match.start()].strip(), tidy(text[match.end() :]))
+    head, rest = text[: match.start()].strip(), text[match.end() :]
+    if _PREAMBLE.match(head) and _REQUEST_START.match(rest):
+        return split_message(rest)  # "Quick one: text Emma that …": the request follows
+    return Split(head, tidy(rest))
 
 
 def _after_marker(text: str) -> Split | None:
@@ -122,11 +140,16 @@ def _korean(text: str) -> Split | None:
         when = _KO_LEADING_TIME.match(body)
         head = f"{when.group(0) if when else ''} {who.group(0)}".strip()
         body = body[when.end() :] if when else body
+    elif audience := _KO_AUDIENCE.match(clause):  # "B반 학부모님들 대상으로 …" (announcements)
+        body, head = clause[audience.end() :].strip(), audience.group(0).strip()
     elif recipients:
         who = recipients[0]
         body, head = clause[who.end() :].strip(), clause[: who.end()].strip()
     else:
         body, head = clause, ""
+    lead = _KO_CHANNEL_LEAD.match(body)
+    if lead:
+        head, body = f"{head} {lead.group(0).strip()}", body[lead.end() :]
     reported = korean_direct(body)
     return Split(f"{head} {verb}".strip(), reported) if reported else None
 

@@ -54,10 +54,13 @@ EXEMPLARS: dict[str, tuple[str, ...]] = {
         "publish a notice for everyone about the holidays",
         "put up a notice that parking is closed",
         "make an announcement to the parents about picture day",
+        "share some news on the board: the gym floor has been redone",
+        "put a news post up saying we hired two new tutors",
         "공지 올려줘",
         "전체 공지로 다음 주 휴무라고 올려줘",
         "공지사항 등록해줘: 주차장 공사 안내",
         "학부모 대상으로 공지 게시해줘",
+        "게시판에 이번 주 행사 소식 올려줘",
     ),
     "schedule_reminder": (
         "remind me tomorrow morning to check the report",

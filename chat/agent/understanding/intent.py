@@ -41,7 +41,9 @@ CUES: dict[Label, re.Pattern[str]] = {
     "send_sms": re.compile(r"\b(?:sms|text(?:ing)?|txt)\b(?!\s+(?:say|said|says)\b)|문자", _I),
     "send_telegram": re.compile(r"telegram|텔레그램", _I),
     "send_email": re.compile(r"\be-?mail\b|\bmail\b|이메일|메일", _I),
-    "create_announcement": re.compile(r"\bannounce|\bannouncement|\bnotice\b|공지", _I),
+    "create_announcement": re.compile(
+        r"\bannounce|\bannouncement|\bnotice\b|\bnews (?:item|post)\b|\bbulletin\b|공지|게시판", _I
+    ),
     "schedule_reminder": re.compile(
         r"\bremind|\breminder\b|\bschedule\b|don'?t let me forget|리마인드|알림|예약|(?:후|뒤)에",
         _I,

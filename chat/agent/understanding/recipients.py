@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from rapidfuzz import fuzz
 
 from chat.agent.understanding.directory import Directory
+from chat.agent.understanding.sounds import sounds_like
 
 _WORD = re.compile(r"[\w+@.-]+", re.UNICODE)
 _PHONE = re.compile(r"(?<![\w])\+?\d[\d\s().-]{5,}\d(?![\w])")
@@ -51,7 +52,14 @@ _GLOSSARY = {
 }
 _KO_CLASS = re.compile(r"^([a-z0-9])반$")
 _FILLER = frozenset({"of", "the", "in", "from", "for", "all", "group"})
-_LITERAL, _GLOSSED = 100.0, 95.0
+_LITERAL, _GLOSSED, _HEARD = 100.0, 95.0, 90.0
+# Everyday words of Korean requests that happen to share a consonant skeleton with a name
+# ("내일" with Neil, "문자해줘" with Minji): never read as a name heard in Hangul.
+_NOT_NAMES = (
+    "오늘", "내일", "모레", "오전", "오후", "아침", "저녁",
+    "문자", "메일", "메시지", "이메일", "공지", "알림", "좀",
+)  # fmt: skip
+_HANGUL = re.compile(r"[가-힣]")
 _MIN_SCORE = 80.0
 # Recipients are named near the start of a request; scanning a pasted letter would only cost
 # time (every alias against every window) and find names that are not recipients.
@@ -106,7 +114,9 @@ def variants(word: str) -> list[str]:
     return out
 
 
-def _gloss(word: str) -> str:
+def gloss(word: str) -> str:
+    """A Korean group word as the English word group names use ("학부모님들" → "parents",
+    "B반" → "class b"); any other word lower-cased."""
     for form in variants(word):
         if form in _GLOSSARY:
             return _GLOSSARY[form]
@@ -132,21 +142,25 @@ def contact_aliases(name: str) -> list[tuple[str, ...]]:
 
 def group_aliases(name: str) -> list[tuple[tuple[str, ...], float]]:
     literal = tuple(words(name.lower()))
-    glossed = tuple(w for w in " ".join(_gloss(w) for w in literal).split() if w not in _FILLER)
+    glossed = tuple(w for w in " ".join(gloss(w) for w in literal).split() if w not in _FILLER)
     return [(literal, _LITERAL), (glossed, _GLOSSED)]
 
 
-def _similar(alias: str, word: str) -> float:
+def _similar(alias: str, word: str, *, heard: bool = False) -> float:
+    """How alike an alias word and a head word are (0..100). ``heard``: the contact has no
+    Hangul name of its own, so a Hangul spelling of its Latin name may stand for it."""
+    if heard and not word.startswith(_NOT_NAMES) and sounds_like(alias, word):
+        return _HEARD  # "제임스" for James: below a literal match, above the cut-off
     if len(alias) <= 4 or len(word) <= 4:
         return 100.0 if alias == word else 0.0
     return float(fuzz.ratio(alias, word))
 
 
-def _window_score(alias: tuple[str, ...], window: list[list[str]]) -> float:
+def _window_score(alias: tuple[str, ...], window: list[list[str]], *, heard: bool = False) -> float:
     """How well consecutive head words (each with its variants) spell ``alias``."""
     total = 0.0
     for wanted, forms in zip(alias, window, strict=True):
-        best = max(_similar(wanted, form) for form in forms)
+        best = max(_similar(wanted, form, heard=heard) for form in forms)
         if best < _MIN_SCORE:
             return 0.0
         total += best
@@ -155,16 +169,17 @@ def _window_score(alias: tuple[str, ...], window: list[list[str]]) -> float:
 
 def _contact_hits(directory: Directory, head: list[list[str]]) -> Iterator[Hit]:
     for contact in directory.contacts:
+        heard = not _HANGUL.search(contact.name)
         for alias in contact_aliases(contact.name):
             for start in range(len(head) - len(alias) + 1):
-                score = _window_score(alias, head[start : start + len(alias)])
+                score = _window_score(alias, head[start : start + len(alias)], heard=heard)
                 if score:
                     yield Hit(contact.name, "contact", start, start + len(alias), score)
 
 
 def _group_hits(directory: Directory, head: list[str]) -> Iterator[Hit]:
     literal = [(i, variants(w)) for i, w in enumerate(head)]
-    glossed = [(i, [g]) for i, w in enumerate(head) for g in _gloss(w).split() if g not in _FILLER]
+    glossed = [(i, [g]) for i, w in enumerate(head) for g in gloss(w).split() if g not in _FILLER]
     for group in directory.groups:
         for alias, weight in group_aliases(group):
             if alias:
@@ -220,6 +235,29 @@ def _pick(hits: Iterable[Hit]) -> list[list[Hit]]:
     return sorted(claimed, key=lambda c: c[0].start)
 
 
+def _titles_dropped(picked: list[list[Hit]], tokens: list[str]) -> list[list[Hit]]:
+    """A Korean title right after a person's bare name ("제임스 선생님한테", "박지우 학부모님께")
+    is how one addresses that person, not the group of teachers or parents: drop such a group
+    hit unless the word is plural ("유나랑 선생님들한테" names both)."""
+    kept: list[list[Hit]] = []
+    for candidates in picked:
+        top = candidates[0]
+        previous = kept[-1][0] if kept else None
+        titled = (
+            previous is not None
+            and previous.kind == "contact"
+            and top.kind == "group"
+            and top.score < _LITERAL
+            and top.start == previous.end
+            and top.end == top.start + 1
+            and variants(tokens[previous.end - 1])[-1] == tokens[previous.end - 1].lower()
+            and "들" not in tokens[top.start]
+        )
+        if not titled:
+            kept.append(candidates)
+    return kept
+
+
 def find_recipients(head: str, directory: Directory) -> Found:
     """The contacts, groups, addresses and "me" that ``head`` names (see module docstring)."""
     found = Found(me=bool(_ME.search(head)))
@@ -231,7 +269,7 @@ def find_recipients(head: str, directory: Directory) -> Found:
     tokens = [word for word, _ in located]
     hits = [*_contact_hits(directory, [variants(t) for t in tokens])]
     hits += _group_hits(directory, tokens)
-    for candidates in _pick(hits):
+    for candidates in _titles_dropped(_pick(hits), tokens):
         names = list(dict.fromkeys(c.name for c in candidates))
         found.end = max(found.end, located[candidates[0].end - 1][1])
         if len(names) == 1:

@@ -17,7 +17,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, cast
 from zoneinfo import ZoneInfo
 
 from rapidfuzz import fuzz, process
@@ -34,6 +34,7 @@ from chat.agent.understanding.when import MissingTime, find_when
 Role = Literal["user", "assistant"]
 Slot = Literal["to", "which", "when", "body"]
 _MAX_FOLLOW_UPS = 4
+_SENDS = frozenset({"send_sms", "send_telegram", "send_email"})
 _ACTION_WORDS = re.compile(
     r"\b(?:send|tell|let \w+ know|notify|inform|ping|message|write to|post|publish)\b|"
     r"전해|전달|알려|보내|남겨|올려",
@@ -165,9 +166,38 @@ def _fresh(text: str, label: Label, confidence: float, env: _Env) -> _Result:
         title=_title(split.head, found) if label == "create_announcement" else None,
         channel=_channel(split.head),
     )
-    if label == "schedule_reminder":
+    if label == "schedule_reminder" and _sent_now(draft, split.head, env):
+        draft = replace(draft, tool=cast(Label, draft.channel), channel=None)
+    elif label == "schedule_reminder":
         draft = _with_when(draft, split.head, text, env)
+    elif label in _SENDS:
+        draft = _scheduled_if_timed(draft, split.head, env)
     return _resolve(draft, env)
+
+
+def _sent_now(draft: Draft, head: str, env: _Env) -> bool:
+    """ "Remind the teachers by text that report cards are due Friday": a reminder to others
+    on a named channel with no time in the request's own words is a message sent now (a day
+    inside the message is what it says, not when to send it)."""
+    if draft.channel is None or draft.found.me or not draft.found.anyone or not draft.body:
+        return False
+    try:
+        return find_when(head, now=env.now, tz=env.tz) is None
+    except MissingTime:
+        return False
+
+
+def _scheduled_if_timed(draft: Draft, head: str, env: _Env) -> Draft:
+    """ "Tomorrow at 7pm text James …", "내일 오전 9시에 엠마한테 문자 보내줘": a message with a
+    stated time of sending is a scheduled one, a reminder on that channel. Only a full time in
+    the request's own words counts (a day alone, or a time inside the message, does not)."""
+    try:
+        when = find_when(head, now=env.now, tz=env.tz)
+    except MissingTime:
+        return draft
+    if when is None or when.at <= env.now:
+        return draft
+    return replace(draft, tool="schedule_reminder", channel=draft.tool, when=when)
 
 
 def _after_recipients(label: str, head: str, found: Found) -> str | None:
@@ -187,7 +217,10 @@ def _actionable(label: str, text: str, found: Found) -> bool:
     about data); otherwise it goes to the knowledge base."""
     cue = CUES.get(label)  # type: ignore[call-overload]
     named = found.anyone and not text.rstrip().endswith(("?", "？"))  # noqa: RUF001
-    return bool((cue and cue.search(text)) or _ACTION_WORDS.search(text) or named)
+    verbs = [m.group(0).lower() for m in _ACTION_WORDS.finditer(text)]
+    # "급식 메뉴 좀 알려줘" / "tell me the opening hours" asks the assistant, not someone else.
+    sends = [v for v in verbs if v not in {"알려", "tell"}] or (verbs and found.anyone)
+    return bool((cue and cue.search(text)) or sends or named)
 
 
 def _named(head: str) -> list[str]:
@@ -294,4 +327,5 @@ def _check_when(draft: Draft, env: _Env) -> Understanding | None:
 def _check_body(draft: Draft, env: _Env) -> Understanding | None:
     if draft.body:
         return None
-    return _ask(draft, say.what(draft.tool, draft.ko), "body")
+    # A scheduled SMS is still an SMS to the person asking: name the channel they named.
+    return _ask(draft, say.what(draft.channel or draft.tool, draft.ko), "body")

@@ -77,6 +77,41 @@ def test_a_count_of_contacts_counts_every_contact() -> None:
     )
 
 
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Who has unsubscribed from our texts?",
+        "How many contacts opted out?",
+        "수신 거부한 연락처 보여줘",
+    ],
+)
+def test_an_opt_out_question_asks_about_contacts_who_opted_out(question: str) -> None:
+    sql = compiled(question) or ""
+
+    assert "FROM actions_contact c WHERE c.opted_out" in sql
+
+
+@pytest.mark.parametrize(
+    ("question", "conditions"),
+    [
+        ("A반 학부모님들은 누구누구야?", ["'%class a%'", "'%parents%'"]),
+        ("강사들이 누구예요?", ["'%teachers%'"]),
+        ("학부모 그룹에 누가 있어?", ["'%parents%'"]),
+    ],
+)
+def test_a_korean_group_is_matched_by_the_english_words_of_its_kind(
+    question: str, conditions: list[str]
+) -> None:
+    sql = compiled(question) or ""
+
+    assert "JOIN actions_contactgroup g" in sql
+    assert all(f"lower(g.name) LIKE {condition}" in sql for condition in conditions)
+
+
+def test_who_is_a_person_is_not_a_group_question() -> None:
+    assert compiled("올리버가 누구야?") is None
+
+
 def test_a_group_name_is_matched_whole_and_case_insensitively() -> None:
     sql = compiled("Which contacts are in Parents - Class A?") or ""
 

@@ -38,6 +38,15 @@ def test_it_routes_thanks(text: str) -> None:
 
 
 @pytest.mark.parametrize(
+    "text", ["Thank you, that's it for now", "thanks, all good", "감사합니다, 다 됐어요"]
+)
+def test_it_routes_thanks_that_closes_the_conversation(text: str) -> None:
+    route = route_message(text)
+
+    assert isinstance(route, SmallTalk) and route.kind == "thanks"
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "help",

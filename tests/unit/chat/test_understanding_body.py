@@ -82,3 +82,34 @@ def test_it_finds_the_korean_recipient_after_the_quoted_clause() -> None:
 )
 def test_it_makes_each_korean_reported_ending_direct(reported: str, direct: str) -> None:
     assert korean_direct(reported) == direct
+
+
+def test_a_channel_named_before_the_message_is_not_part_of_it() -> None:
+    split = split_message("유나한테 텔레그램으로 회의실 바뀌었다고 보내줘")
+
+    assert split.body == "회의실 바뀌었습니다"
+
+
+@pytest.mark.parametrize(
+    "request_text",
+    [
+        "민지한테 회의실 바뀌었다고 문자해줘",
+        "민지한테 회의실 바뀌었다고 문자 좀",
+        "민지한테 회의실 바뀌었다고 문자 보내도록 해줘",
+    ],
+)
+def test_it_reads_the_other_korean_closings_of_a_request(request_text: str) -> None:
+    assert split_message(request_text).body == "회의실 바뀌었습니다"
+
+
+def test_two_channel_nouns_before_the_verb_close_the_message() -> None:
+    split = split_message("유나한테 보강 취소됐다고 텔레그램 메시지 보내줘")
+
+    assert split.body == "보강 취소됐습니다"
+
+
+def test_an_audience_named_with_daesangeuro_is_the_head_not_the_message() -> None:
+    split = split_message("전체 직원 대상으로 다음 주 건강검진 있다고 공지 올려줘")
+
+    assert split.head == "전체 직원 대상으로 공지 올려줘"
+    assert split.body == "다음 주 건강검진 있습니다"

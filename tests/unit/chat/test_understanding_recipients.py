@@ -79,3 +79,39 @@ def test_it_looks_for_recipients_only_near_the_start_of_a_long_request() -> None
     pasted = "text the teachers " + "the parents wrote a long letter " * 100 + "Oliver Brown"
 
     assert find_recipients(pasted, ACADEMY).names == ["Teachers"]
+
+
+ENGLISH_NAMED = Directory(
+    contacts=tuple(
+        ContactEntry(name)
+        for name in ("김민지 (Kim Minji)", "박지우 (Park Jiwoo)", "Oliver Brown", "James Taylor")
+    ),
+    groups=("Parents - Class A", "Teachers"),
+)
+
+
+def test_it_finds_an_english_named_contact_written_in_hangul() -> None:
+    assert find_recipients("올리버에게 전해줘", ENGLISH_NAMED).names == ["Oliver Brown"]
+
+
+def test_it_finds_a_full_english_name_written_in_hangul() -> None:
+    assert find_recipients("제임스 테일러 씨한테", ENGLISH_NAMED).names == ["James Taylor"]
+
+
+def test_a_word_of_the_request_is_not_heard_as_a_name() -> None:
+    # "문자해줘" shares its consonants with "Minji", but Kim Minji has a Hangul name to match.
+    assert find_recipients("올리버한테 문자해줘", ENGLISH_NAMED).names == ["Oliver Brown"]
+
+
+def test_a_title_after_a_name_addresses_the_person_not_the_group() -> None:
+    assert find_recipients("제임스 선생님께 보내줘", ENGLISH_NAMED).names == ["James Taylor"]
+
+
+def test_a_parent_title_after_a_korean_name_is_not_a_group() -> None:
+    assert find_recipients("박지우 학부모님께", ENGLISH_NAMED).names == ["박지우 (Park Jiwoo)"]
+
+
+def test_a_plural_title_after_a_name_is_still_the_group() -> None:
+    found = find_recipients("민지랑 선생님들한테", ENGLISH_NAMED)
+
+    assert found.names == ["김민지 (Kim Minji)", "Teachers"]

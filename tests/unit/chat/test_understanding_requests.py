@@ -137,3 +137,75 @@ def test_a_question_naming_a_contact_is_not_an_action_even_if_it_sounds_like_one
     found = _ask(always_sms, "Is Oliver Brown in class today?")
 
     assert (found.label, found.tool, found.question) == ("knowledge", None, None)
+
+
+def test_a_message_with_a_stated_sending_time_is_scheduled(classifier: IntentClassifier) -> None:
+    found = _ask(classifier, "On Monday at 8am text Emma Wilson that the gym is closed")
+
+    assert found.tool == "schedule_reminder"
+    assert found.arguments["due_at"] == "2026-11-30T08:00:00+09:00"
+    assert found.arguments["tool"] == "send_sms"
+    assert found.arguments["arguments"]["to"] == ["Emma Wilson"]
+
+
+def test_a_korean_message_with_a_sending_time_is_scheduled(classifier: IntentClassifier) -> None:
+    found = _ask(classifier, "내일 오후 4시에 올리버 브라운한테 이메일로 숙제 확인하라고 보내줘")
+
+    assert (found.tool, found.arguments["tool"]) == ("schedule_reminder", "send_email")
+    assert found.arguments["due_at"] == "2026-11-24T16:00:00+09:00"
+    assert found.arguments["arguments"]["body"] == "숙제 확인하세요"
+
+
+def test_a_day_inside_the_message_does_not_schedule_it(classifier: IntentClassifier) -> None:
+    found = _ask(classifier, "text Emma Wilson that the recital is on Friday")
+
+    assert (found.tool, found.arguments["body"]) == ("send_sms", "The recital is on Friday")
+
+
+def test_a_reminder_by_text_with_no_time_is_sent_now(classifier: IntentClassifier) -> None:
+    found = _ask(classifier, "Remind the parents of class A by SMS that photos are on Thursday")
+
+    assert found.tool == "send_sms"
+    assert found.arguments == {"to": ["Parents - Class A"], "body": "Photos are on Thursday"}
+
+
+def test_a_few_words_before_a_colon_do_not_become_the_message(
+    classifier: IntentClassifier,
+) -> None:
+    found = _ask(classifier, "Heads up: email Oliver Brown that the invoice is attached")
+
+    assert found.tool == "send_email"
+    assert (found.arguments["to"], found.arguments["body"]) == (
+        ["Oliver Brown"],
+        "The invoice is attached",
+    )
+
+
+def test_tell_me_with_nobody_named_is_a_question_not_a_message(
+    classifier: IntentClassifier,
+) -> None:
+    found = _ask(classifier, "이번 주 시간표 좀 알려줘")
+
+    assert found.tool is None and found.question is None
+
+
+def test_an_english_name_written_in_hangul_is_the_contact(classifier: IntentClassifier) -> None:
+    found = _ask(classifier, "올리버 선생님께 내일 수업 없다고 문자해줘")
+
+    assert found.tool == "send_sms"
+    assert found.arguments == {"to": ["Oliver Brown"], "body": "내일 수업 없습니다"}
+
+
+def test_a_hangul_first_name_two_contacts_share_is_asked_about(
+    classifier: IntentClassifier,
+) -> None:
+    found = _ask(classifier, "엠마한테 숙제 검사 끝났다고 문자 좀")
+
+    assert found.slot == "which"
+
+
+def test_a_news_post_is_an_announcement(classifier: IntentClassifier) -> None:
+    found = _ask(classifier, "put up a news post: the library has new laptops")
+
+    assert found.tool == "create_announcement"
+    assert found.arguments["body"] == "The library has new laptops"
