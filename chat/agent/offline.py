@@ -166,11 +166,16 @@ class OfflineChatModel(BaseChatModel):
         text = str(last.content)
         understood = understand_run(messages)
         if understood is not None and understood.label in self.tool_names:
-            if understood.question:
-                return AIMessage(understood.question)
-            if understood.tool:
+            if understood.tool and not understood.question:
                 return _tool_call(understood.tool, understood.arguments)
+            # "What SMS did we send today?" reads like an SMS request with no text; a message
+            # of a data question's shape is a question about the data, not a request to clarify.
+            if understood.question and not self._is_data_question(text):
+                return AIMessage(understood.question)
         return self._read_call(text)
+
+    def _is_data_question(self, text: str) -> bool:
+        return QUERY_DATA_TOOL_NAME in self.tool_names and _data_question(text) is not None
 
     def _read_call(self, text: str) -> AIMessage:
         """A data question compiles to ``query_data``; anything else searches the knowledge

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from datetime import timedelta
 from zoneinfo import ZoneInfo
 
@@ -14,9 +15,9 @@ from django_tenants.utils import tenant_context
 from actions.models import Contact, ContactGroup, OutboundMessage, Reminder
 from chat.agent.dataqa import period_bounds
 from chat.agent.offline import OfflineChatModel
-from chat.models import Message
+from chat.models import Conversation, Message, PendingAction
 from tenants.models import Tenant
-from tests.chat.conftest import Turn, TurnRunner
+from tests.chat.conftest import People, Turn, TurnRunner
 
 # query_data reads on its own connection, so the rows must be committed.
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -37,9 +38,32 @@ def reply_of(turn: Turn) -> str:
     return turn.reply.content
 
 
-def message(status: str, *, channel: str = "sms", days_ago: int = 0) -> OutboundMessage:
+@pytest.fixture
+def own_action(people_a: People) -> Callable[[], uuid.UUID]:
+    """Makes actions the asking staff member proposed: query_data shows staff only the messages
+    and reminders their own actions caused (the per-user views of the query schema)."""
+    conversation = Conversation.objects.create(user=people_a.staff)
+
+    def make() -> uuid.UUID:
+        action = PendingAction.objects.create(
+            conversation=conversation,
+            tool_call_id=f"call_{uuid.uuid4().hex[:8]}",
+            tool="send_sms",
+            arguments={},
+            arguments_hash="x",
+            description="SMS",
+            requested_by=people_a.staff,
+        )
+        return action.id
+
+    return make
+
+
+def message(
+    status: str, *, action_id: uuid.UUID, channel: str = "sms", days_ago: int = 0
+) -> OutboundMessage:
     row = OutboundMessage.objects.create(
-        action_id=uuid.uuid4(),
+        action_id=action_id,
         channel=channel,
         to_address=f"+1202555{uuid.uuid4().int % 10000:04d}",
         body="School closes at 1pm",
@@ -76,10 +100,13 @@ def test_it_lists_the_contacts_of_a_group_as_a_table(
     assert "James Taylor" not in reply
 
 
-def test_it_lists_only_the_sms_sent_today(in_tenant_a: Tenant, ask: TurnRunner) -> None:
-    message("sent")
-    message("sent", days_ago=3)
-    message("sent", channel="email")
+def test_it_lists_only_the_sms_sent_today(
+    own_action: Callable[[], uuid.UUID], ask: TurnRunner
+) -> None:
+    action = own_action()
+    message("sent", action_id=action)
+    message("sent", action_id=action, days_ago=3)
+    message("sent", action_id=action, channel="email")
 
     turn = ask("What SMS did we send today?", model=OfflineChatModel())
 
@@ -87,11 +114,13 @@ def test_it_lists_only_the_sms_sent_today(in_tenant_a: Tenant, ask: TurnRunner) 
     assert len(table_rows) == 1 and "| sms |" in table_rows[0]
 
 
-def test_it_counts_the_reminders_scheduled_this_week(in_tenant_a: Tenant, ask: TurnRunner) -> None:
+def test_it_counts_the_reminders_scheduled_this_week(
+    own_action: Callable[[], uuid.UUID], ask: TurnRunner
+) -> None:
     start, end = period_bounds("week", now=timezone.now(), tz=ZoneInfo(settings.TIME_ZONE))
     for due_at in (start + timedelta(hours=1), end - timedelta(hours=1), end + timedelta(days=1)):
         Reminder.objects.create(
-            action_id=uuid.uuid4(), due_at=due_at, tool="send_sms", arguments={}
+            action_id=own_action(), due_at=due_at, tool="send_sms", arguments={}
         )
 
     turn = ask("How many reminders are scheduled this week?", model=OfflineChatModel())
@@ -100,10 +129,11 @@ def test_it_counts_the_reminders_scheduled_this_week(in_tenant_a: Tenant, ask: T
 
 
 def test_it_breaks_messages_down_by_status_when_asked_in_korean(
-    in_tenant_a: Tenant, ask: TurnRunner
+    own_action: Callable[[], uuid.UUID], ask: TurnRunner
 ) -> None:
+    action = own_action()
     for status in ("sent", "sent", "failed"):
-        message(status)
+        message(status, action_id=action)
 
     turn = ask("메시지 상태별로 몇 개야?", model=OfflineChatModel())
 
