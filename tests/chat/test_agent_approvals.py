@@ -9,7 +9,7 @@ from django.db import connections
 from django_tenants.utils import tenant_context
 
 from actions.models import Contact, OutboundMessage
-from chat.models import ActionEvent, PendingAction
+from chat.models import ActionEvent, Message, PendingAction
 from chat.services.actions import (
     ActionInvalidArguments,
     ActionNotFound,
@@ -18,7 +18,7 @@ from chat.services.actions import (
     pending_action_decide,
     pending_action_execute,
 )
-from chat.services.turns import CollectingEvents, turn_resume
+from chat.services.turns import CollectingEvents, turn_resume, turn_run
 from core.schema import use_public_schema
 from tenants.models import Tenant
 from tenants.roles import APPROVER
@@ -213,6 +213,25 @@ def test_a_resumed_turn_finishes_an_interrupted_action_without_a_second_message(
     assert PendingAction.objects.get(pk=action.id).status == PendingAction.Status.EXECUTED
     assert list(OutboundMessage.objects.order_by("pk").values_list("uuid", flat=True)) == before
     assert ActionEvent.objects.filter(action_id=action.id, kind="executed").count() == 1
+
+
+def test_a_redelivered_first_turn_after_the_resume_replied_adds_no_second_confirmation(
+    proposed: tuple[PendingAction, ScriptedChatModel], people_a: People
+) -> None:
+    action, model = proposed
+    pending_action_decide(action_id=action.id, user=people_a.approver, decision="approve")
+    turn_resume(
+        action=PendingAction.objects.get(pk=action.id), events=CollectingEvents(), model=model
+    )
+    asked = Message.objects.get(conversation=action.conversation, role=Message.Role.USER)
+
+    events = CollectingEvents()
+    again = turn_run(conversation=action.conversation, message=asked, events=events, model=model)
+
+    assert again is None
+    replies = Message.objects.filter(conversation=action.conversation, role="assistant")
+    assert [m.content for m in replies] == ["Sent."]
+    assert OutboundMessage.objects.count() == 2
 
 
 def test_edited_arguments_are_validated_like_new_ones(
