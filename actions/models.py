@@ -112,7 +112,8 @@ class OutboundMessage(models.Model):
     failed, with sending → queued again when a transient failure is retried. Only the worker
     that moved a row to ``sending`` talks to the provider, so a redelivered task never sends
     twice. A row stuck in ``sending`` means a worker died mid-send: whether the provider got
-    the message is unknown, so it is left for a person rather than re-sent.
+    the message is unknown, so once it has sat there for ``ACTIONS_SENDING_ABANDONED_SECONDS``
+    it is marked ``failed`` ("delivery unknown") for a person to check, never re-sent.
     """
 
     class Channel(models.TextChoices):

@@ -9,11 +9,20 @@ from actions.services.reminders import reminders_fire_due
 from core.celery import app
 
 
-# Outcomes live on the rows, so no result is stored (nor subscribed to on send).
-@app.task(name="actions.deliver_message", bind=True, max_retries=None, ignore_result=True)
+# Outcomes live on the rows, so no result is stored (nor subscribed to on send). Acknowledged
+# late: a worker killed mid-send leaves the task to be redelivered (core/leases.py), and the
+# redelivered task settles the row it left in ``sending`` (never sending it twice).
+@app.task(
+    name="actions.deliver_message",
+    bind=True,
+    acks_late=True,
+    max_retries=None,
+    ignore_result=True,
+)
 def deliver_message(self: Any, message_id: int) -> str:
     """Send one outbound message; a transient failure is retried after the backoff the
-    service chose (the service counts attempts and decides when to give up)."""
+    service chose (the service counts attempts and decides when to give up), and a message
+    another worker is still sending is looked at again once it would count as abandoned."""
     attempt = outbound_message_deliver(message_id=message_id)
     if attempt.retry_in is not None:
         raise self.retry(countdown=attempt.retry_in)

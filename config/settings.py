@@ -393,6 +393,10 @@ DEFAULT_FROM_EMAIL = ACTIONS_DELIVERY_CONFIG["DEFAULT_FROM_EMAIL"]
 ACTIONS_DELIVERY_MAX_ATTEMPTS = env_int("ACTIONS_DELIVERY_MAX_ATTEMPTS", 5, minimum=1)
 ACTIONS_RETRY_BASE_SECONDS = env_float("ACTIONS_RETRY_BASE_SECONDS", 2.0, minimum=0.001)
 ACTIONS_RETRY_MAX_SECONDS = env_float("ACTIONS_RETRY_MAX_SECONDS", 300.0, minimum=0.001)
+# A message in ``sending`` this long after its attempt began was abandoned by a dead worker:
+# it is marked failed ("delivery unknown"), never sent again. Keep it above every provider
+# timeout (TWILIO_TIMEOUT, TELEGRAM_TIMEOUT, EMAIL_TIMEOUT: 10 s by default).
+ACTIONS_SENDING_ABANDONED_SECONDS = env_int("ACTIONS_SENDING_ABANDONED_SECONDS", 30, minimum=1)
 # How often beat looks for due reminders (only used when the schedule row is first created;
 # afterwards edit it in the platform admin).
 ACTIONS_REMINDER_POLL_SECONDS = env_int("ACTIONS_REMINDER_POLL_SECONDS", 30, minimum=1)

@@ -4,6 +4,14 @@ Exactly-once sending rests on two things in the database, not on Celery: rows ar
 (action, channel, address), so re-executing an action finds its messages instead of adding
 new ones; and only the worker whose conditional UPDATE moved a row from ``queued`` to
 ``sending`` talks to the provider, so a redelivered or duplicated task does nothing.
+
+A row left in ``sending`` by a worker that died mid-send (``ACTIONS_SENDING_ABANDONED_SECONDS``
+after the attempt began, longer than any provider timeout) may or may not have reached the
+provider. None of our providers deduplicates a repeated request (Twilio and Telegram have no
+request idempotency key; an e-mail's stable Message-ID only lets mail clients hide a copy), so
+it is never sent again: it becomes ``failed`` with an error saying delivery is unknown, for a
+person to check. Never two sends, at the cost of a message that may have left being shown as
+failed.
 """
 
 from __future__ import annotations
@@ -125,7 +133,7 @@ def outbound_message_deliver(*, message_id: int) -> DeliveryAttempt:
         next_attempt_at=None,
     )
     if not claimed:
-        return DeliveryAttempt("skipped")
+        return _resolve_abandoned(message_id)
     message = OutboundMessage.objects.get(pk=message_id)
     try:
         result = delivery_backend(message.channel).send(_delivery(message))
@@ -146,6 +154,35 @@ def outbound_message_deliver(*, message_id: int) -> DeliveryAttempt:
         sent_at=timezone.now(),
         error="",
     )
+
+
+UNKNOWN_DELIVERY = (
+    "delivery interrupted: the worker sending this message stopped before the provider "
+    "answered, so whether it was sent is unknown; it was not sent again"
+)
+
+
+def _resolve_abandoned(message_id: int) -> DeliveryAttempt:
+    """What a task that cannot claim the message does: nothing, unless the row has sat in
+    ``sending`` for longer than any send takes (its worker died). Then it is marked failed,
+    never re-sent; a younger ``sending`` row asks the caller to look again when it would be
+    abandoned (its sender may still be alive)."""
+    row = OutboundMessage.objects.filter(pk=message_id).values("status", "last_attempt_at").first()
+    if row is None or row["status"] != Status.SENDING:
+        return DeliveryAttempt("skipped")
+    started = row["last_attempt_at"] or timezone.now()
+    abandoned_at = started + timedelta(seconds=settings.ACTIONS_SENDING_ABANDONED_SECONDS)
+    now = timezone.now()
+    if now < abandoned_at:
+        return DeliveryAttempt("skipped", retry_in=(abandoned_at - now).total_seconds() + 0.5)
+    # Conditional on the attempt we looked at: a send that did finish meanwhile wins.
+    marked = OutboundMessage.objects.filter(
+        pk=message_id, status=Status.SENDING, last_attempt_at=row["last_attempt_at"]
+    ).update(status=Status.FAILED, error=UNKNOWN_DELIVERY)
+    if marked:
+        logger.error("message %s: %s", message_id, UNKNOWN_DELIVERY)
+        return DeliveryAttempt(Status.FAILED)
+    return DeliveryAttempt("skipped")
 
 
 def _delivery(message: OutboundMessage) -> Delivery:
@@ -216,4 +253,9 @@ def outbound_messages_requeue_stale(*, older_than: timedelta = timedelta(minutes
     with transaction.atomic():
         for message_id in stale:
             _deliver_after_commit(message_id)
+    abandoned = timezone.now() - timedelta(seconds=settings.ACTIONS_SENDING_ABANDONED_SECONDS)
+    for message_id in OutboundMessage.objects.filter(
+        status=Status.SENDING, last_attempt_at__lt=abandoned
+    ).values_list("pk", flat=True):
+        _resolve_abandoned(message_id)
     return len(stale)

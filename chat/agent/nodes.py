@@ -165,7 +165,9 @@ def approval(state: AgentState, config: RunnableConfig) -> dict[str, Any]:
         if action.status in NOT_RUN:
             outcome = {"status": action.status, "summary": action.description}
         else:
-            result = pending_action_execute(action_id=action.id)
+            # Only a resumed turn gets here, and it holds the conversation lock: an action it
+            # finds in ``executing`` belongs to a dead worker, so it is finished here.
+            result = pending_action_execute(action_id=action.id, resume_interrupted=True)
             outcome = {"status": result.status, "summary": result.summary}
     return {
         "messages": [

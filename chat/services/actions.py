@@ -222,18 +222,31 @@ def pending_action_withdraw(
     return action
 
 
-def pending_action_execute(*, action_id: uuid.UUID | str) -> ExecutionOutcome:
-    """Run an approved action's tool once. Re-running reports the recorded outcome instead.
+def pending_action_execute(
+    *, action_id: uuid.UUID | str, resume_interrupted: bool = False
+) -> ExecutionOutcome:
+    """Run an approved action's tool. Re-running reports the recorded outcome instead.
 
-    approved → executing is claimed with a conditional UPDATE; only the claimer calls the tool.
-    An action found in ``executing`` (a crash mid-execution) is reported, never re-sent.
+    approved → executing is claimed with a conditional UPDATE; the claimer calls the tool.
+    An action found in ``executing`` was interrupted (its worker died mid-execution). With
+    ``resume_interrupted`` (the caller holds the conversation lock, so the interrupted run is
+    dead, not slow: the graph's approval node, inside a resumed turn) the tool runs again to
+    finish it: write tools are idempotent under the action id (CONTRIBUTING, "Exactly once"),
+    so the rerun finds the effect rows the dead run made instead of adding new ones, and
+    messages already handed to a provider are not sent again. Without it, it is reported.
     """
     claimed = PendingAction.objects.filter(pk=action_id, status=Status.APPROVED).update(
         status=Status.EXECUTING, updated_at=timezone.now()
     )
     action = action_get(action_id=action_id)
     if not claimed:
-        return _recorded_outcome(action)
+        if not (resume_interrupted and action.status == Status.EXECUTING):
+            return _recorded_outcome(action)
+        logger.warning("action %s was interrupted while executing; finishing it", action.id)
+    return _run(action)
+
+
+def _run(action: PendingAction) -> ExecutionOutcome:
     tool = get_tool(action.tool)
     ctx = ToolContext(
         action_id=action.id,
@@ -252,9 +265,11 @@ def pending_action_execute(*, action_id: uuid.UUID | str) -> ExecutionOutcome:
 
 @transaction.atomic
 def _finish(action: PendingAction, status: str, *, result: dict[str, Any], error: str) -> None:
-    PendingAction.objects.filter(pk=action.pk, status=Status.EXECUTING).update(
+    finished = PendingAction.objects.filter(pk=action.pk, status=Status.EXECUTING).update(
         status=status, result=result, error=error, updated_at=timezone.now()
     )
+    if not finished:  # another run of an interrupted action finished it first
+        return
     kind = ActionEvent.Kind.EXECUTED if status == Status.EXECUTED else ActionEvent.Kind.FAILED
     ActionEvent.objects.create(action=action, kind=kind, data={"result": result, "error": error})
 

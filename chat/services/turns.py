@@ -211,7 +211,15 @@ def turn_run(
 
     def first_input(state: StateSnapshot) -> Any:
         started = str(message.uuid) in {m.id for m in state.values.get("messages", [])}
-        return _continuation(state) if started else fresh
+        if not started:
+            return fresh
+        waiting = any(task.interrupts for task in state.tasks)
+        if not waiting and _reached_an_approval(conversation, message):
+            # A redelivered run (its worker died before acknowledging it) of a turn that
+            # paused for approval: the decision's resume owns the rest of the graph and the
+            # reply, so continuing here would send the confirmation a second time.
+            return _Superseded()
+        return _continuation(state)
 
     return _run(
         conversation=conversation,
@@ -220,6 +228,14 @@ def turn_run(
         events=events,
         model=model,
     )
+
+
+def _reached_an_approval(conversation: Conversation, message: Message) -> bool:
+    """Whether the run of ``message`` proposed an action (and so paused): one is proposed only
+    by the run in progress, so any action of the conversation newer than the message is its."""
+    return PendingAction.objects.filter(
+        conversation=conversation, created_at__gte=message.created_at
+    ).exists()
 
 
 def _reply_routed(

@@ -4,8 +4,10 @@ fails at once with the provider's message; nothing is marked sent that was not."
 from __future__ import annotations
 
 import uuid
+from datetime import timedelta
 
 import pytest
+from django.utils import timezone
 from django_tenants.utils import tenant_context
 from pytest_django.fixtures import Settings
 
@@ -175,4 +177,39 @@ def test_a_message_that_is_not_queued_is_never_sent_again(
     attempt = outbound_message_deliver(message_id=message.pk)
 
     assert attempt.status == "skipped"
+    assert fake_twilio.requests == []
+
+
+def test_a_message_another_worker_is_still_sending_is_looked_at_again_later(
+    in_tenant_a: Tenant, fake_twilio: FakeTwilioServer
+) -> None:
+    message = one_queued_sms()
+    OutboundMessage.objects.filter(pk=message.pk).update(
+        status=Status.SENDING, last_attempt_at=timezone.now()
+    )
+
+    attempt = outbound_message_deliver(message_id=message.pk)
+
+    message.refresh_from_db()
+    assert attempt.status == "skipped"
+    assert attempt.retry_in is not None and 0 < attempt.retry_in <= 31
+    assert message.status == Status.SENDING
+    assert fake_twilio.requests == []
+
+
+def test_a_message_abandoned_in_sending_by_a_dead_worker_fails_as_unknown_and_is_not_resent(
+    in_tenant_a: Tenant, fake_twilio: FakeTwilioServer
+) -> None:
+    message = one_queued_sms()
+    OutboundMessage.objects.filter(pk=message.pk).update(
+        status=Status.SENDING, last_attempt_at=timezone.now() - timedelta(seconds=31)
+    )
+
+    attempt = outbound_message_deliver(message_id=message.pk)
+    again = outbound_message_deliver(message_id=message.pk)
+
+    message.refresh_from_db()
+    assert (attempt.status, again.status) == (Status.FAILED, "skipped")
+    assert message.status == Status.FAILED
+    assert "unknown" in message.error
     assert fake_twilio.requests == []

@@ -9,7 +9,7 @@ from django.db import connections
 from django_tenants.utils import tenant_context
 
 from actions.models import Contact, OutboundMessage
-from chat.models import ActionEvent, PendingAction
+from chat.models import ActionEvent, Message, PendingAction
 from chat.services.actions import (
     ActionInvalidArguments,
     ActionNotFound,
@@ -18,7 +18,7 @@ from chat.services.actions import (
     pending_action_decide,
     pending_action_execute,
 )
-from chat.services.turns import CollectingEvents, turn_resume
+from chat.services.turns import CollectingEvents, turn_resume, turn_run
 from core.schema import use_public_schema
 from tenants.models import Tenant
 from tenants.roles import APPROVER
@@ -166,7 +166,7 @@ def test_resuming_again_after_execution_sends_nothing_more(
     assert OutboundMessage.objects.count() == 2
 
 
-def test_an_action_stuck_in_executing_is_reported_and_never_resent(
+def test_an_action_found_executing_outside_a_resumed_turn_is_only_reported(
     proposed: tuple[PendingAction, ScriptedChatModel],
 ) -> None:
     action, _ = proposed
@@ -177,6 +177,61 @@ def test_an_action_stuck_in_executing_is_reported_and_never_resent(
     assert outcome.status == "executing"
     assert "interrupted" in outcome.summary
     assert OutboundMessage.objects.count() == 0
+
+
+def test_a_resumed_turn_finishes_an_action_its_dead_worker_left_executing_before_any_message(
+    proposed: tuple[PendingAction, ScriptedChatModel], people_a: People
+) -> None:
+    action, model = proposed
+    pending_action_decide(action_id=action.id, user=people_a.approver, decision="approve")
+    PendingAction.objects.filter(pk=action.id).update(status=PendingAction.Status.EXECUTING)
+
+    reply = turn_resume(
+        action=PendingAction.objects.get(pk=action.id), events=CollectingEvents(), model=model
+    )
+
+    assert reply is not None and reply.content == "Sent."
+    assert PendingAction.objects.get(pk=action.id).status == PendingAction.Status.EXECUTED
+    assert OutboundMessage.objects.count() == 2
+
+
+def test_a_resumed_turn_finishes_an_interrupted_action_without_a_second_message(
+    proposed: tuple[PendingAction, ScriptedChatModel], people_a: People
+) -> None:
+    action, model = proposed
+    pending_action_decide(action_id=action.id, user=people_a.approver, decision="approve")
+    pending_action_execute(action_id=action.id)  # the dead worker made the messages …
+    PendingAction.objects.filter(pk=action.id).update(status=PendingAction.Status.EXECUTING)
+    ActionEvent.objects.filter(action_id=action.id, kind=ActionEvent.Kind.EXECUTED).delete()
+    before = list(OutboundMessage.objects.order_by("pk").values_list("uuid", flat=True))
+
+    reply = turn_resume(  # … and died before recording the outcome
+        action=PendingAction.objects.get(pk=action.id), events=CollectingEvents(), model=model
+    )
+
+    assert reply is not None and reply.content == "Sent."
+    assert PendingAction.objects.get(pk=action.id).status == PendingAction.Status.EXECUTED
+    assert list(OutboundMessage.objects.order_by("pk").values_list("uuid", flat=True)) == before
+    assert ActionEvent.objects.filter(action_id=action.id, kind="executed").count() == 1
+
+
+def test_a_redelivered_first_turn_after_the_resume_replied_adds_no_second_confirmation(
+    proposed: tuple[PendingAction, ScriptedChatModel], people_a: People
+) -> None:
+    action, model = proposed
+    pending_action_decide(action_id=action.id, user=people_a.approver, decision="approve")
+    turn_resume(
+        action=PendingAction.objects.get(pk=action.id), events=CollectingEvents(), model=model
+    )
+    asked = Message.objects.get(conversation=action.conversation, role=Message.Role.USER)
+
+    events = CollectingEvents()
+    again = turn_run(conversation=action.conversation, message=asked, events=events, model=model)
+
+    assert again is None
+    replies = Message.objects.filter(conversation=action.conversation, role="assistant")
+    assert [m.content for m in replies] == ["Sent."]
+    assert OutboundMessage.objects.count() == 2
 
 
 def test_edited_arguments_are_validated_like_new_ones(
