@@ -79,9 +79,8 @@ HTTP_SHED = Counter(
     ["reason"],
 )
 WORKER_LOST_RECOVERIES = Counter(
-    "chat_stranded_recovered",
-    "Turns or approved actions found stranded by a lost worker and recovered (kind: turn, action).",
-    ["kind"],
+    "chat_stranded_actions_recovered",
+    "Approved actions a lost worker left executing, finished by the resumed turn.",
 )
 KB_RETRIEVAL = Histogram(
     "kb_retrieval_seconds",

@@ -20,7 +20,7 @@ from django.utils import timezone
 from actions.tools.base import ToolContext, ToolError
 from actions.tools.registry import approval_refusal, get_tool, tool_policy
 from chat.models import ActionEvent, Conversation, PendingAction
-from core.metrics import HITL_DECISIONS
+from core.metrics import HITL_DECISIONS, WORKER_LOST_RECOVERIES
 
 logger = logging.getLogger(__name__)
 Status = PendingAction.Status
@@ -243,6 +243,7 @@ def pending_action_execute(
         if not (resume_interrupted and action.status == Status.EXECUTING):
             return _recorded_outcome(action)
         logger.warning("action %s was interrupted while executing; finishing it", action.id)
+        WORKER_LOST_RECOVERIES.inc()
     return _run(action)
 
 
