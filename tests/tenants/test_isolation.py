@@ -152,15 +152,17 @@ def _connect(
 
     async def run_expecting_no_first_frame() -> tuple[bool, Any]:
         communicator = WebsocketCommunicator(application, "/ws/chat/", headers=headers)
-        connected, code = await communicator.connect()
+        # Generous: the handshake resolves tenant and user on the database thread pool, which
+        # the preceding e2e tests (worker kills, Redis restarts) leave busy for a while.
+        connected, code = await communicator.connect(timeout=15)
         if not connected:
             return False, code
         if not await communicator.receive_nothing(timeout=0.3):
-            message = await communicator.receive_output(timeout=1)
+            message = await communicator.receive_output(timeout=5)
             await communicator.wait()
             return True, message.get("code")
         await communicator.send_json_to({"type": "ping"})
-        reply = await communicator.receive_json_from(timeout=5)
+        reply = await communicator.receive_json_from(timeout=15)
         await communicator.disconnect()
         return True, reply
 
