@@ -15,7 +15,15 @@ own) a thread-sensitive call runs on *one* thread shared by the whole process, s
 WebSocket connection's database work — connecting, authenticating, storing a message and queueing
 its turn — waited for every other connection's. Each call here is self-contained (it enters the
 tenant, does its queries and commits inside the call), so any pool thread can run it; the pool
-is bounded (daphne: ``ASGI_THREADS``), and so are the database connections it holds.
+is bounded (daphne: ``ASGI_THREADS``).
+
+Every call gives its database connection back to the pool when it ends, whatever happened. Two
+reasons not to lean on ``channels.db.database_sync_to_async`` (which closes only connections that
+are broken or past ``CONN_MAX_AGE``, through a name channels' own test communicator patches to a
+no-op): a pool thread that keeps a connection between calls holds a pooled connection doing
+nothing, and a thread that ends holding one (a loop's executor shutting down) takes it out of the
+pool for good. In-process WebSocket tests did exactly that, one leaked connection per handshake,
+until the pytest process's pool was empty and every later database call timed out.
 """
 
 from __future__ import annotations
@@ -27,9 +35,10 @@ from types import SimpleNamespace
 from typing import Any, ParamSpec, TypeVar
 from urllib.parse import urlsplit
 
-from channels.db import DatabaseSyncToAsync
+from asgiref.sync import SyncToAsync
 from django.conf import settings
 from django.contrib.auth import get_user
+from django.db import connections
 from django.utils.module_loading import import_string
 from django_tenants.utils import get_tenant_domain_model, schema_context, tenant_context
 
@@ -39,9 +48,21 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 
+class _PooledDatabaseCall(SyncToAsync):
+    """A sync call on a loop thread that returns the thread's connections to the pool after."""
+
+    def thread_handler(self, loop: Any, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return super().thread_handler(loop, *args, **kwargs)
+        finally:
+            for connection in connections.all(initialized_only=True):
+                connection.close()
+
+
 def _database_call(func: Callable[P, R]) -> Callable[P, Awaitable[R]]:
-    """``database_sync_to_async`` on the loop's bounded thread pool (see the module docstring)."""
-    return DatabaseSyncToAsync(func, thread_sensitive=False)
+    """Run ``func`` on the loop's bounded thread pool, holding a pooled connection only while it
+    runs (see the module docstring)."""
+    return _PooledDatabaseCall(func, thread_sensitive=False)
 
 
 CLOSE_UNAUTHENTICATED = 4401

@@ -10,6 +10,7 @@ from asgiref.sync import async_to_sync
 from celery.signals import task_postrun
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import User
+from django.db import connections
 from django.test import Client, override_settings
 from django_tenants.utils import tenant_context
 
@@ -152,9 +153,7 @@ def _connect(
 
     async def run_expecting_no_first_frame() -> tuple[bool, Any]:
         communicator = WebsocketCommunicator(application, "/ws/chat/", headers=headers)
-        # Generous: in the full suite, after the fault tests, handshakes here took longer than
-        # asgiref's 1 s default (cause not yet pinned down; alone they take well under 1 s).
-        connected, code = await communicator.connect(timeout=15)
+        connected, code = await communicator.connect(timeout=5)
         if not connected:
             return False, code
         if not await communicator.receive_nothing(timeout=0.3):
@@ -162,7 +161,7 @@ def _connect(
             await communicator.wait()
             return True, message.get("code")
         await communicator.send_json_to({"type": "ping"})
-        reply = await communicator.receive_json_from(timeout=15)
+        reply = await communicator.receive_json_from(timeout=5)
         await communicator.disconnect()
         return True, reply
 
@@ -181,6 +180,30 @@ def test_a_websocket_with_a_session_of_tenant_a_is_refused_on_tenant_b(
 
     assert own == (True, {"type": "pong"})
     assert foreign == (True, 4401)
+
+
+def test_websocket_handshakes_give_their_database_connections_back_to_the_pool(
+    transactional_db: None, tenant_a: Tenant
+) -> None:
+    make_user(tenant_a, "alice", role=TENANT_ADMIN)
+    session = _admin_session_cookie(host_client(tenant_a), "alice")
+    pool = connections["default"].pool
+    in_use_before = _connections_in_use(pool)
+
+    for _ in range(4):
+        assert _connect("nowhere.localhost")[1] == 4403
+        assert _connect("alpha.localhost", origin="http://alpha.localhost")[1] == 4401
+        assert _connect("alpha.localhost", cookie=session, origin="http://alpha.localhost") == (
+            True,
+            {"type": "pong"},
+        )
+
+    assert _connections_in_use(pool) <= in_use_before
+
+
+def _connections_in_use(pool: Any) -> int:
+    stats = pool.get_stats()
+    return int(stats["pool_size"] - stats["pool_available"])
 
 
 def test_a_websocket_whose_origin_is_not_its_host_is_refused(
