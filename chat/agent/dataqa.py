@@ -116,7 +116,8 @@ _ENTITY_CUES: list[tuple[re.Pattern[str], str, str]] = [
     (re.compile(r"\breminders?\b|리마인더|알림", re.I), "reminders", ""),
     (re.compile(r"\bannouncements?\b|\bnotices?\b|공지", re.I), "announcements", ""),
     (re.compile(r"\bdocuments?\b|문서", re.I), "documents", ""),
-    (re.compile(r"\bcontacts?\b|\bpeople\b|연락처|주소록", re.I), "contacts", ""),
+    (re.compile(r"\bcontact groups?\b|연락처\s*그룹", re.I), "groups", ""),
+    (re.compile(r"\bcontacts?\b|\bpeople\b|연락처|주소록|명단", re.I), "contacts", ""),
     (re.compile(r"\bgroups?\b|그룹", re.I), "groups", ""),
 ]
 _OPTED_OUT = re.compile(r"\bopted[- ]?out\b|\bopt[- ]?outs\b|\bunsubscribed\b|수신\s*거부", re.I)
@@ -142,7 +143,7 @@ _GROUP_EN = re.compile(
 _KO_MEMBERS = re.compile(r"^(?P<name>\S+(?:\s\S+)?)\s+(?:누구누구|누구|누가)")
 _GROUP_KO = re.compile(
     r"^(?:.*?\s)??[\"'“‘]?(?P<name>[^\"“”]+?)[\"'”’]?\s*(?:그룹|반)?\s*(?:에|에서)\s*"  # noqa: RUF001
-    r"(?:있는|속한|속해|들어\s*있는|있나|있어|누가)"
+    r"(?:몇\s*(?:명|분)(?:이나|이)?\s*)?(?:있는|속한|속해|들어\s*있는|있나|있어|누가)"
 )
 _PERIODS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\btoday\b|오늘", re.I), "today"),
@@ -196,10 +197,14 @@ def plan_data_question(text: str, *, now: datetime, tz: tzinfo) -> DataQuestion 
         found: tuple[Entity, str] | None = (_ENTITIES["contacts"], "")  # "B반 학부모는 누구예요?"
     else:
         found = (_ENTITIES["contacts"], "") if opted_out else _entity(text)
+    if found is None and _group_name(text) and (_LIST.search(text) or _COUNT.search(text)):
+        found = (_ENTITIES["contacts"], "")  # "list the parents in class B"
     if found is None:
         return None
     entity, channel = found
     group = _group_name(text) if entity.key in ("contacts", "groups") else ""
+    if not group and entity.key == "contacts" and _HANGUL.search(text):
+        group = " ".join(w for w in text.split() if _names_a_kind_of_group(w))  # "A반 학부모 명단"
     if not group and members and _names_a_kind_of_group(members["name"]):
         group = members["name"]
     if group:  # "who is in group X" asks for the contacts of X
@@ -322,8 +327,8 @@ def _names_a_kind_of_group(phrase: str) -> bool:
 def _group_condition(group: str) -> list[str]:
     """A group named in English is matched whole; one named in Korean ("B반 학부모") by the
     English words of its kind ("class b", "parents"), as the groups are named."""
-    if not _HANGUL.search(group):
-        return [f"lower(g.name) = lower({_literal(group)})"]
+    if not _HANGUL.search(group):  # "Teachers", or a part of the name: "class B"
+        return [f"lower(g.name) LIKE lower({_literal('%' + group + '%')})"]
     words = [gloss(word) for word in group.split() if gloss(word) != word.lower()]
     return [f"lower(g.name) LIKE {_literal('%' + word + '%')}" for word in words]
 

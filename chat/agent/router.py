@@ -158,7 +158,8 @@ _CANCEL = _whole(
     r"stop)(?: (?:it|that|this|the|my|last|latest|one))*"  # one word each: no backtracking blow-up
     rf"(?: (?P<tool>{_TOOL_NOUNS_EN}))?(?: (?:request|action))?(?: please| thanks| thank you)?",
     r"(?:(?:아니|아니야|아니요|아|앗|음|그냥|잠깐|잠깐만)\s*)*"
-    r"(?:(?:그거|그것|이거|저거|방금 거|방금 것|방금 그거|방금|아까 거|아까 그거|아까)\s*)?"
+    r"(?:(?:그거|그것|이거|저거|방금 거|방금 것|방금 그거|방금|아까 거|아까 그거|아까|"
+    r"그|이|저)\s*)?"
     r"(?:(?P<tool_ko>문자|sms|텔레그램|이메일|메일|공지|알림|리마인더)(?:는|은|를|을|도)?\s*)?"
     r"(?:취소|취소해|취소해줘|취소해 줘|취소해주세요|취소해 주세요|취소할게|취소할래|취소요|"
     r"보내지 마|보내지마|보내지 마세요|보내지 말아줘|보내지 말아 줘|보내지 말아주세요|"
@@ -202,6 +203,36 @@ def route_message(text: str) -> Route | None:
     if len(words) <= _MAX_WHOLE_MESSAGE:
         return _whole_message_route(words, korean=korean) or _tool_request(words, korean=korean)
     return _tool_request(words, korean=korean)
+
+
+# Small talk the patterns above miss ("hi there, good morning", "what are you able to help me
+# with?") is recognised by meaning: the intent classifier's label, for a short message only and
+# with a clear margin, so "hello, what is our leave policy?" still reaches the agent.
+_MAX_SMALL_TALK_WORDS = 8
+_MIN_SMALL_TALK_MARGIN = 0.3
+
+
+def small_talk_by_meaning(text: str, *, label: str, confidence: float) -> SmallTalk | None:
+    """Small talk recognised by the intent classifier (``label``, ``confidence``) rather than
+    by the patterns, or None."""
+    words = normalise(text)
+    if not words or len(words.split()) > _MAX_SMALL_TALK_WORDS:
+        return None
+    if label not in {"smalltalk", "help"} or confidence < _MIN_SMALL_TALK_MARGIN:
+        return None
+    korean = bool(_HANGUL.search(words))
+    if label == "help":
+        return SmallTalk("help", korean)
+    return SmallTalk("thanks" if _THANKS_WORD.search(words) else "greeting", korean)
+
+
+def needs_meaning(text: str) -> bool:
+    """Whether a message the patterns did not route is short enough to be small talk."""
+    words = normalise(text)
+    return bool(words) and len(words.split()) <= _MAX_SMALL_TALK_WORDS
+
+
+_THANKS_WORD = re.compile(r"\b(?:thanks?|thank you|thx|cheers|appreciated?)\b|고마|감사|땡큐")
 
 
 def _whole_message_route(words: str, *, korean: bool) -> Route | None:

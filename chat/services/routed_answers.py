@@ -4,8 +4,9 @@ Every turn asks ``routed_answer`` first (``chat.services.turns.turn_run``). The 
 recognisers of ``chat/agent/router.py`` say whether the message is small talk, a request for a
 tool or a "cancel that"; this module looks at the tenant (which tools its policy leaves on) and
 the conversation (what the requester has pending) and answers, or returns None and the agent
-runs as before. Nothing here retrieves a passage or calls a model, whichever model the tenant
-uses, so these answers are instant and cost no tokens.
+runs as before. A short message the patterns miss is also asked of the local intent classifier
+(one embedding of a few words) for small talk. Nothing here retrieves a passage or calls the
+tenant's model, so these answers are instant and cost no tokens.
 """
 
 from __future__ import annotations
@@ -20,14 +21,18 @@ from chat.agent.router import (
     ToolRequest,
     disabled_reply,
     help_reply,
+    needs_meaning,
     nothing_to_cancel_reply,
     route_message,
+    small_talk_by_meaning,
     too_late_reply,
     withdrawn_reply,
 )
+from chat.agent.understanding.context import classifier
 from chat.models import Conversation, Message, PendingAction
 from chat.selectors import action_to_withdraw, action_withdrawn_by
 from chat.services.actions import ActionStateError, pending_action_withdraw
+from knowledge.embeddings import EmbeddingError
 
 
 @dataclass(frozen=True)
@@ -41,7 +46,7 @@ class RoutedAnswer:
 
 def routed_answer(*, conversation: Conversation, message: Message) -> RoutedAnswer | None:
     """The router's answer to a stored user message, or None when the agent should answer."""
-    route: Route | None = route_message(message.content)
+    route: Route | None = route_message(message.content) or _small_talk(message.content)
     if isinstance(route, SmallTalk):
         tools = [tool.name for tool in enabled_write_tools()]
         return RoutedAnswer(help_reply(route.kind, tools=tools, korean=route.korean), "small_talk")
@@ -52,6 +57,16 @@ def routed_answer(*, conversation: Conversation, message: Message) -> RoutedAnsw
     if isinstance(route, Cancel):
         return _withdraw(route, conversation=conversation, message=message)
     return None
+
+
+def _small_talk(text: str) -> SmallTalk | None:
+    if not needs_meaning(text):
+        return None
+    try:
+        intent = classifier().classify(text)
+    except EmbeddingError:  # no embeddings: the agent answers, as before
+        return None
+    return small_talk_by_meaning(text, label=intent.label, confidence=intent.confidence)
 
 
 def _withdraw(route: Cancel, *, conversation: Conversation, message: Message) -> RoutedAnswer:

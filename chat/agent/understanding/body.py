@@ -17,7 +17,10 @@ _QUOTED = re.compile(r"[\"“”«»「『](?P<body>[^\"“”«»」』]{2,})[\
 _COLON = re.compile(r"(?<!\d)[:：]\s*")  # noqa: RUF001 (the full-width colon Korean IMEs type)
 _SAYING = re.compile(
     r"\s*\b(?:saying|that says|which says|with the (?:text|message)|with text|and say|to say|"
-    r"telling (?:him|her|them)|the message|message reads?|body)\b\s*:?\s*",
+    r"telling (?:him|her|them)(?: that)?|(?:,\s*|and )?tell (?:him|her|them)(?: that)?|"
+    r"reminding (?:him|her|them)(?: that| about| to)?|"
+    r"(?:to )?(?:let|letting) (?:him|her|them) know(?: that)?|"
+    r"the message|message reads?|body)\b\s*:?\s*",
     re.IGNORECASE,
 )
 # A few words before a colon that ask for nothing ("Quick one:", "참고로:"), and a request
@@ -38,14 +41,17 @@ _SUBJECT = re.compile(
     re.IGNORECASE,
 )
 # The closing verb phrase of a Korean request: an optional channel noun, then the verb.
-_KO_CHANNEL = r"(?:문자|메시지|메세지|카톡|텔레그램|이메일|메일|공지(?:사항)?|알림|리마인드)"
+_KO_CHANNEL = (
+    r"(?:문자|메시지|메세지|카톡|텔레그램|이메일|메일|(?:전체\s*)?공지(?:사항)?|알림|리마인드)"
+)
 # The verb may be followed by "…도록 해줘"; a channel noun may itself be the verb ("문자해줘",
 # "공지해줘", "알림 설정해줘") or end a clipped request ("… 문자 좀").
 _KO_TAIL = re.compile(
     rf"\s*(?:(?:{_KO_CHANNEL}\s*(?:를|을|로|으로)?\s*)*(?:좀\s*)?"
     r"(?:보내|전해|전달해|전달|알려|남겨|써|올려|게시해|등록해|리마인드\s*해|예약해|돌려|부탁|설정해)"
     r"\S*(?:\s+해\S*)?"
-    rf"|{_KO_CHANNEL}\s*(?:좀\s*)?(?:해\S*|부탁\S*)?)\s*[.!?~]*\s*$"
+    rf"|{_KO_CHANNEL}\s*(?:좀\s*)?(?:해\S*|부탁\S*)?)(?:\s+(?:줘|주세요|줄래|줄래요|주실래요)\S*)?"
+    r"\s*[.!?~]*\s*$"
 )
 # "텔레그램으로 …" at the start of the message part names the channel, not the message.
 _KO_CHANNEL_LEAD = re.compile(rf"^{_KO_CHANNEL}\s*(?:으로|로)\s+")
@@ -55,7 +61,11 @@ _KO_LEADING_TIME = re.compile(
     r"저녁|밤|\d{1,2}\s*시(?:\s*\d{1,2}\s*분|\s*반)?|\d+\s*(?:분|시간|일)\s*(?:후|뒤))(?:에)?\s*)+"
 )
 _KO_AUDIENCE = re.compile(r"^\S.{0,40}?\s(?:대상으로|앞으로)(?=\s)")
-_KO_RECIPIENT = re.compile(r"\S+?(?:에게|한테|께)(?:는|도)?(?=\s|$)")
+# Groups take plain "에" ("교사 그룹에", "선생님들 전체에", "A반에"); other words ending in "에"
+# are mostly times and places ("11시에", "주말에"), so only group-like words count.
+_KO_RECIPIENT = re.compile(
+    r"\S+?(?:에게|한테|께)(?:는|도)?(?=\s|$)|\S*(?:그룹|전체|반|팀|님들|들)에(?:는|도)?(?=\s|$)"
+)
 
 
 @dataclass(frozen=True)

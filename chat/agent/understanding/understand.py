@@ -58,7 +58,8 @@ _TIME_ONLY = re.compile(
 )
 _ANNOUNCE_WORDS = re.compile(
     r"\b(?:please|can you|could you|announce(?:ment)?|post|publish|put up|make|an?|the|notice|"
-    r"for|to|titled|called|everyone)\b|공지(?:사항)?(?:를|을)?|올려\S*|게시\S*|등록\S*|해줘|주세요",
+    r"for|to|titled|called|everyone)\b|전체|공지(?:사항)?(?:를|을)?|올려\S*|게시\S*|등록\S*|해\s*줘\S*|해\s*주세요|주세요|좀|"
+    r"(?<!\S)(?:줘|줄래|줄래요|주실래요)(?!\S)",
     re.IGNORECASE,
 )
 

@@ -35,6 +35,8 @@ _WEEKDAY = re.compile(
 _DAY_WORD = re.compile(
     r"\b(?:today|tonight|tomorrow|in \d+ (?:day|week)s?)\b|오늘|내일|\d+\s*일", re.IGNORECASE
 )
+# dateparser reads "the day after tomorrow" as tomorrow (it stops at the last word it knows).
+_DAY_AFTER_TOMORROW = re.compile(r"\b(?:the\s+)?day\s+after\s+tomorrow\b", re.IGNORECASE)
 _PM_PARTS = {"오후", "저녁", "밤"}
 # A request says when in its first sentences; a pasted letter after them is not searched.
 _MAX_CHARS = 500
@@ -67,9 +69,10 @@ def _korean_clock(match: re.Match[str]) -> str:
 
 def normalise(text: str) -> str:
     """Rewrite the forms dateparser misreads or lacks into ones it reads: ``HH:MM`` clock
-    times, "in N hours" for "N시간 후", "in 2 days" for "모레"."""
+    times, "in N hours" for "N시간 후", "in 2 days" for "모레" and "the day after tomorrow"."""
     text = _KO_AFTER.sub(lambda m: f" in {m['n']} {_KO_UNITS[m['unit']]} ", text)
     text = text.replace("모레", " in 2 days ")
+    text = _DAY_AFTER_TOMORROW.sub(" in 2 days ", text)
     text = _KO_CLOCK.sub(_korean_clock, text)
     return _BARE_AT.sub(lambda m: f"at {int(m.group(1)):02d}:00", text)
 

@@ -112,10 +112,25 @@ def test_who_is_a_person_is_not_a_group_question() -> None:
     assert compiled("올리버가 누구야?") is None
 
 
-def test_a_group_name_is_matched_whole_and_case_insensitively() -> None:
-    sql = compiled("Which contacts are in Parents - Class A?") or ""
+def test_a_group_is_matched_by_its_name_or_a_part_of_it_case_insensitively() -> None:
+    whole = compiled("Which contacts are in Parents - Class A?") or ""
+    part = compiled("list the parents in class B") or ""
 
-    assert "lower(g.name) = lower('Parents - Class A')" in sql
+    assert "lower(g.name) LIKE lower('%Parents - Class A%')" in whole
+    assert "lower(g.name) LIKE lower('%class B%')" in part
+
+
+def test_a_korean_roster_request_lists_the_contacts_of_that_kind_of_group() -> None:
+    sql = compiled("A반 학부모 명단 보여줘") or ""
+
+    assert "lower(g.name) LIKE '%class a%' AND lower(g.name) LIKE '%parents%'" in sql
+
+
+def test_how_many_people_a_korean_group_has_counts_its_contacts() -> None:
+    sql = compiled("교사 그룹에 몇 명 있어?") or ""
+
+    assert sql.startswith("SELECT count(DISTINCT c.id)")
+    assert "lower(g.name) LIKE '%teachers%'" in sql
 
 
 def test_today_means_today_in_the_given_time_zone() -> None:

@@ -15,6 +15,7 @@ from chat.agent.router import (
     normalise,
     nothing_to_cancel_reply,
     route_message,
+    small_talk_by_meaning,
 )
 
 
@@ -86,6 +87,7 @@ def test_it_answers_korean_in_korean() -> None:
         ("문자 취소해줘", "send_sms"),
         ("보내지 마", None),
         ("아니 됐어", None),
+        ("잠깐 그 메일 보내지 말아줘", "send_email"),
     ],
 )
 def test_it_routes_cancels_and_notes_the_tool_named(text: str, tool: str | None) -> None:
@@ -193,3 +195,33 @@ def test_a_long_request_for_a_tool_is_still_recognised() -> None:
     text = "Send a telegram to Emma Wilson saying " + "the trip is still on. " * 150
 
     assert route_message(text[:4000]) == ToolRequest("send_telegram", korean=False)
+
+
+@pytest.mark.parametrize(
+    ("text", "label", "kind"),
+    [
+        ("morning all, hope you're well", "smalltalk", "greeting"),
+        ("cheers mate, much obliged", "smalltalk", "thanks"),
+        ("so what sort of things can you handle?", "help", "help"),
+    ],
+)
+def test_short_small_talk_the_patterns_miss_is_routed_by_its_meaning(
+    text: str, label: str, kind: str
+) -> None:
+    route = small_talk_by_meaning(text, label=label, confidence=0.9)
+
+    assert route == SmallTalk(kind, False)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("text", "label", "confidence"),
+    [
+        ("hello, what is our leave policy?", "smalltalk", 0.16),  # an unsure margin
+        ("good morning, how many days of leave do I get this year?", "smalltalk", 0.9),  # long
+        ("how long is bereavement leave?", "knowledge", 0.9),
+    ],
+)
+def test_meaning_routes_only_short_clear_small_talk(
+    text: str, label: str, confidence: float
+) -> None:
+    assert small_talk_by_meaning(text, label=label, confidence=confidence) is None

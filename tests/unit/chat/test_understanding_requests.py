@@ -209,3 +209,38 @@ def test_a_news_post_is_an_announcement(classifier: IntentClassifier) -> None:
 
     assert found.tool == "create_announcement"
     assert found.arguments["body"] == "The library has new laptops"
+
+
+def test_tell_him_after_a_comma_starts_the_message(classifier: IntentClassifier) -> None:
+    found = _ask(classifier, "fire off a text to Emma Wilson, tell her the choir starts at 4")
+
+    assert found.arguments == {"to": ["Emma Wilson"], "body": "The choir starts at 4"}
+
+
+def test_reminding_them_of_something_is_the_message_not_a_reminder(
+    classifier: IntentClassifier,
+) -> None:
+    found = _ask(classifier, "send the teachers a text reminding them the staff photo is at 9")
+
+    assert (found.tool, found.arguments) == (
+        "send_sms",
+        {"to": ["Teachers"], "body": "The staff photo is at 9"},
+    )
+
+
+def test_a_korean_group_named_with_e_is_the_recipient(classifier: IntentClassifier) -> None:
+    found = _ask(classifier, "교사 그룹에 오후 회의실 바뀌었다고 문자 돌려줘")
+
+    assert found.tool == "send_sms"
+    assert found.arguments["to"] == ["Teachers"]
+    assert "회의실" in found.arguments["body"]
+
+
+def test_a_korean_announcement_with_a_spaced_verb_has_a_real_title(
+    classifier: IntentClassifier,
+) -> None:
+    found = _ask(classifier, "내일 정전 예정이라고 공지해 줘")
+
+    assert found.tool == "create_announcement"
+    assert "정전" in found.arguments["body"]
+    assert "줘" not in (found.arguments.get("title") or "")

@@ -22,6 +22,8 @@ NOW = datetime(2026, 11, 23, 10, 0, tzinfo=SEOUL)
         ("내일 오전 9시에 알려줘", datetime(2026, 11, 24, 9, 0)),
         ("금요일 오후 3시 반에 보내줘", datetime(2026, 11, 27, 15, 30)),
         ("모레 오전 10시", datetime(2026, 11, 25, 10, 0)),
+        ("text Jo the day after tomorrow at 7pm", datetime(2026, 11, 25, 19, 0)),
+        ("Day after tomorrow at 6:15am, please", datetime(2026, 11, 25, 6, 15)),
         ("2시간 후에 알려줘", datetime(2026, 11, 23, 12, 0)),
         ("remind me in 30 minutes", datetime(2026, 11, 23, 10, 30)),
     ],
