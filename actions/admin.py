@@ -26,7 +26,8 @@ from actions.models import (
     ToolPolicy,
 )
 from actions.services.contacts import COLUMNS, ContactImportError, contacts_import_csv
-from actions.tools.registry import tool_names, tool_policy
+from actions.tools.base import UnknownToolError
+from actions.tools.registry import get_tool, policies_create
 
 MAX_UPLOAD_BYTES = 5 * 1024 * 1024
 
@@ -185,6 +186,7 @@ class ReminderAdmin(admin.ModelAdmin):
 class ToolPolicyAdmin(admin.ModelAdmin):
     list_display = (
         "tool_name",
+        "tool_label",
         "enabled",
         "approver_group",
         "allow_self_approval",
@@ -198,6 +200,13 @@ class ToolPolicyAdmin(admin.ModelAdmin):
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # one row per tool, made below
 
+    @admin.display(description="tool")
+    def tool_label(self, obj: ToolPolicy) -> str:
+        try:
+            return get_tool(obj.tool_name).label
+        except UnknownToolError:  # a row left by a tool this code no longer ships
+            return obj.tool_name
+
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
@@ -205,6 +214,5 @@ class ToolPolicyAdmin(admin.ModelAdmin):
         self, request: HttpRequest, extra_context: dict[str, Any] | None = None
     ) -> HttpResponse:
         # Every tool has a row to edit, including tools added since the tenant was created.
-        for name in tool_names():
-            tool_policy(name)
+        policies_create()
         return super().changelist_view(request, extra_context)

@@ -7,7 +7,7 @@ texted from a demo, whichever backend is configured.
 from __future__ import annotations
 
 from actions.models import Contact, ContactGroup
-from actions.tools.registry import tool_policy, write_tools
+from actions.tools.registry import policies_create
 
 # (name, phone, e-mail, telegram chat id, groups, opted out)
 _Row = tuple[str, str, str, str, tuple[str, ...], bool]
@@ -108,5 +108,4 @@ def demo_seed(*, schema_name: str) -> None:
             },
         )
         contact.groups.set([ContactGroup.objects.get_or_create(name=group)[0] for group in groups])
-    for tool in write_tools():
-        tool_policy(tool.name)
+    policies_create()

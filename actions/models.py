@@ -201,7 +201,7 @@ class Reminder(models.Model):
 
 class ToolPolicy(models.Model):
     """The tenant's rules for one write tool. A missing row means the defaults below
-    (``actions.tools.registry.tool_policy`` creates it on first use)."""
+    (``actions.tools.registry.policies_create`` makes the rows the tenant admin edits)."""
 
     tool_name = models.CharField(max_length=64, unique=True)
     enabled = models.BooleanField(default=True)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import uuid
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -208,11 +209,14 @@ def audience_size(*, group: ContactGroup | None) -> int:
     return (contacts.filter(groups=group) if group else contacts).count()
 
 
-def tool_policy_or_default(*, tool_name: str) -> ToolPolicy:
-    """The tenant's policy for ``tool_name``, or an unsaved one with the defaults: checking
-    a proposal only reads, so it works on a read-only connection too."""
-    policy = ToolPolicy.objects.filter(tool_name=tool_name).first()
-    return policy if policy is not None else ToolPolicy(tool_name=tool_name)
+def tool_policies(*, tool_names: Iterable[str]) -> dict[str, ToolPolicy]:
+    """The tenant's policy of each of ``tool_names``, in one query; a tool without a row gets
+    an unsaved one with the defaults. The only reader of policies, and it never writes: model
+    calls, proposals and permission checks only read, on a read-only connection too."""
+    names = list(tool_names)
+    rows = ToolPolicy.objects.filter(tool_name__in=names).select_related("approver_group")
+    found = {row.tool_name: row for row in rows}
+    return {name: found.get(name) or ToolPolicy(tool_name=name) for name in names}
 
 
 def approval_refusal(

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from actions.services.messages import outbound_message_deliver, outbound_messages_requeue_stale
-from actions.services.reminders import reminders_fire_due
+from actions.due_reminders import reminders_fire_due
+from actions.services.messages import (
+    DELIVER_MESSAGE_TASK,
+    outbound_message_deliver,
+    outbound_messages_requeue_stale,
+)
 from core.celery import app
 
 
@@ -13,7 +17,7 @@ from core.celery import app
 # late: a worker killed mid-send leaves the task to be redelivered (core/leases.py), and the
 # redelivered task settles the row it left in ``sending`` (never sending it twice).
 @app.task(
-    name="actions.deliver_message",
+    name=DELIVER_MESSAGE_TASK,
     bind=True,
     acks_late=True,
     max_retries=None,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from typing import ClassVar
 
 from django.conf import settings
 from django.db import models
@@ -91,6 +92,22 @@ class PendingAction(models.Model):
         EXPIRED = "expired"
         WITHDRAWN = "withdrawn"  # by its requester, before anyone decided (DESIGN §10)
 
+    # The status rules, in one place: services move rows only along these arrows (each move a
+    # conditional UPDATE from the statuses that may precede the new one), and presenters, the
+    # graph and the turn ask the sets below instead of listing statuses themselves. A status
+    # with no arrow out (executed, failed, rejected, withdrawn, expired) is final.
+    TRANSITIONS: ClassVar[dict[str, frozenset[str]]] = {
+        Status.PENDING: frozenset(
+            {Status.APPROVED, Status.REJECTED, Status.WITHDRAWN, Status.EXPIRED}
+        ),
+        Status.APPROVED: frozenset({Status.EXECUTING}),
+        Status.EXECUTING: frozenset({Status.EXECUTED, Status.FAILED}),
+    }
+    # Ended without the tool ever running: the turn ends with a fixed reply.
+    NOT_RUN: ClassVar[frozenset[str]] = frozenset({Status.REJECTED, Status.WITHDRAWN})
+    # The tool ran and has an outcome to report.
+    FINISHED: ClassVar[frozenset[str]] = frozenset({Status.EXECUTED, Status.FAILED})
+
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="actions")
     tool_call_id = models.CharField(max_length=200)
@@ -130,6 +147,16 @@ class PendingAction(models.Model):
 
     def __str__(self) -> str:
         return f"{self.tool} ({self.status})"
+
+    @classmethod
+    def preceding(cls, status: str) -> list[str]:
+        """The statuses an action may move to ``status`` from."""
+        return [before for before, after in cls.TRANSITIONS.items() if status in after]
+
+    @property
+    def is_decidable(self) -> bool:
+        """A person may still approve, reject or withdraw it."""
+        return self.Status.APPROVED in self.TRANSITIONS.get(self.status, frozenset())
 
 
 class ActionEvent(models.Model):

@@ -27,13 +27,6 @@ STATUS_LABELS = {
     PendingAction.Status.EXPIRED: "Expired",
     PendingAction.Status.WITHDRAWN: "Withdrawn",
 }
-TOOL_LABELS = {
-    "send_sms": "Send SMS",
-    "send_telegram": "Send Telegram message",
-    "send_email": "Send e-mail",
-    "create_announcement": "Publish announcement",
-    "schedule_reminder": "Schedule reminder",
-}
 
 
 @dataclass(frozen=True)
@@ -92,6 +85,13 @@ class ActionCard:
     decided_by: str
 
 
+def _tool_label(tool_name: str) -> str:
+    try:
+        return get_tool(tool_name).label
+    except UnknownToolError:  # an action of a tool this code no longer ships
+        return tool_name
+
+
 def _fields(tool_name: str, arguments: dict[str, Any]) -> list[Field]:
     try:
         schema = get_tool(tool_name).args_schema.model_json_schema()
@@ -124,7 +124,7 @@ def _field(name: str, spec: dict[str, Any], value: Any, *, required: bool) -> Fi
 
 def action_card(action: PendingAction, *, viewer: User) -> ActionCard:
     refusal = decide_refusal(action=action, user=viewer)
-    pending = action.status == PendingAction.Status.PENDING
+    pending = action.is_decidable
     outcome = ""
     if action.status == PendingAction.Status.FAILED:
         outcome = action.error or str(action.result.get("error", "")) or "the action failed"
@@ -134,7 +134,7 @@ def action_card(action: PendingAction, *, viewer: User) -> ActionCard:
         id=str(action.id),
         conversation=str(action.conversation.uuid),
         tool=action.tool,
-        tool_label=TOOL_LABELS.get(action.tool, action.tool),
+        tool_label=_tool_label(action.tool),
         description=action.description,
         status=action.status,
         status_label=STATUS_LABELS.get(PendingAction.Status(action.status), action.status),

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib.auth.models import User
 from django.db.models import Exists, OuterRef, Q, QuerySet
 
-from actions.tools.registry import approval_refusal, tool_policy, write_tools
+from actions.tools.registry import approval_refusal, policies
 from chat.models import ActionEvent, Conversation, Message, PendingAction
 
 CONVERSATION_LIST_LIMIT = 50
@@ -26,9 +26,9 @@ def decidable_tools(*, user: User) -> list[str]:
     """The tools whose actions ``user`` may decide under the tenant's current policy (the
     requester check is per action, so it is left out here)."""
     return [
-        tool.name
-        for tool in write_tools()
-        if approval_refusal(policy=tool_policy(tool.name), user=user, requested_by_id=None) is None
+        name
+        for name, policy in policies().items()
+        if approval_refusal(policy=policy, user=user, requested_by_id=None) is None
     ]
 
 

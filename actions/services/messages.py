@@ -37,6 +37,7 @@ from actions.delivery import (
 )
 from actions.models import OutboundMessage
 from actions.selectors import RecipientPlan
+from core.celery import app as celery_app
 from core.schema import current_schema
 
 logger = logging.getLogger(__name__)
@@ -109,11 +110,12 @@ def _lock_action(action_id: uuid.UUID) -> None:
 
 
 def _deliver_after_commit(message_id: int) -> None:
-    from actions.tasks import deliver_message
-
-    # The schema is captured now: the task must run in the tenant that queued the message.
+    # The task is named, not imported: ``actions.tasks`` calls this module, so importing it
+    # back would close a cycle. The schema is captured now: the task must run in the tenant
+    # that queued the message.
+    delivery = celery_app.signature(DELIVER_MESSAGE_TASK, args=[message_id])
     headers = {"_schema_name": current_schema()}
-    transaction.on_commit(lambda: deliver_message.apply_async(args=[message_id], headers=headers))
+    transaction.on_commit(lambda: delivery.apply_async(headers=headers))
 
 
 def outbound_message_deliver(*, message_id: int) -> DeliveryAttempt:
@@ -156,6 +158,8 @@ def outbound_message_deliver(*, message_id: int) -> DeliveryAttempt:
     )
 
 
+# The Celery task that sends one message (``actions.tasks.deliver_message``).
+DELIVER_MESSAGE_TASK = "actions.deliver_message"
 UNKNOWN_DELIVERY = (
     "delivery interrupted: the worker sending this message stopped before the provider "
     "answered, so whether it was sent is unknown; it was not sent again"

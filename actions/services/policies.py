@@ -1,12 +1,16 @@
-"""Tenant tool policies: the row a tool's rules live in, created with defaults on first use."""
+"""Tenant tool policies: the one writer of the rows a tool's rules live in."""
 
 from __future__ import annotations
+
+from collections.abc import Iterable
 
 from actions.models import ToolPolicy
 
 
-def tool_policy_get_or_create(*, tool_name: str) -> ToolPolicy:
-    """The current tenant's policy for ``tool_name``; a missing row is created with defaults
-    (enabled, the approver role approves, no self-approval, 50 recipients)."""
-    policy, _ = ToolPolicy.objects.get_or_create(tool_name=tool_name)
-    return policy
+def tool_policies_create(*, tool_names: Iterable[str]) -> None:
+    """Create the current tenant's missing policy rows for ``tool_names`` with the defaults
+    (enabled, the approver role approves, no self-approval, 50 recipients); existing rows are
+    left as the tenant admin set them."""
+    ToolPolicy.objects.bulk_create(
+        [ToolPolicy(tool_name=name) for name in tool_names], ignore_conflicts=True
+    )

@@ -35,6 +35,7 @@ class CreateAnnouncement(WriteTool[AnnouncementArgs]):
     """
 
     name = "create_announcement"
+    label = "Publish announcement"
     args_schema = AnnouncementArgs
 
     def validate(self, arguments: dict[str, Any]) -> AnnouncementArgs:

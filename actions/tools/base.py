@@ -1,29 +1,39 @@
-"""The contract every write tool meets; the agent and the approval flow rely on nothing else.
+"""The contract every tool meets; the agent, the approval flow and the admin rely on nothing else.
 
-A tool is proposed by the model, shown to a person as an approval card, and executed by a worker
-only after approval. So each tool declares:
+Every tool (``Tool``) declares what the model and the people around it see:
 
 * ``name`` and a docstring (the model reads it as the tool's description);
-* ``args_schema``: a pydantic model; the model's arguments and any human edit are validated
-  against it, then against the tenant (``validate``: recipients resolve inside the tenant,
+* ``kind``: ``"read"`` (runs at once) or ``"write"`` (proposed, approved by a person, then
+  executed by a worker);
+* ``args_schema``: a pydantic model, the arguments' JSON schema for the model;
+* ``label`` (the approval card's heading, "Send SMS") and ``stage`` (the ``status`` stage a
+  client is shown while it works, DESIGN.md §6).
+
+A read tool (``ReadTool``) implements ``run(arguments, ctx)`` and answers the model with text.
+A write tool (``WriteTool``) implements
+
+* ``validate(arguments)``: the schema, then the tenant (recipients resolve inside the tenant,
   limits of the tenant's ``ToolPolicy``);
 * ``describe(args)``: the exact effect in one human sentence for the approval card;
 * ``execute(args, ctx)``: the effect, idempotent under ``ctx.action_id`` (a retried or
   redelivered execution must not send twice).
 
-Tools never see chat objects: the pending action is known only by its uuid (DESIGN.md §2).
+Tools never see chat objects: the pending action is known only by its uuid (DESIGN.md §2), a
+read tool knows the user by id. The contract lives here, in ``actions``, the lowest app with
+tools, so that ``chat``'s read tools can implement it without ``actions`` importing ``chat``.
 """
 
 from __future__ import annotations
 
 import uuid
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
-from typing import Any, ClassVar, Generic, Literal, TypeVar
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 ArgsT = TypeVar("ArgsT", bound=BaseModel)
+ToolKind = Literal["read", "write"]
 
 
 class ToolError(Exception):
@@ -59,10 +69,28 @@ class ToolResult:
     data: dict[str, Any]
 
 
-class WriteTool(ABC, Generic[ArgsT]):
+class Tool(Protocol):
+    """What every tool, read or write, tells the model and the people around it."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def kind(self) -> ToolKind: ...
+    @property
+    def args_schema(self) -> type[BaseModel]: ...
+    @property
+    def label(self) -> str: ...
+    @property
+    def stage(self) -> str: ...
+    def description(self) -> str: ...
+
+
+class _BaseTool(ABC, Generic[ArgsT]):
     name: ClassVar[str]
-    kind: ClassVar[Literal["write"]] = "write"
+    kind: ClassVar[ToolKind]
     args_schema: ClassVar[type[BaseModel]]
+    label: ClassVar[str]  # for people: "Send SMS", "Search the knowledge base"
+    stage: ClassVar[str]  # the ``status`` stage shown while it works
 
     @classmethod
     def description(cls) -> str:
@@ -80,6 +108,12 @@ class WriteTool(ABC, Generic[ArgsT]):
             )
             raise ToolArgumentsError(problems) from None
 
+
+class WriteTool(_BaseTool[ArgsT]):
+    kind: ClassVar[ToolKind] = "write"
+    # Write calls are announced with their pending action, in this stage.
+    stage: ClassVar[str] = "awaiting_approval"
+
     @abstractmethod
     def validate(self, arguments: dict[str, Any]) -> ArgsT:
         """Parse and check against the current tenant (recipients, policy limits); raise
@@ -92,3 +126,30 @@ class WriteTool(ABC, Generic[ArgsT]):
     @abstractmethod
     def execute(self, args: ArgsT, ctx: ToolContext) -> ToolResult:
         """Carry out the effect, idempotently under ``ctx.action_id``."""
+
+
+@dataclass(frozen=True)
+class ReadContext:
+    """What a read tool may know about the turn that calls it: ids and counters only."""
+
+    user_id: int  # who asked, in the current tenant schema
+    first_source: int  # the number the next citable passage gets ([n] in the answer)
+    failed_attempts: int  # failed attempts so far this turn (the repair budget)
+
+
+@dataclass(frozen=True)
+class ReadResult:
+    """The tool message the model reads, and what the turn keeps of it."""
+
+    content: str  # JSON text for the model
+    sources: list[dict[str, Any]] = field(default_factory=list)  # new citable passages
+    failed: bool = False  # a failure the model should repair; counts against the budget
+
+
+class ReadTool(_BaseTool[ArgsT]):
+    kind: ClassVar[ToolKind] = "read"
+
+    @abstractmethod
+    def run(self, arguments: dict[str, Any], ctx: ReadContext) -> ReadResult:
+        """Answer the model at once, in the current tenant's schema. Bad arguments come back
+        as an error in ``content`` for the model to repair, never as an exception."""

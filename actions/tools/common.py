@@ -8,13 +8,13 @@ from pydantic import AfterValidator
 from pydantic_core import PydanticCustomError
 
 from actions.models import ToolPolicy
-from actions.selectors import tool_policy_or_default
+from actions.selectors import tool_policies
 from actions.tools.base import ToolDisabledError
 
 
 def enabled_policy(tool_name: str) -> ToolPolicy:
     """The tenant's policy for ``tool_name``; ToolDisabledError if it is switched off."""
-    policy = tool_policy_or_default(tool_name=tool_name)
+    policy = tool_policies(tool_names=[tool_name])[tool_name]
     if not policy.enabled:
         raise ToolDisabledError(f"{tool_name} is switched off for this organisation")
     return policy

@@ -50,7 +50,7 @@ class _MessageTool(WriteTool[Any]):
     """Shared behaviour; subclasses set the channel, the schema and the docstring."""
 
     channel: ClassVar[str]
-    label: ClassVar[str]
+    noun: ClassVar[str]  # what one message is called in a sentence: "SMS", "E-mail"
 
     def validate(self, arguments: dict[str, Any]) -> Any:
         args = self.parse(arguments)
@@ -71,7 +71,7 @@ class _MessageTool(WriteTool[Any]):
         )
         count = len(queued.messages)
         skipped = queued.plan.skipped if queued.plan else []
-        summary = f"{self.label} queued for {count} recipient{'s' if count != 1 else ''}"
+        summary = f"{self.noun} queued for {count} recipient{'s' if count != 1 else ''}"
         return ToolResult(
             summary=summary + _skips(skipped),
             data={
@@ -82,7 +82,7 @@ class _MessageTool(WriteTool[Any]):
         )
 
     def _what(self, args: Any) -> str:
-        return self.label
+        return self.noun
 
     def _plan(self, args: Any) -> RecipientPlan:
         policy = enabled_policy(self.name)
@@ -102,9 +102,10 @@ class SendSms(_MessageTool):
     """
 
     name = "send_sms"
+    label = "Send SMS"
     args_schema = SmsArgs
     channel = OutboundMessage.Channel.SMS
-    label = "SMS"
+    noun = "SMS"
 
 
 class SendTelegram(_MessageTool):
@@ -115,9 +116,10 @@ class SendTelegram(_MessageTool):
     """
 
     name = "send_telegram"
+    label = "Send Telegram message"
     args_schema = TelegramArgs
     channel = OutboundMessage.Channel.TELEGRAM
-    label = "Telegram message"
+    noun = "Telegram message"
 
 
 class SendEmail(_MessageTool):
@@ -128,9 +130,10 @@ class SendEmail(_MessageTool):
     """
 
     name = "send_email"
+    label = "Send e-mail"
     args_schema = EmailArgs
     channel = OutboundMessage.Channel.EMAIL
-    label = "E-mail"
+    noun = "E-mail"
 
     def _what(self, args: Any) -> str:
         return f"E-mail {quoted(args.subject)}"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import timedelta
 from typing import Any, Literal
 
@@ -9,7 +10,13 @@ from django.utils import timezone
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
 from actions.services.reminders import reminder_schedule
-from actions.tools.base import ToolArgumentsError, ToolContext, ToolResult, WriteTool
+from actions.tools.base import (
+    ToolArgumentsError,
+    ToolContext,
+    ToolResult,
+    UnknownToolError,
+    WriteTool,
+)
 from actions.tools.common import enabled_policy
 from tenants.selectors import tenant_zone
 
@@ -38,11 +45,21 @@ class ScheduleReminder(WriteTool[ReminderArgs]):
     """
 
     name = "schedule_reminder"
+    label = "Schedule reminder"
     args_schema = ReminderArgs
 
-    def validate(self, arguments: dict[str, Any]) -> ReminderArgs:
-        from actions.tools.registry import get_tool
+    def __init__(self, schedulable: Iterable[WriteTool[Any]]) -> None:
+        # The registry hands over the tools a reminder may run, so this module never imports
+        # the registry that lists it.
+        self._tools = {tool.name: tool for tool in schedulable}
 
+    def _inner(self, name: str) -> WriteTool[Any]:
+        try:
+            return self._tools[name]
+        except KeyError:
+            raise UnknownToolError(f"a reminder cannot run {name!r}") from None
+
+    def validate(self, arguments: dict[str, Any]) -> ReminderArgs:
         args = self.parse(arguments)
         enabled_policy(self.name)
         now = timezone.now()
@@ -52,7 +69,7 @@ class ScheduleReminder(WriteTool[ReminderArgs]):
             )
         if args.due_at > now + MAX_AHEAD:
             raise ToolArgumentsError("due_at: a reminder can be at most a year ahead")
-        inner = get_tool(args.tool)
+        inner = self._inner(args.tool)
         try:
             inner_args = inner.validate(args.arguments)
         except ToolArgumentsError as error:
@@ -60,9 +77,7 @@ class ScheduleReminder(WriteTool[ReminderArgs]):
         return args.model_copy(update={"arguments": inner_args.model_dump(mode="json")})
 
     def describe(self, args: ReminderArgs) -> str:
-        from actions.tools.registry import get_tool
-
-        inner = get_tool(args.tool)
+        inner = self._inner(args.tool)
         effect = inner.describe(inner.parse(args.arguments))
         return f"At {self._when(args)}: {effect}"
 

@@ -12,7 +12,7 @@ import json
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from django.conf import settings
 from django_tenants.utils import schema_context
@@ -21,25 +21,18 @@ from langchain_core.messages import AIMessage, SystemMessage, ToolCall, ToolMess
 from langchain_core.runnables import RunnableConfig
 from langgraph.types import interrupt
 
-from actions.tools.base import ToolError
+from actions.tools.base import ReadContext, ReadTool, ToolError
 from chat.agent.prompts import active_prompt_template, render_prompt
-from chat.agent.state import AgentState
-from chat.agent.tools import (
-    READ_TOOLS,
-    enabled_write_tool_names,
-    tool_specs,
-    write_tool_names,
-)
-from chat.agent.tools.query_data import QueryFailed, query_viewer, run_query
-from chat.agent.tools.search_knowledge import SEARCH_TOOL_NAME, run_search_knowledge
-from core.metrics import AGENT_ERRORS, SQL_RETRIES
+from chat.agent.state import AgentState, NotRun
+from chat.agent.tools.registry import is_write_tool, model_tools, read_tool, tool_spec
+from core.metrics import AGENT_ERRORS
 
 SQL_GIVE_UP = (
     "Sorry — I couldn't get a working query for that after several tries. Could you rephrase "
     "the question, or ask an administrator to look at the data directly?"
 )
-# Decisions after which the tool never runs, and the fixed reply that ends the turn.
-NOT_RUN = {
+# The fixed reply that ends the turn after a decision that never runs the tool.
+NOT_RUN_REPLIES: dict[NotRun, str] = {
     "rejected": "Okay — I cancelled that action. Nothing was sent or changed.",
     "withdrawn": "Okay — I withdrew that request. Nothing was sent or changed.",
 }
@@ -72,13 +65,13 @@ def unanswered_calls(state: AgentState) -> list[ToolCall]:
 def make_agent_node(model: BaseChatModel) -> Any:
     def agent(state: AgentState, config: RunnableConfig) -> dict[str, Any]:
         with run_schema(config) as run:
-            write_tools = enabled_write_tool_names()
+            tools = model_tools()
             system = render_prompt(
                 active_prompt_template(),
                 tenant_name=run["tenant_name"],
-                tools=write_tools,
+                tools=[tool.name for tool in tools if tool.kind == "write"],
             )
-            specs = tool_specs(write_tools)
+            specs = [tool_spec(tool) for tool in tools]
         bound = model.bind_tools(specs)
         reply = bound.invoke([SystemMessage(system), *state["messages"]], config)
         return {"messages": [reply]}
@@ -87,25 +80,28 @@ def make_agent_node(model: BaseChatModel) -> Any:
 
 
 def _read_tool_message(
-    call: ToolCall, state: AgentState, *, user_id: int
+    tool: ReadTool[Any], call: ToolCall, state: AgentState, *, user_id: int
 ) -> tuple[ToolMessage, dict[str, Any]]:
-    name = call["name"]
-    if name == SEARCH_TOOL_NAME:
-        content, new_sources = run_search_knowledge(call["args"], first_n=len(state["sources"]) + 1)
-        return ToolMessage(content, tool_call_id=call["id"], name=name), {
-            "sources": state["sources"] + new_sources
-        }
-    try:
-        viewer = query_viewer(user_id=user_id)
-        result = run_query(str(call["args"].get("sql", "")), viewer=viewer)
-    except QueryFailed as error:
-        SQL_RETRIES.inc()  # the model gets the error back to repair its query
-        failures = state["sql_failures"] + 1
-        content = json.dumps({"error": str(error), "attempt": failures})
-        return ToolMessage(content, tool_call_id=call["id"], name=name, status="error"), {
-            "sql_failures": failures
-        }
-    return ToolMessage(json.dumps(result, default=str), tool_call_id=call["id"], name=name), {}
+    ctx = ReadContext(
+        user_id=user_id,
+        first_source=len(state["sources"]) + 1,
+        failed_attempts=state["sql_failures"],
+    )
+    result = tool.run(call["args"], ctx)
+    changes: dict[str, Any] = {}
+    if result.sources:
+        changes["sources"] = state["sources"] + result.sources
+    if result.failed:  # the model gets the error back to repair its call, within a budget
+        changes["sql_failures"] = state["sql_failures"] + 1
+    status = "error" if result.failed else "success"
+    message = ToolMessage(result.content, tool_call_id=call["id"], name=tool.name, status=status)
+    return message, changes
+
+
+def _unknown_tool_message(call: ToolCall) -> ToolMessage:
+    AGENT_ERRORS.labels(type="unknown_tool").inc()
+    text = json.dumps({"error": f"unknown tool {call['name']!r}; nothing was run"})
+    return ToolMessage(text, tool_call_id=call["id"], name=call["name"], status="error")
 
 
 def read_tools(state: AgentState, config: RunnableConfig) -> dict[str, Any]:
@@ -114,16 +110,14 @@ def read_tools(state: AgentState, config: RunnableConfig) -> dict[str, Any]:
     update: dict[str, Any] = {}
     with run_schema(config) as run:
         for call in unanswered_calls(state):
-            if call["name"] in write_tool_names():
+            if is_write_tool(call["name"]):
                 continue
-            if call["name"] not in READ_TOOLS:
-                AGENT_ERRORS.labels(type="unknown_tool").inc()
-                text = json.dumps({"error": f"unknown tool {call['name']!r}; nothing was run"})
-                messages.append(
-                    ToolMessage(text, tool_call_id=call["id"], name=call["name"], status="error")
-                )
+            tool = read_tool(call["name"])
+            if tool is None:
+                messages.append(_unknown_tool_message(call))
                 continue
             message, changes = _read_tool_message(
+                tool,
                 call,
                 {**state, **update},  # type: ignore[typeddict-item]
                 user_id=run["user_id"],
@@ -139,10 +133,10 @@ def approval(state: AgentState, config: RunnableConfig) -> dict[str, Any]:
     LangGraph re-runs this node from its start on resume, so everything before ``interrupt()``
     is idempotent: the pending action is keyed by conversation + tool call id.
     """
-    from chat.models import Conversation
+    from chat.models import Conversation, PendingAction
     from chat.services.actions import pending_action_execute, pending_action_propose
 
-    call = next(c for c in unanswered_calls(state) if c["name"] not in READ_TOOLS)
+    call = next(c for c in unanswered_calls(state) if read_tool(c["name"]) is None)
     with run_schema(config) as run:
         try:
             action = pending_action_propose(
@@ -157,12 +151,15 @@ def approval(state: AgentState, config: RunnableConfig) -> dict[str, Any]:
             return {
                 "messages": [
                     ToolMessage(text, tool_call_id=call["id"], name=call["name"], status="error")
-                ]
+                ],
+                "not_run": None,
             }
     interrupt({"action_id": str(action.id)})
     with run_schema(config):
         action.refresh_from_db()  # the database, not the resume value, says what was decided
-        if action.status in NOT_RUN:
+        not_run: NotRun | None = None
+        if action.status in PendingAction.NOT_RUN:
+            not_run = cast(NotRun, action.status)
             outcome = {"status": action.status, "summary": action.description}
         else:
             # Only a resumed turn gets here, and it holds the conversation lock: an action it
@@ -175,23 +172,17 @@ def approval(state: AgentState, config: RunnableConfig) -> dict[str, Any]:
                 json.dumps(outcome, ensure_ascii=False),
                 tool_call_id=call["id"],
                 name=call["name"],
-                artifact={"status": outcome["status"]},  # what routing reads, never the text
             )
-        ]
+        ],
+        "not_run": not_run,  # what routing reads, never the message's text
     }
-
-
-def _decision_status(message: Any) -> str | None:
-    """The status an approval node recorded on its tool message (None for other messages)."""
-    if isinstance(message, ToolMessage) and isinstance(message.artifact, dict):
-        return message.artifact.get("status")
-    return None
 
 
 def cancelled(state: AgentState) -> dict[str, Any]:
     """A rejection or a withdrawal ends the turn with a fixed reply; the tool is never called,
     and later write calls are not run either."""
-    status = _decision_status(state["messages"][-1])
+    status = state.get("not_run")
+    assert status is not None  # routing sends only a decision that did not run here
     answers = [
         ToolMessage(
             json.dumps({"status": "not_run", "message": f"an earlier action was {status}"}),
@@ -200,7 +191,7 @@ def cancelled(state: AgentState) -> dict[str, Any]:
         )
         for call in unanswered_calls(state)
     ]
-    return {"messages": [*answers, AIMessage(NOT_RUN[str(status)])]}
+    return {"messages": [*answers, AIMessage(NOT_RUN_REPLIES[status])]}
 
 
 def sql_give_up(state: AgentState) -> dict[str, Any]:
@@ -226,7 +217,7 @@ def route_after_agent(state: AgentState) -> Literal["read_tools", "approval", "f
     calls = unanswered_calls(state)
     if not calls:
         return "finalize"
-    if any(call["name"] not in write_tool_names() for call in calls):
+    if any(not is_write_tool(call["name"]) for call in calls):
         return "read_tools"
     return "approval"
 
@@ -240,7 +231,7 @@ def route_after_read_tools(state: AgentState) -> Literal["approval", "agent", "s
 
 
 def route_after_approval(state: AgentState) -> Literal["approval", "agent", "cancelled"]:
-    if _decision_status(state["messages"][-1]) in NOT_RUN:
+    if state.get("not_run") is not None:
         return "cancelled"
     if unanswered_calls(state):
         return "approval"

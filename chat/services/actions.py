@@ -17,7 +17,7 @@ from django.contrib.auth.models import AbstractBaseUser, User
 from django.db import transaction
 from django.utils import timezone
 
-from actions.tools.base import ToolContext, ToolError
+from actions.tools.base import ToolContext, ToolDisabledError, ToolError
 from actions.tools.registry import approval_refusal, get_tool, tool_policy
 from chat.models import ActionEvent, Conversation, PendingAction
 from core.metrics import HITL_DECISIONS, WORKER_LOST_RECOVERIES
@@ -80,10 +80,7 @@ def pending_action_propose(
     ).first()
     if existing is not None:
         return existing
-    policy = tool_policy(tool)
-    if not policy.enabled:
-        from actions.tools.base import ToolDisabledError
-
+    if not tool_policy(tool).enabled:
         raise ToolDisabledError(f"the tool {tool} is switched off for this organisation")
     normalised, description = _validated(tool, arguments)
     action, created = PendingAction.objects.get_or_create(
@@ -105,6 +102,15 @@ def pending_action_propose(
             data={"arguments": normalised, "description": description},
         )
     return action
+
+
+def _move(action_id: uuid.UUID | str, *, to: str, **changes: Any) -> int:
+    """Move the action to status ``to`` if its current status allows it
+    (``PendingAction.TRANSITIONS``): one conditional UPDATE, so among concurrent callers
+    exactly one wins. Returns 1 for the winner, 0 otherwise."""
+    return PendingAction.objects.filter(
+        pk=action_id, status__in=PendingAction.preceding(to)
+    ).update(status=to, updated_at=timezone.now(), **changes)
 
 
 def action_get(*, action_id: uuid.UUID | str) -> PendingAction:
@@ -139,7 +145,7 @@ def pending_action_decide(
     refusal = decide_refusal(action=action, user=user)
     if refusal is not None:
         raise ActionPermissionDenied(refusal)
-    if action.status != Status.PENDING:
+    if not action.is_decidable:
         raise ActionStateError(f"this action is already {action.status}")
     edit: dict[str, Any] | None = None
     if decision == "approve" and arguments and arguments_hash(arguments) != action.arguments_hash:
@@ -166,15 +172,13 @@ def _record_decision(
 ) -> PendingAction:
     new_status = Status.APPROVED if decision == "approve" else Status.REJECTED
     changes: dict[str, Any] = {
-        "status": new_status,
         "decided_by": user,
         "decided_at": timezone.now(),
         "note": note[:2000],
-        "updated_at": timezone.now(),
     }
     if edit is not None:
         changes.update(edit)
-    won = PendingAction.objects.filter(pk=action.pk, status=Status.PENDING).update(**changes)
+    won = _move(action.pk, to=new_status, **changes)
     if not won:
         action.refresh_from_db()
         raise ActionStateError(f"this action is already {action.status}")
@@ -207,9 +211,7 @@ def pending_action_withdraw(
     action = action_get(action_id=action_id)
     if action.requested_by_id != user.pk:
         raise ActionPermissionDenied("only the person who asked for this action can withdraw it")
-    won = PendingAction.objects.filter(pk=action.pk, status=Status.PENDING).update(
-        status=Status.WITHDRAWN, note=note[:2000], updated_at=timezone.now()
-    )
+    won = _move(action.pk, to=Status.WITHDRAWN, note=note[:2000])
     if not won:
         action.refresh_from_db()
         raise ActionStateError(f"this action is already {action.status}")
@@ -235,9 +237,7 @@ def pending_action_execute(
     so the rerun finds the effect rows the dead run made instead of adding new ones, and
     messages already handed to a provider are not sent again. Without it, it is reported.
     """
-    claimed = PendingAction.objects.filter(pk=action_id, status=Status.APPROVED).update(
-        status=Status.EXECUTING, updated_at=timezone.now()
-    )
+    claimed = _move(action_id, to=Status.EXECUTING)
     action = action_get(action_id=action_id)
     if not claimed:
         if not (resume_interrupted and action.status == Status.EXECUTING):
@@ -266,9 +266,7 @@ def _run(action: PendingAction) -> ExecutionOutcome:
 
 @transaction.atomic
 def _finish(action: PendingAction, status: str, *, result: dict[str, Any], error: str) -> None:
-    finished = PendingAction.objects.filter(pk=action.pk, status=Status.EXECUTING).update(
-        status=status, result=result, error=error, updated_at=timezone.now()
-    )
+    finished = _move(action.pk, to=status, result=result, error=error)
     if not finished:  # another run of an interrupted action finished it first
         return
     kind = ActionEvent.Kind.EXECUTED if status == Status.EXECUTED else ActionEvent.Kind.FAILED
@@ -287,6 +285,6 @@ def _recorded_outcome(action: PendingAction) -> ExecutionOutcome:
             "this action was interrupted while executing; check its outcome before retrying",
             {},
         )
-    if action.status in (Status.REJECTED, Status.WITHDRAWN):
+    if action.status in PendingAction.NOT_RUN:
         return ExecutionOutcome(action.status, action.status, {})
     raise ActionStateError(f"this action is {action.status}, not approved")

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from actions.tools.registry import enabled_write_tools
+from actions.tools.registry import policies
 from chat.agent.router import (
     Cancel,
     Route,
@@ -48,10 +48,10 @@ def routed_answer(*, conversation: Conversation, message: Message) -> RoutedAnsw
     """The router's answer to a stored user message, or None when the agent should answer."""
     route: Route | None = route_message(message.content) or _small_talk(message.content)
     if isinstance(route, SmallTalk):
-        tools = [tool.name for tool in enabled_write_tools()]
+        tools = _enabled_write_tools()
         return RoutedAnswer(help_reply(route.kind, tools=tools, korean=route.korean), "small_talk")
     if isinstance(route, ToolRequest):
-        if route.tool in {tool.name for tool in enabled_write_tools()}:
+        if route.tool in _enabled_write_tools():
             return None  # an enabled tool: the agent proposes the action
         return RoutedAnswer(disabled_reply(route.tool, korean=route.korean), "disabled_tool")
     if isinstance(route, Cancel):
@@ -67,6 +67,10 @@ def _small_talk(text: str) -> SmallTalk | None:
     except EmbeddingError:  # no embeddings: the agent answers, as before
         return None
     return small_talk_by_meaning(text, label=intent.label, confidence=intent.confidence)
+
+
+def _enabled_write_tools() -> list[str]:
+    return [name for name, policy in policies().items() if policy.enabled]
 
 
 def _withdraw(route: Cancel, *, conversation: Conversation, message: Message) -> RoutedAnswer:

@@ -28,9 +28,7 @@ from langgraph.types import Command, StateSnapshot
 
 from chat.agent.graph import build_graph, thread_id
 from chat.agent.llm import build_chat_model, model_label
-from chat.agent.nodes import NOT_RUN
-from chat.agent.tools.query_data import QUERY_DATA_TOOL_NAME
-from chat.agent.tools.search_knowledge import SEARCH_TOOL_NAME
+from chat.agent.tools.registry import read_tool
 from chat.models import Conversation, Message, PendingAction
 from chat.services.routed_answers import RoutedAnswer, routed_answer
 from chat.services.usage import Usage, run_usage, usage_of, usage_payload, usage_record
@@ -207,6 +205,7 @@ def turn_run(
         "messages": [HumanMessage(message.content, id=str(message.uuid))],
         "sources": [],
         "sql_failures": 0,
+        "not_run": None,
     }
 
     def first_input(state: StateSnapshot) -> Any:
@@ -291,7 +290,7 @@ def turn_resume(
             return _Superseded()  # closed out already (the "cancel that" turn), or moved on
         if not waiting:  # a redelivered resume: the graph already moved past this decision
             return _continuation(state)
-        if action.status not in NOT_RUN:
+        if action.status not in PendingAction.NOT_RUN:
             events.status("executing")
         return resume
 
@@ -512,12 +511,12 @@ def _stream(graph: Any, graph_input: Any, config: RunnableConfig, events: TurnEv
     """Run the graph to its end or its next interrupt, announcing stages as nodes finish."""
     if not isinstance(graph_input, Command):  # a resume was announced as "executing"
         events.status("thinking")
-    stages = {SEARCH_TOOL_NAME: "searching", QUERY_DATA_TOOL_NAME: "querying"}
     for update in graph.stream(graph_input, config, stream_mode="updates"):
         if update.get("agent"):
             for call in getattr(update["agent"]["messages"][-1], "tool_calls", []):
-                if call["name"] in stages:  # write calls are announced with their pending action
-                    events.status(stages[call["name"]])
+                tool = read_tool(call["name"])
+                if tool is not None:  # write calls are announced with their pending action
+                    events.status(tool.stage)
         elif update.get("approval"):
             _announce_decided_actions(config, events)
 
@@ -526,7 +525,7 @@ def _announce_decided_actions(config: RunnableConfig, events: TurnEvents) -> Non
     conversation_id = config.get("configurable", {})["conversation_id"]
     for action in PendingAction.objects.filter(
         conversation_id=conversation_id,
-        status__in=[PendingAction.Status.EXECUTED, PendingAction.Status.FAILED],
+        status__in=PendingAction.FINISHED,
     ).order_by("-updated_at")[:1]:
         events.action(action)
 

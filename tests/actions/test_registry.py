@@ -7,12 +7,20 @@ from datetime import timedelta
 
 import pytest
 from django.contrib.auth.models import Group
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from actions.models import ToolPolicy
 from actions.selectors import approval_refusal
 from actions.tools.base import UnknownToolError
-from actions.tools.registry import enabled_write_tools, get_tool, tool_policy, write_tools
+from actions.tools.registry import (
+    get_tool,
+    policies,
+    policies_create,
+    tool_policy,
+    write_tools,
+)
 from tenants.models import Tenant
 from tenants.roles import APPROVER, STAFF
 from tests.actions.factories import make_class_a
@@ -49,6 +57,7 @@ def test_an_unknown_tool_name_is_refused_naming_the_known_ones() -> None:
 
 
 def test_a_missing_policy_is_created_with_the_defaults(in_tenant_a: Tenant) -> None:
+    policies_create()
     policy = tool_policy("send_email")
 
     assert (
@@ -57,21 +66,45 @@ def test_a_missing_policy_is_created_with_the_defaults(in_tenant_a: Tenant) -> N
         policy.allow_self_approval,
         policy.max_recipients,
     ) == (True, None, False, 50)
-    assert tool_policy("send_email").pk == policy.pk
+    policies_create()
+    assert tool_policy("send_email").pk == policy.pk is not None
+
+
+def test_creating_policies_keeps_what_the_tenant_admin_set(in_tenant_a: Tenant) -> None:
+    ToolPolicy.objects.create(tool_name="send_sms", max_recipients=3)
+
+    policies_create()
+
+    assert ToolPolicy.objects.get(tool_name="send_sms").max_recipients == 3
+    assert ToolPolicy.objects.count() == len(write_tools())
 
 
 def test_no_policy_row_is_made_for_an_unknown_tool(in_tenant_a: Tenant) -> None:
     with pytest.raises(UnknownToolError):
         tool_policy("rm_rf")
+    policies_create()
 
+    assert not ToolPolicy.objects.filter(tool_name="rm_rf").exists()
+
+
+def test_reading_policies_writes_no_row_and_takes_one_query(in_tenant_a: Tenant) -> None:
+    with CaptureQueriesContext(connection) as queries:
+        read = policies()
+
+    assert [q["sql"].split()[0] for q in queries if "actions_toolpolicy" in q["sql"]] == ["SELECT"]
+    assert [(name, policy.pk, policy.enabled) for name, policy in read.items()] == [
+        (tool.name, None, True) for tool in write_tools()
+    ]
     assert not ToolPolicy.objects.exists()
 
 
 def test_disabled_tools_are_left_out_of_the_models_tool_list(in_tenant_a: Tenant) -> None:
     ToolPolicy.objects.create(tool_name="send_telegram", enabled=False)
 
-    assert "send_telegram" not in [tool.name for tool in enabled_write_tools()]
-    assert len(enabled_write_tools()) == 4
+    enabled = [name for name, policy in policies().items() if policy.enabled]
+
+    assert "send_telegram" not in enabled
+    assert len(enabled) == 4
 
 
 def test_an_approver_may_approve_someone_elses_action(in_tenant_a: Tenant) -> None:

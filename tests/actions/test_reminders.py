@@ -11,8 +11,8 @@ from django.db import connection
 from django.utils import timezone
 from django_tenants.utils import tenant_context
 
+from actions.due_reminders import reminders_fire_due
 from actions.models import Announcement, Contact, OutboundMessage, Reminder
-from actions.services.reminders import reminders_fire_due
 from actions.tasks import fire_due_reminders
 from tenants.models import Tenant
 from tests.actions.conftest import wait_until

@@ -31,6 +31,7 @@ class ScriptedChatModel(BaseChatModel):
     replies: list[Any]
     seconds_per_chunk: float = 0.0
     _calls: list[list[BaseMessage]] = PrivateAttr(default_factory=list)
+    _bound: list[list[Any]] = PrivateAttr(default_factory=list)
 
     @property
     def _llm_type(self) -> str:
@@ -40,7 +41,13 @@ class ScriptedChatModel(BaseChatModel):
     def calls(self) -> list[list[BaseMessage]]:
         return self._calls
 
+    @property
+    def bound_tools(self) -> list[list[Any]]:
+        """The tool specs the graph bound before each call, in order."""
+        return self._bound
+
     def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> ScriptedChatModel:
+        self._bound.append(list(tools))
         return self
 
     def _next(self, messages: list[BaseMessage]) -> AIMessage:

@@ -15,7 +15,7 @@ from django_tenants.utils import tenant_context
 from langchain_core.messages import AIMessage
 
 from actions.models import Contact
-from chat.agent.nodes import NOT_RUN
+from chat.agent.nodes import NOT_RUN_REPLIES
 from chat.models import ActionEvent, Conversation, Message, PendingAction
 from chat.services.actions import pending_action_propose
 from chat.tokens import api_token_create
@@ -233,7 +233,7 @@ def test_withdrawing_over_http_closes_out_the_waiting_turn_with_a_reply(
     assert _withdraw(_api(tenant_a, staff), action).status_code == 200
 
     reply = _wait_for_reply(tenant_a, run_id=action.id)
-    assert reply.content == NOT_RUN["withdrawn"]
+    assert reply.content == NOT_RUN_REPLIES["withdrawn"]
 
 
 def _wait_for_reply(tenant: Tenant, *, run_id: Any, seconds: float = 60) -> Message:

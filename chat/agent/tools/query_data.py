@@ -20,6 +20,7 @@ hidden column or another user's rows.
 
 from __future__ import annotations
 
+import json
 import logging
 from dataclasses import dataclass
 from typing import Any
@@ -31,10 +32,11 @@ from django.contrib.auth.models import User
 from django.db import DatabaseError, connection, transaction
 from pydantic import BaseModel, Field
 
+from actions.tools.base import ReadContext, ReadResult, ReadTool
 from chat.agent.db import conninfo
-from chat.agent.tools.spec import function_spec
 from chat.agent.tools.sql_guard import UnsafeQueryError, validate_select
 from chat.selectors import decidable_tools
+from core.metrics import SQL_RETRIES
 from core.schema import current_schema
 
 logger = logging.getLogger(__name__)
@@ -93,13 +95,34 @@ def allowed_tables() -> dict[str, list[str]]:
     return tables
 
 
-def query_data_spec() -> dict[str, Any]:
-    described = "\n".join(f"- {t}({', '.join(cols)})" for t, cols in allowed_tables().items())
-    description = (
-        "Answer questions about the organisation's own data with ONE read-only PostgreSQL "
-        "SELECT. Use bare table names; only these tables exist:\n" + described
-    )
-    return function_spec(QUERY_DATA_TOOL_NAME, description, QueryDataArgs)
+class QueryData(ReadTool[QueryDataArgs]):
+    """Answer questions about the organisation's own data with ONE read-only PostgreSQL
+    SELECT (the description the model reads lists the tables, see ``description``)."""
+
+    name = QUERY_DATA_TOOL_NAME
+    label = "Query the organisation's data"
+    stage = "querying"
+    args_schema = QueryDataArgs
+
+    @classmethod
+    def description(cls) -> str:
+        described = "\n".join(f"- {t}({', '.join(cols)})" for t, cols in allowed_tables().items())
+        return (
+            "Answer questions about the organisation's own data with ONE read-only PostgreSQL "
+            "SELECT. Use bare table names; only these tables exist:\n" + described
+        )
+
+    def run(self, arguments: dict[str, Any], ctx: ReadContext) -> ReadResult:
+        """The rows as the asking user may see them; a refused or failed query comes back as
+        an error for the model to repair (``failed``: it counts against SQL_MAX_RETRIES)."""
+        try:
+            viewer = query_viewer(user_id=ctx.user_id)
+            result = run_query(str(arguments.get("sql", "")), viewer=viewer)
+        except QueryFailed as error:
+            SQL_RETRIES.inc()
+            attempt = ctx.failed_attempts + 1
+            return ReadResult(json.dumps({"error": str(error), "attempt": attempt}), failed=True)
+        return ReadResult(json.dumps(result, default=str))
 
 
 def query_viewer(*, user_id: int) -> QueryViewer:

@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
-from chat.agent.tools.spec import function_spec
+from actions.tools.base import ReadContext, ReadResult, ReadTool
 
 SEARCH_TOOL_NAME = "search_knowledge"
 SNIPPET_CHARS = 240
@@ -21,26 +21,32 @@ class SearchKnowledgeArgs(BaseModel):
     k: int = Field(default=5, ge=1, le=10, description="how many passages")
 
 
-def search_knowledge_spec() -> dict[str, Any]:
-    description = (SearchKnowledgeArgs.__doc__ or "").strip()
-    return function_spec(SEARCH_TOOL_NAME, description, SearchKnowledgeArgs)
+class SearchKnowledge(ReadTool[SearchKnowledgeArgs]):
+    """Search the organisation's knowledge base (policies, FAQs, procedures). Returns numbered
+    passages; cite them as [n] in the answer."""
+
+    name = SEARCH_TOOL_NAME
+    label = "Search the knowledge base"
+    stage = "searching"
+    args_schema = SearchKnowledgeArgs
+
+    def run(self, arguments: dict[str, Any], ctx: ReadContext) -> ReadResult:
+        """Passages numbered from ``ctx.first_source``.
+
+        Unusable arguments (a blank or over-long query from a model) come back as an
+        ``error`` for the model to repair instead of failing the whole turn.
+        """
+        from knowledge.selectors import SearchInputError, kb_search
+
+        try:
+            args = SearchKnowledgeArgs.model_validate(arguments)
+            result = kb_search(query=args.query, k=args.k)
+        except (ValidationError, SearchInputError) as error:
+            return ReadResult(json.dumps({"error": _first_problem(error), "passages": []}))
+        return _passages(result, first_n=ctx.first_source)
 
 
-def run_search_knowledge(
-    arguments: dict[str, Any], *, first_n: int
-) -> tuple[str, list[dict[str, Any]]]:
-    """(tool message content, new sources) — passages numbered from ``first_n``.
-
-    Unusable arguments (a blank or over-long query from a model) come back as an ``error``
-    for the model to repair, like a failed SQL query, instead of failing the whole turn.
-    """
-    from knowledge.selectors import SearchInputError, kb_search
-
-    try:
-        args = SearchKnowledgeArgs.model_validate(arguments)
-        result = kb_search(query=args.query, k=args.k)
-    except (ValidationError, SearchInputError) as error:
-        return json.dumps({"error": _first_problem(error), "passages": []}), []
+def _passages(result: Any, *, first_n: int) -> ReadResult:
     sources = [
         {
             "n": first_n + index,
@@ -58,7 +64,7 @@ def run_search_knowledge(
         },
         ensure_ascii=False,
     )
-    return content, sources
+    return ReadResult(content, sources)
 
 
 def _first_problem(error: Exception) -> str:
