@@ -69,7 +69,8 @@ def main() -> None:
 
 def _import(path: Path) -> dict[str, Any]:
     from knowledge.imports import squad_paragraphs
-    from knowledge.services import document_upsert, kb_reindex
+    from knowledge.indexing import kb_reindex
+    from knowledge.services import document_upsert
 
     started = time.perf_counter()
     paragraphs = list(squad_paragraphs(path))

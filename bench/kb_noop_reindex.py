@@ -24,7 +24,7 @@ def main() -> None:
     from django_tenants.utils import tenant_context
 
     from knowledge.embedder import current_model_name
-    from knowledge.services import kb_reindex
+    from knowledge.indexing import kb_reindex
 
     class NeverCalled:
         """Stands in for the model: a no-op reindex must not embed anything."""

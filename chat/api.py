@@ -12,25 +12,16 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.core.cache import cache
 from django.db import close_old_connections
-from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
-from django.views.decorators.http import require_GET, require_POST
-from django_tenants.utils import tenant_context
+from django.http import HttpRequest, JsonResponse, StreamingHttpResponse
+from django.views.decorators.http import require_GET
 
+from chat.errors import ERRORS
 from chat.events import MAX_SEQ, action_payload, follow_events
 from chat.models import Conversation, PendingAction
 from chat.openapi import openapi_document
 from chat.selectors import actions_visible
-from chat.services.actions import (
-    ActionInvalidArguments,
-    ActionNotFound,
-    ActionPermissionDenied,
-    ActionStateError,
-    Decision,
-    action_get,
-)
+from chat.services.actions import Decision, action_get
 from chat.services.realtime import (
-    ConversationBusy,
-    SendFailed,
     action_decide,
     action_withdraw,
     conversation_cancel,
@@ -38,21 +29,15 @@ from chat.services.realtime import (
     message_send,
 )
 from chat.services.sessions import credential_of, session_still_valid
-from chat.services.turns import ConversationNotFound, TurnInvalid
-from chat.services.usage import BudgetExhausted
-from tenants.http import ApiError, api_caller, api_user, api_view, error_response, json_body
+from core.jsonapi import (
+    ApiError,
+    api_caller,
+    api_view,
+    api_view_async,
+    in_tenant,
+    json_body,
+)
 
-ERRORS: dict[type[Exception], tuple[int, str]] = {
-    ConversationNotFound: (404, "not_found"),
-    TurnInvalid: (400, "invalid"),
-    ConversationBusy: (409, "conversation_busy"),
-    SendFailed: (503, "send_failed"),
-    BudgetExhausted: (429, "budget_exhausted"),
-    ActionNotFound: (404, "not_found"),
-    ActionPermissionDenied: (403, "forbidden"),
-    ActionStateError: (409, "invalid_state"),
-    ActionInvalidArguments: (400, "invalid_arguments"),
-}
 IDEMPOTENCY_SECONDS = 24 * 3600
 SSE_KEEPALIVE_SECONDS = 15.0
 
@@ -103,15 +88,13 @@ def _client_id(request: HttpRequest, body: dict[str, Any]) -> str | None:
         return None  # a free-form Idempotency-Key is honoured by @idempotent instead
 
 
-@require_POST
-@api_view(ERRORS)
+@api_view(ERRORS, methods=["POST"])
 @idempotent
 def conversations_create(request: HttpRequest) -> JsonResponse:
     return _accept(request, conversation_uuid=None)
 
 
-@require_POST
-@api_view(ERRORS)
+@api_view(ERRORS, methods=["POST"])
 @idempotent
 def messages_create(request: HttpRequest, conversation: str) -> JsonResponse:
     return _accept(request, conversation_uuid=str(conversation))
@@ -131,8 +114,7 @@ def _accept(request: HttpRequest, *, conversation_uuid: str | None) -> JsonRespo
     )
 
 
-@require_GET
-@api_view(ERRORS)
+@api_view(ERRORS, methods=["GET"])
 def conversation_detail(request: HttpRequest, conversation: str) -> JsonResponse:
     found = conversation_for_viewer(user=api_caller(request), conversation_uuid=str(conversation))
     return JsonResponse(_conversation_json(found))
@@ -162,15 +144,13 @@ def _conversation_json(conversation: Conversation) -> dict[str, Any]:
     }
 
 
-@require_POST
-@api_view(ERRORS)
+@api_view(ERRORS, methods=["POST"])
 def conversation_cancel_view(request: HttpRequest, conversation: str) -> JsonResponse:
     conversation_cancel(user=api_caller(request), conversation_uuid=str(conversation))
     return JsonResponse({"conversation": str(conversation), "status": "cancelling"}, status=202)
 
 
-@require_GET
-@api_view(ERRORS)
+@api_view(ERRORS, methods=["GET"])
 def actions_list(request: HttpRequest) -> JsonResponse:
     status = request.GET.get("status")
     if status is not None and status not in PendingAction.Status.values:
@@ -208,22 +188,19 @@ def _decide(request: HttpRequest, action: str, decision: Decision) -> JsonRespon
     return JsonResponse({"action": action_payload(decided, full=True)})
 
 
-@require_POST
-@api_view(ERRORS)
+@api_view(ERRORS, methods=["POST"])
 @idempotent
 def action_approve(request: HttpRequest, action: str) -> JsonResponse:
     return _decide(request, action, "approve")
 
 
-@require_POST
-@api_view(ERRORS)
+@api_view(ERRORS, methods=["POST"])
 @idempotent
 def action_reject(request: HttpRequest, action: str) -> JsonResponse:
     return _decide(request, action, "reject")
 
 
-@require_POST
-@api_view(ERRORS)
+@api_view(ERRORS, methods=["POST"])
 @idempotent
 def action_withdraw_view(request: HttpRequest, action: str) -> JsonResponse:
     note = json_body(request).get("note", "")
@@ -246,43 +223,25 @@ def _sse(event: dict[str, Any]) -> bytes:
     return f"id: {event['seq']}\nevent: {event['type']}\ndata: {data}\n\n".encode()
 
 
-async def conversation_events(
-    request: HttpRequest, conversation: str
-) -> HttpResponse | StreamingHttpResponse:
+@api_view_async(ERRORS, methods=["GET"])
+async def conversation_events(request: HttpRequest, conversation: str) -> StreamingHttpResponse:
     """``text/event-stream`` of the conversation's events after ``?after=N`` or the
     ``Last-Event-ID`` header, then live ones, read straight from the event log."""
-    if request.method != "GET":
-        return error_response(405, "method_not_allowed", "use GET")
-    tenant = request.tenant  # type: ignore[attr-defined]  # set by django-tenants
     after = _after(request.headers.get("Last-Event-ID") or request.GET.get("after", "0"))
     if after is None:
-        return error_response(
-            400, "bad_request", f"'after' must be an integer from 0 to {MAX_SEQ - 1}"
-        )
-
-    def authorize() -> tuple[str | None, int]:
-        with tenant_context(tenant):
-            user = api_user(request)
-            if user is None:
-                return "unauthenticated", 0
-            try:
-                conversation_for_viewer(user=user, conversation_uuid=str(conversation))
-            except ConversationNotFound:
-                return "not_found", 0
-            return None, user.pk
-
-    problem, user_id = await sync_to_async(authorize)()
-    if problem == "unauthenticated":
-        return error_response(401, "unauthenticated", "authentication required")
-    if problem == "not_found":
-        return error_response(404, "not_found", "no such conversation")
+        raise ApiError(400, "bad_request", f"'after' must be an integer from 0 to {MAX_SEQ - 1}")
+    user = api_caller(request)
+    await in_tenant(
+        request, lambda: conversation_for_viewer(user=user, conversation_uuid=str(conversation))
+    )
     # The stream may last hours and reads only Redis: give this request's pooled database
     # connection back now rather than when the stream ends (docs/operations.md, budget).
     await sync_to_async(close_old_connections)()
+    tenant = request.tenant  # type: ignore[attr-defined]  # set by django-tenants
     credential = credential_of(request.headers.get("Authorization", ""))
 
     async def still_valid() -> bool:
-        return await session_still_valid(tenant=tenant, user_id=user_id, credential=credential)
+        return await session_still_valid(tenant=tenant, user_id=user.pk, credential=credential)
 
     stream = _event_stream(tenant.schema_name, str(conversation), after, still_valid)
     response = StreamingHttpResponse(stream, content_type="text/event-stream")

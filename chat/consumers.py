@@ -3,8 +3,8 @@
 The connection arrives tenant-resolved and authenticated by
 ``tenants.asgi.TenantWebSocketMiddleware`` (``scope["tenant"]``, ``scope["user"]``). This consumer
 parses frames, calls the same services as the HTTP API, and turns their domain exceptions into
-``error`` frames (``_ERRORS``, the one translation table of this transport). A bad frame never
-closes the connection.
+``error`` frames whose code comes from ``chat.errors.ERRORS``, the table the HTTP API answers
+from too. A bad frame never closes the connection.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.contrib.auth.models import User
 
+from chat.errors import ERRORS
 from chat.events import (
     MAX_SEQ,
     approvals_group,
@@ -30,15 +31,7 @@ from chat.events import (
     events_after_async,
     last_seq,
 )
-from chat.services.actions import (
-    ActionInvalidArguments,
-    ActionNotFound,
-    ActionPermissionDenied,
-    ActionStateError,
-)
 from chat.services.realtime import (
-    ConversationBusy,
-    SendFailed,
     action_decide,
     action_withdraw,
     conversation_cancel,
@@ -54,25 +47,12 @@ from chat.services.sessions import (
     session_credential_valid,
     session_groups,
 )
-from chat.services.turns import ConversationNotFound, TurnInvalid
-from chat.services.usage import BudgetExhausted
+from core.jsonapi import translate
+from core.jsoninput import InvalidText, MalformedJson, loads_checked
 from core.logs import log_context
 from tenants.asgi import tenant_database_sync_to_async
-from tenants.jsoninput import InvalidText, MalformedJson, loads_checked
 
 logger = logging.getLogger(__name__)
-
-_ERRORS: dict[type[Exception], str] = {
-    ConversationNotFound: "not_found",
-    TurnInvalid: "invalid",
-    ConversationBusy: "conversation_busy",
-    SendFailed: "send_failed",
-    BudgetExhausted: "budget_exhausted",
-    ActionNotFound: "not_found",
-    ActionPermissionDenied: "forbidden",
-    ActionStateError: "invalid_state",
-    ActionInvalidArguments: "invalid_arguments",
-}
 
 
 class FrameError(Exception):
@@ -158,9 +138,11 @@ class ChatConsumer(AsyncWebsocketConsumer):
             await self._error(error.code, str(error))
         except SessionEnded:
             await self.close(code=CLOSE_REVOKED)
-        except tuple(_ERRORS) as error:
-            code = next(c for kind, c in _ERRORS.items() if isinstance(error, kind))
-            await self._error(code, str(error))
+        except Exception as error:
+            translated = translate(error, ERRORS)  # the HTTP API's table: the same codes
+            if translated is None:
+                raise
+            await self._error(translated[1], str(error))
 
     def _handlers(self) -> dict[str, Callable[[dict[str, Any]], Awaitable[None]]]:
         return {

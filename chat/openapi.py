@@ -1,12 +1,22 @@
 """The OpenAPI document of the HTTP API, served at /api/openapi.json and copied to
-docs/openapi.json (a test keeps the copy in step: `manage.py openapi > docs/openapi.json`)."""
+docs/openapi.json (a test keeps the copy in step: `manage.py openapi > docs/openapi.json`).
+
+Written by hand and checked by tests/chat/test_openapi_contract.py: the document is valid
+OpenAPI 3.1, every ``/api/`` route is in it and every operation in it is called for real, with
+each answer validated against the schema documented for its status (docs/api.md says why).
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
+from chat.models import Message, PendingAction
+
 _ERROR = {"$ref": "#/components/schemas/Error"}
+_ACTION = {"$ref": "#/components/schemas/Action"}
 _UUID = {"type": "string", "format": "uuid"}
+_TIME = {"type": "string", "format": "date-time"}
+_NULLABLE_NUMBER = {"type": ["number", "null"]}
 
 
 def _json(schema: dict[str, Any], description: str) -> dict[str, Any]:
@@ -54,7 +64,11 @@ _SEND = {
         },
     },
 }
-_ACCEPTED = {"type": "object", "properties": {"conversation": _UUID, "message": _UUID}}
+_ACCEPTED = {
+    "type": "object",
+    "required": ["conversation", "message"],
+    "properties": {"conversation": _UUID, "message": _UUID},
+}
 
 
 def _decision(summary: str, body: dict[str, Any]) -> dict[str, Any]:
@@ -66,11 +80,76 @@ def _decision(summary: str, body: dict[str, Any]) -> dict[str, Any]:
             "parameters": [_path_uuid("action"), _IDEMPOTENCY],
             "requestBody": {"content": {"application/json": {"schema": schema}}},
             "responses": {
-                "200": _json({"type": "object"}, "decided"),
+                "200": _json(_object(action=_ACTION), "the action as it is now"),
                 **_errors(400, 401, 403, 404, 409, 413),
             },
         }
     }
+
+
+def _object(**properties: Any) -> dict[str, Any]:
+    """An object with these properties, all required (more may appear: clients ignore them)."""
+    return {"type": "object", "required": list(properties), "properties": properties}
+
+
+_ACTION_SCHEMA = {
+    **_object(
+        id=_UUID,
+        tool={"type": "string"},
+        status={"type": "string", "enum": PendingAction.Status.values},
+        description={"type": "string"},
+        arguments={"type": "object"},
+        requested_by={"type": "string"},
+        created_at=_TIME,
+    ),
+    "description": "A proposed write action; a conversation's actions also carry `result` "
+    "and `error`, the list of actions `conversation`.",
+}
+_MESSAGE_SCHEMA = _object(
+    id=_UUID,
+    role={"type": "string", "enum": Message.Role.values},
+    content={"type": "string"},
+    citations={"type": "array", "items": {"type": "object"}},
+    status={"type": "string", "enum": Message.Status.values},
+    usage={"type": "object"},
+    created_at=_TIME,
+)
+_CONVERSATION_SCHEMA = _object(
+    conversation=_UUID,
+    title={"type": "string"},
+    created_at=_TIME,
+    messages={"type": "array", "items": _MESSAGE_SCHEMA},
+    actions={
+        "type": "array",
+        "items": {
+            "allOf": [
+                _ACTION,
+                _object(result={"type": "object"}, error={"type": "string"}),
+            ]
+        },
+    },
+)
+_SEARCH_RESULTS_SCHEMA = _object(
+    query={"type": "string"},
+    weak={"type": "boolean"},
+    best_distance=_NULLABLE_NUMBER,
+    results={
+        "type": "array",
+        "items": _object(
+            chunk_id={"type": "integer"},
+            document_id={"type": "integer"},
+            document_title={"type": "string"},
+            ordinal={"type": "integer"},
+            text={"type": "string"},
+            heading_path={"type": "array", "items": {"type": "string"}},
+            vector_score=_NULLABLE_NUMBER,
+            text_score=_NULLABLE_NUMBER,
+            fused_score={"type": "number"},
+            vector_rank={"type": ["integer", "null"]},
+            text_rank={"type": ["integer", "null"]},
+        ),
+    },
+)
 
 
 def openapi_document() -> dict[str, Any]:
@@ -103,7 +182,9 @@ def openapi_document() -> dict[str, Any]:
                     "summary": "A conversation with its messages and actions",
                     "parameters": [_path_uuid("conversation")],
                     "responses": {
-                        "200": _json({"type": "object"}, "the conversation"),
+                        "200": _json(
+                            {"$ref": "#/components/schemas/Conversation"}, "the conversation"
+                        ),
                         **_errors(401, 404),
                     },
                 }
@@ -152,7 +233,10 @@ def openapi_document() -> dict[str, Any]:
                     "summary": "Stop the running turn (its partial reply is kept as cancelled)",
                     "parameters": [_path_uuid("conversation")],
                     "responses": {
-                        "202": _json({"type": "object"}, "cancelling"),
+                        "202": _json(
+                            _object(conversation=_UUID, status={"const": "cancelling"}),
+                            "cancelling",
+                        ),
                         **_errors(401, 404),
                     },
                 }
@@ -165,23 +249,21 @@ def openapi_document() -> dict[str, Any]:
                         {
                             "name": "status",
                             "in": "query",
-                            "schema": {
-                                "type": "string",
-                                "enum": [
-                                    "pending",
-                                    "approved",
-                                    "rejected",
-                                    "executing",
-                                    "executed",
-                                    "failed",
-                                    "expired",
-                                    "withdrawn",
-                                ],
-                            },
+                            "schema": {"type": "string", "enum": PendingAction.Status.values},
                         }
                     ],
                     "responses": {
-                        "200": _json({"type": "object"}, "up to 200 actions"),
+                        "200": _json(
+                            _object(
+                                actions={
+                                    "type": "array",
+                                    "items": {
+                                        "allOf": [_ACTION, _object(conversation=_UUID)],
+                                    },
+                                }
+                            ),
+                            "up to 200 actions",
+                        ),
                         **_errors(400, 401),
                     },
                 }
@@ -219,7 +301,10 @@ def openapi_document() -> dict[str, Any]:
                         },
                     ],
                     "responses": {
-                        "200": _json({"type": "object"}, "ranked chunks with scores"),
+                        "200": _json(
+                            {"$ref": "#/components/schemas/SearchResults"},
+                            "ranked chunks with scores",
+                        ),
                         **_errors(400, 401),
                     },
                 }
@@ -240,18 +325,12 @@ def openapi_document() -> dict[str, Any]:
                 },
             },
             "schemas": {
-                "Error": {
-                    "type": "object",
-                    "properties": {
-                        "error": {
-                            "type": "object",
-                            "properties": {
-                                "code": {"type": "string"},
-                                "message": {"type": "string"},
-                            },
-                        }
-                    },
-                }
+                "Error": _object(
+                    error=_object(code={"type": "string"}, message={"type": "string"})
+                ),
+                "Action": _ACTION_SCHEMA,
+                "Conversation": _CONVERSATION_SCHEMA,
+                "SearchResults": _SEARCH_RESULTS_SCHEMA,
             },
         },
     }

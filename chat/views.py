@@ -27,8 +27,8 @@ from chat.selectors import conversation_list, decidable_tools, inbox_actions, in
 from chat.services.actions import ActionNotFound, action_get
 from chat.services.realtime import conversation_for_viewer
 from chat.services.turns import ConversationNotFound
+from core.jsonapi import error_response
 from core.schema import current_schema
-from tenants.http import error_response
 
 # The second line of defence behind server-side sanitising: even if markup slipped through, the
 # browser would run no inline script or handler and fetch nothing from another origin.

@@ -20,6 +20,8 @@ from collections.abc import Iterator
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
+from core.bearer import bearer_token
+
 # Reading a setting loads config/settings.py, which exports PROMETHEUS_MULTIPROC_DIR: the client
 # picks multiprocess mode once, when first imported, from that variable.
 _MULTIPROC_DIR = settings.PROMETHEUS_MULTIPROC_DIR
@@ -149,10 +151,8 @@ def scrape_refusal(request: HttpRequest) -> str | None:
     balancer the peer is the balancer: set a token or keep /metrics off the public route.
     """
     if settings.METRICS_TOKEN:
-        scheme, _, token = request.headers.get("Authorization", "").partition(" ")
-        if scheme.lower() == "bearer" and hmac.compare_digest(
-            token.strip().encode(), settings.METRICS_TOKEN.encode()
-        ):
+        token = bearer_token(request.headers.get("Authorization", "")) or ""
+        if hmac.compare_digest(token.encode(), settings.METRICS_TOKEN.encode()):
             return None
         return "a valid METRICS_TOKEN bearer token is required"
     if not settings.METRICS_ALLOW_INTERNAL:

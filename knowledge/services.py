@@ -1,31 +1,30 @@
-"""Writes to the knowledge base: adding and editing documents, and (re)embedding chunks.
+"""Writes to the knowledge base: adding, editing and deactivating documents.
 
 Adding a document parses and chunks it in one transaction (a file that cannot be read leaves a
-``failed`` document with the reason and no chunks); embedding happens later, in batches, in
-``kb_reindex``, which only embeds chunks that are stale: never embedded, embedded from other
-text, or embedded by another model. Two reindex runs may overlap: each batch claims its chunks
-with ``FOR UPDATE SKIP LOCKED``, so every chunk is embedded by exactly one of them.
+``failed`` document with the reason and no chunks); embedding happens later, after commit, in
+the ``knowledge.reindex_tenant`` task, which runs ``knowledge.indexing.kb_reindex``.
 """
 
 from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.files.base import ContentFile
 from django.db import connection, transaction
-from django.db.models import Exists, F, OuterRef, Q, QuerySet
+from django.db.models import QuerySet
 from django.utils import timezone
 
-from knowledge.embedder import current_model_name, get_embedder
-from knowledge.embeddings import Embedder
-from knowledge.ingest.chunking import ChunkDraft, chunk_text, embedding_text
+from knowledge.embedder import current_model_name
+from knowledge.indexing import stale_chunks
+from knowledge.ingest.chunking import ChunkDraft, chunk_text
 from knowledge.ingest.parsers import IngestError, detect_language, extract_text, filename_title
 from knowledge.models import Chunk, Document
+from knowledge.tasks import reindex_tenant
 from knowledge.textsearch import fold
 
 logger = logging.getLogger(__name__)
@@ -231,7 +230,7 @@ def _document_set_text(*, document: Document, text: str, title_changed: bool = F
     document.save()
     drafts = chunk_text(text, size=settings.KB_CHUNK_SIZE, overlap=settings.KB_CHUNK_OVERLAP)
     _chunks_sync(document=document, drafts=drafts, title_changed=title_changed)
-    stale = _stale_chunks(model=current_model_name()).filter(document=document).exists()
+    stale = stale_chunks(model=current_model_name()).filter(document=document).exists()
     document.status = Document.Status.PENDING if stale else Document.Status.READY
     document.save(update_fields=["status"])
 
@@ -298,109 +297,6 @@ def _human_size(size: int) -> str:
     return f"{size} bytes"
 
 
-# --- reindex ------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ReindexReport:
-    """What one ``kb_reindex`` run did."""
-
-    embedded: int
-    batches: int
-    model: str
-
-
-def kb_stale_chunk_count(*, embedder: Embedder | None = None) -> int:
-    """How many chunks of the current tenant need embedding by ``embedder``'s model."""
-    return _stale_chunks(model=(embedder or get_embedder()).model_name).count()
-
-
-def kb_reindex(
-    *,
-    embedder: Embedder | None = None,
-    batch_size: int | None = None,
-    progress: Callable[[int], object] | None = None,
-) -> ReindexReport:
-    """Embed every stale chunk of the current tenant, ``batch_size`` chunks per transaction.
-
-    Stale means: no embedding yet, embedded from other text, or embedded by a model other than
-    ``embedder``'s. Each batch locks its chunks with ``FOR UPDATE SKIP LOCKED`` while embedding
-    them, so an overlapping run takes other chunks; neither writes a chunk the other embedded.
-    A run with nothing stale costs three small queries. ``progress`` gets each batch size.
-    Documents whose chunks are all fresh end ``ready``.
-    """
-    embedder = embedder or get_embedder()
-    batch_size = batch_size or settings.EMBEDDINGS_BATCH_SIZE
-    model = embedder.model_name
-    embedded = batches = 0
-    _documents_mark_indexing(model=model)
-    while True:
-        with transaction.atomic():
-            batch = list(
-                _stale_chunks(model=model)
-                .select_related("document")
-                .select_for_update(skip_locked=True, of=("self",))
-                .order_by("id")[:batch_size]
-            )
-            if not batch:
-                break
-            _chunks_embed(chunks=batch, embedder=embedder)
-        embedded += len(batch)
-        batches += 1
-        if progress is not None:
-            progress(len(batch))
-    _documents_mark_ready(model=model)
-    return ReindexReport(embedded=embedded, batches=batches, model=model)
-
-
-def _chunks_embed(*, chunks: list[Chunk], embedder: Embedder) -> None:
-    texts = [embedding_text(_as_draft(chunk), chunk.document.title) for chunk in chunks]
-    vectors = embedder.embed_passages(texts)
-    now = timezone.now()
-    for chunk, vector in zip(chunks, vectors, strict=True):
-        chunk.embedding = vector
-        chunk.embedding_model = embedder.model_name
-        chunk.embedded_hash = chunk.content_hash
-        chunk.embedded_at = now
-    Chunk.objects.bulk_update(
-        chunks, ["embedding", "embedding_model", "embedded_hash", "embedded_at"]
-    )
-
-
-def _as_draft(chunk: Chunk) -> ChunkDraft:
-    return ChunkDraft(
-        ordinal=chunk.ordinal,
-        text=chunk.text,
-        heading_path=tuple(chunk.heading_path),
-        char_start=chunk.char_start,
-        char_end=chunk.char_end,
-        token_estimate=chunk.token_estimate,
-        content_hash=chunk.content_hash,
-    )
-
-
-def _stale_chunks(*, model: str) -> QuerySet[Chunk]:
-    return Chunk.objects.filter(
-        Q(embedding__isnull=True) | ~Q(embedding_model=model) | ~Q(embedded_hash=F("content_hash"))
-    )
-
-
-def _documents_mark_indexing(*, model: str) -> None:
-    stale = _stale_chunks(model=model).filter(document=OuterRef("pk"))
-    Document.objects.filter(
-        Exists(stale), status__in=[Document.Status.PENDING, Document.Status.READY]
-    ).update(status=Document.Status.INDEXING)
-
-
-def _documents_mark_ready(*, model: str) -> None:
-    stale = _stale_chunks(model=model).filter(document=OuterRef("pk"))
-    Document.objects.filter(
-        ~Exists(stale), status__in=[Document.Status.PENDING, Document.Status.INDEXING]
-    ).update(status=Document.Status.READY)
-
-
 def _reindex_after_commit() -> None:
     """Queue the tenant's reindex once the rows it needs are committed."""
-    from knowledge.tasks import reindex_tenant
-
     transaction.on_commit(lambda: reindex_tenant.delay())

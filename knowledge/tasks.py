@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from core.celery import app
 from knowledge.embeddings import EmbeddingError
-from knowledge.services import kb_reindex
+from knowledge.indexing import kb_reindex
 
 
 @app.task(

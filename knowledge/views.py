@@ -1,8 +1,7 @@
 """HTTP API of the knowledge base: ``GET /api/kb/search/?q=…&k=5``.
 
-Behind the same edge as every other JSON API of a tenant host (``tenants.http.api_view``):
-bearer token or session, and the ``{"error": {"code", "message"}}`` shape. That edge lives in
-``tenants`` because ``knowledge`` must not import ``chat``.
+Behind the same edge as every other JSON API of a tenant host (``core.jsonapi.api_view``):
+bearer token or session, and the ``{"error": {"code", "message"}}`` shape.
 """
 
 from __future__ import annotations
@@ -10,16 +9,15 @@ from __future__ import annotations
 from dataclasses import asdict
 
 from django.http import HttpRequest, JsonResponse
-from django.views.decorators.http import require_GET
 
+from core.jsonapi import ApiError, ErrorTable, api_view
 from knowledge.selectors import MAX_K, SearchInputError, kb_search
-from tenants.http import ApiError, api_view
 
 MAX_QUERY_CHARS = 1000
+ERRORS: ErrorTable = {SearchInputError: (400, "bad_request")}
 
 
-@require_GET
-@api_view({SearchInputError: (400, "bad_request")})
+@api_view(ERRORS, methods=["GET"])
 def search(request: HttpRequest) -> JsonResponse:
     """Ranked chunks for ``q`` (``k`` hits, default 5, at most 50), with their three scores."""
     query = request.GET.get("q", "").strip()

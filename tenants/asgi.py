@@ -42,6 +42,7 @@ from django.db import connections
 from django.utils.module_loading import import_string
 from django_tenants.utils import get_tenant_domain_model, schema_context, tenant_context
 
+from core.bearer import bearer_token
 from tenants.models import Tenant
 
 P = ParamSpec("P")
@@ -112,11 +113,11 @@ def _user_for_bearer(tenant: Tenant, authorization: str) -> Any:
     """The user of a bearer token, through the authenticator named by settings (the token
     model belongs to a product app, which ``tenants`` must not import)."""
     authenticate = import_string(settings.BEARER_TOKEN_AUTHENTICATOR)
-    scheme, _, token = authorization.partition(" ")
-    if scheme.lower() != "bearer" or not token.strip():
+    token = bearer_token(authorization)
+    if token is None:
         return None
     with tenant_context(tenant):
-        return authenticate(token.strip())
+        return authenticate(token)
 
 
 def origin_matches_host(scope: Scope) -> bool:

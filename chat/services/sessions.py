@@ -27,6 +27,7 @@ from django.utils import timezone
 from django_tenants.utils import tenant_context
 
 from chat.models import ApiToken
+from core.bearer import bearer_token
 from core.schema import current_schema
 
 logger = logging.getLogger(__name__)
@@ -43,8 +44,7 @@ class SessionEnded(Exception):
 def credential_of(authorization: str) -> str | None:
     """The digest of a bearer token in an ``Authorization`` header value (what a session keeps
     to re-check its token and to name its group), or None for session-cookie connections."""
-    scheme, _, value = authorization.partition(" ")
-    token = value.strip() if scheme.lower() == "bearer" else ""
+    token = bearer_token(authorization)
     return hashlib.sha256(token.encode()).hexdigest() if token else None
 
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from knowledge.indexing import kb_reindex
 from knowledge.ingest.parsers import extract_text
-from knowledge.services import document_upsert, kb_reindex
+from knowledge.services import document_upsert
 
 DOCUMENTS = Path(__file__).resolve().parent / "documents"
 

@@ -11,7 +11,8 @@ from django_tenants.utils import tenant_context
 
 from actions.models import Contact, ContactGroup, OutboundMessage
 from chat.models import Message, PendingAction
-from knowledge.services import document_create_from_text, kb_reindex
+from knowledge.indexing import kb_reindex
+from knowledge.services import document_create_from_text
 from tests.browser.conftest import SignIn
 from tests.e2e.conftest import TenantSetup
 from tests.e2e.processes import Process

@@ -12,7 +12,8 @@ from actions.models import Contact, ContactGroup, OutboundMessage
 from chat.agent.offline import NOT_COVERED, OfflineChatModel
 from chat.models import Message, PendingAction
 from chat.services.turns import ERROR_REPLY, RECURSION_FALLBACK
-from knowledge.services import document_create_from_text, kb_reindex
+from knowledge.indexing import kb_reindex
+from knowledge.services import document_create_from_text
 from tenants.models import Tenant
 from tests.chat.conftest import TurnRunner
 from tests.chat.scripted import ScriptedChatModel, tool_call

@@ -14,7 +14,8 @@ from langchain_core.messages import AIMessage, BaseMessage
 from chat.agent.offline import NOT_COVERED, OfflineChatModel
 from chat.agent.sentences import is_terminated
 from chat.models import Message
-from knowledge.services import document_create_from_text, kb_reindex
+from knowledge.indexing import kb_reindex
+from knowledge.services import document_create_from_text
 from tenants.models import Tenant
 from tests.chat.conftest import Turn, TurnRunner
 from tests.chat.scripted import ScriptedChatModel, tool_call

@@ -16,7 +16,8 @@ from django_tenants.utils import tenant_context
 
 from actions.models import Contact, ContactGroup
 from chat.models import Message, RunUsage, UsageDay
-from knowledge.services import document_create_from_text, kb_reindex
+from knowledge.indexing import kb_reindex
+from knowledge.services import document_create_from_text
 from tenants.models import Tenant, TenantUsageDay
 from tests.e2e.conftest import Api, Process, TenantSetup, start_worker
 from tests.e2e.wsclient import WsClient

@@ -10,7 +10,8 @@ from django_tenants.utils import tenant_context
 
 from actions.models import Contact, ContactGroup, OutboundMessage
 from chat.models import Message, PendingAction
-from knowledge.services import document_create_from_text, kb_reindex
+from knowledge.indexing import kb_reindex
+from knowledge.services import document_create_from_text
 from tests.e2e.conftest import Api, Process, TenantSetup
 from tests.e2e.wsclient import WsClient
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from knowledge.indexing import kb_reindex
 from knowledge.models import Document
-from knowledge.services import document_upsert, kb_reindex
+from knowledge.services import document_upsert
 
 
 def make_document(

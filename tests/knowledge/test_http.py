@@ -113,3 +113,27 @@ def test_a_session_from_tenant_a_is_anonymous_on_tenant_b(
     response = intruder.get("/api/kb/search/", {"q": "leave"})
 
     assert response.status_code == 401
+
+
+def test_a_token_of_tenant_a_is_refused_on_tenant_b_in_the_common_shape(
+    tenant_a: Tenant, tenant_b: Tenant
+) -> None:
+    user = make_user(tenant_a, "robot")
+    with tenant_context(tenant_a):
+        make_document("Leave policy", LEAVE_POLICY)
+        _, token = api_token_create(user=user, name="search")
+    on_b = Client(HTTP_HOST="beta.localhost", HTTP_AUTHORIZATION=f"Bearer {token}")
+
+    response = on_b.get("/api/kb/search/", {"q": "sick leave"})
+
+    assert response.status_code == 401
+    assert response.json() == {
+        "error": {"code": "unauthenticated", "message": "authentication required"}
+    }
+
+
+def test_a_post_is_refused_with_405_in_the_common_shape(alice: Client) -> None:
+    response = alice.post("/api/kb/search/", {"q": "leave"})
+
+    assert response.status_code == 405 and response["Allow"] == "GET"
+    assert response.json()["error"]["code"] == "method_not_allowed"

@@ -11,8 +11,9 @@ from django.db import connection
 from django_tenants.utils import tenant_context
 
 from knowledge.embedder import use_embedder
+from knowledge.indexing import kb_reindex, kb_stale_chunk_count
 from knowledge.models import Chunk, Document
-from knowledge.services import document_update, kb_reindex, kb_stale_chunk_count
+from knowledge.services import document_update
 from tenants.models import Tenant
 from tests.knowledge.conftest import FakeEmbedder
 from tests.knowledge.factories import EXPENSES, LEAVE_POLICY, make_document

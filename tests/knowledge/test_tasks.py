@@ -11,8 +11,9 @@ from django_celery_beat.models import PeriodicTask
 from django_tenants.utils import tenant_context
 
 from knowledge.demo import demo_documents_load
+from knowledge.indexing import kb_stale_chunk_count
 from knowledge.models import Chunk, Document
-from knowledge.services import Upload, document_create_from_upload, kb_stale_chunk_count
+from knowledge.services import Upload, document_create_from_upload
 from knowledge.tasks import reindex_tenant
 from tenants.models import Tenant
 from tests.knowledge.conftest import FakeEmbedder

@@ -10,15 +10,10 @@ from django_tenants.utils import tenant_context
 from tqdm import tqdm
 
 from knowledge.imports import folder_files, is_squad_file, squad_paragraphs
+from knowledge.indexing import kb_reindex, kb_stale_chunk_count
 from knowledge.ingest.parsers import IngestError
 from knowledge.models import Document
-from knowledge.services import (
-    Upload,
-    document_create_from_upload,
-    document_upsert,
-    kb_reindex,
-    kb_stale_chunk_count,
-)
+from knowledge.services import Upload, document_create_from_upload, document_upsert
 from tenants.models import Tenant
 
 

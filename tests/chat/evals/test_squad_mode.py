@@ -12,7 +12,8 @@ from django.core.management.base import CommandError
 from django_tenants.utils import tenant_context
 
 from knowledge.imports import squad_external_id
-from knowledge.services import document_upsert, kb_reindex
+from knowledge.indexing import kb_reindex
+from knowledge.services import document_upsert
 from tenants.models import Tenant
 
 CONTEXT = (

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tenants.jsoninput import MAX_JSON_DEPTH, InvalidText, MalformedJson, loads_checked
+from core.jsoninput import MAX_JSON_DEPTH, InvalidText, MalformedJson, loads_checked
 
 
 def test_ordinary_json_comes_back_as_it_was() -> None:

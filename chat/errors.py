@@ -1,0 +1,32 @@
+"""The domain exceptions of chat's services and what each transport answers for them.
+
+The one table: the HTTP API answers ``(status, code)`` through the edge (``core.jsonapi``), and
+the WebSocket consumer answers an ``error`` frame with the same ``code`` (``core.jsonapi.translate``
+on this table), so a refusal reads the same through every door. First match wins: list a
+subclass before its base.
+"""
+
+from __future__ import annotations
+
+from chat.services.actions import (
+    ActionInvalidArguments,
+    ActionNotFound,
+    ActionPermissionDenied,
+    ActionStateError,
+)
+from chat.services.realtime import ConversationBusy, SendFailed
+from chat.services.turns import ConversationNotFound, TurnInvalid
+from chat.services.usage import BudgetExhausted
+from core.jsonapi import ErrorTable
+
+ERRORS: ErrorTable = {
+    ConversationNotFound: (404, "not_found"),
+    TurnInvalid: (400, "invalid"),
+    ConversationBusy: (409, "conversation_busy"),
+    SendFailed: (503, "send_failed"),
+    BudgetExhausted: (429, "budget_exhausted"),
+    ActionNotFound: (404, "not_found"),
+    ActionPermissionDenied: (403, "forbidden"),
+    ActionStateError: (409, "invalid_state"),
+    ActionInvalidArguments: (400, "invalid_arguments"),
+}
