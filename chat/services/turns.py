@@ -7,6 +7,7 @@ tests pass ``CollectingEvents``. All functions run inside the tenant's schema.
 from __future__ import annotations
 
 import logging
+import re
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -53,6 +54,7 @@ RECURSION_FALLBACK = (
 )
 ERROR_REPLY = "Sorry — something went wrong while answering. The error has been recorded."
 _CANCEL_CHECK_SECONDS = 0.1
+_WORDS = re.compile(r"\s*\S+\s*")
 ROUTER_MODEL = "router"  # the ``usage.model`` of a reply the router gave without a model
 
 
@@ -287,12 +289,14 @@ def _reply_routed(
 def _reply_cached(
     cached: CachedAnswer, *, message: Message, events: TurnEvents, model: BaseChatModel | None
 ) -> Message:
-    """Give a stored knowledge answer again, through the same events as a fresh one (its text
-    as a ``token`` frame, then ``done``), stored as a normal reply with its citations; its
-    usage says ``cached`` and counts no tokens. Then write the exchange into the graph's
-    checkpoint, so a follow-up question is answered knowing it."""
+    """Give a stored knowledge answer again through the same events as a fresh one (``thinking``,
+    its text word by word as ``token`` events, then ``done``), stored as a normal reply with its
+    citations; its usage says ``cached`` and counts no tokens. Then write the exchange into the
+    graph's checkpoint, so a follow-up question is answered knowing it."""
     started = time.monotonic()
-    events.token(cached.content)
+    events.status("thinking")
+    for word in _WORDS.findall(cached.content):
+        events.token(word)  # the realtime layer coalesces them into frames, as a model's
     try:
         with transaction.atomic():
             reply = Message.objects.create(

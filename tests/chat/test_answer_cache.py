@@ -70,6 +70,7 @@ def test_a_repeated_knowledge_question_is_answered_from_the_cache_without_the_mo
     assert again.reply.content == first.reply.content
     assert again.reply.citations == first.reply.citations != []
     assert "".join(again.events.of("token")) == again.reply.content
+    assert len(again.events.of("token")) > 1 and again.events.of("status") == ["thinking"]
     assert again.events.of("done") == [again.reply]
     assert again.reply.usage["input_tokens"] == again.reply.usage["output_tokens"] == 0
 

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator, Sequence
 
 import pytest
@@ -26,8 +27,8 @@ UNREACHABLE_REDIS = {
 
 
 class CountingEmbedder(FakeEmbedder):
-    """Counts the queries it really embeds; a fresh model name per test keeps Redis entries of
-    earlier tests (and runs) out of the count."""
+    """Counts the queries it really embeds; a model name of its own keeps Redis entries of
+    earlier tests (and earlier runs) out of the count."""
 
     def __init__(self, model_name: str) -> None:
         super().__init__(model_name=model_name)
@@ -42,9 +43,9 @@ class CountingEmbedder(FakeEmbedder):
 
 
 @pytest.fixture
-def embedder(request: pytest.FixtureRequest) -> Iterator[CountingEmbedder]:
+def embedder() -> Iterator[CountingEmbedder]:
     query_embedding_cache_clear()
-    yield CountingEmbedder(model_name=f"fake/counting:{request.node.nodeid}")
+    yield CountingEmbedder(model_name=f"fake/counting:{uuid.uuid4().hex}")
     query_embedding_cache_clear()
 
 
