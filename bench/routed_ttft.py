@@ -106,6 +106,7 @@ def prepare(tenant: Any) -> Any:
 
 
 def run(rounds: int) -> dict[str, Any]:
+    from django.test import override_settings
     from django_tenants.utils import tenant_context
 
     from chat.agent.llm import model_label
@@ -116,7 +117,9 @@ def run(rounds: int) -> dict[str, Any]:
         "routed_cancel": [],
         "agent_knowledge": [],
     }
-    with tenant_context(tenant):
+    # The baseline asks one question again and again: the answer cache (bench/answer_cache.py
+    # measures it) would answer every round after the first, so it is off here.
+    with tenant_context(tenant), override_settings(ANSWER_CACHE_ENABLED=False):
         user = prepare(tenant)
         for index in range(rounds + 2):
             measured = {

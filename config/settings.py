@@ -429,6 +429,10 @@ SQL_MAX_RETRIES = env_int("SQL_MAX_RETRIES", 3, minimum=0)
 RECURSION_LIMIT = env_int("RECURSION_LIMIT", 12, minimum=4)
 QUERY_DATA_ROW_LIMIT = env_int("QUERY_DATA_ROW_LIMIT", 200, minimum=1)
 QUERY_DATA_TIMEOUT_MS = env_int("QUERY_DATA_TIMEOUT_MS", 2000, minimum=10)
+# Answers to standalone knowledge questions, reused until a document or the prompt changes
+# (chat/services/answer_cache.py); each tenant can also switch it off in its admin.
+ANSWER_CACHE_ENABLED = env_bool("ANSWER_CACHE_ENABLED", True)
+ANSWER_CACHE_TTL_SECONDS = env_int("ANSWER_CACHE_TTL_SECONDS", 24 * 3600, minimum=1)
 
 # -- knowledge ---------------------------------------------------------------------------------
 # Knowledge base (knowledge/): embeddings, chunking, uploads, retrieval. See README.md.
@@ -449,6 +453,9 @@ KB_WEAK_DISTANCE = env_float("KB_WEAK_DISTANCE", 0.2, minimum=0.0)
 KB_CANDIDATES = env_int("KB_CANDIDATES", 40, minimum=1)
 KB_REINDEX_EVERY_SECONDS = env_int("KB_REINDEX_EVERY_SECONDS", 900, minimum=60)
 KB_HNSW_EF_SEARCH = env_int("KB_HNSW_EF_SEARCH", 100, minimum=1)
+# Query embeddings kept per process (0: no cache at all) and in Redis (knowledge/query_cache.py).
+KB_QUERY_CACHE_SIZE = env_int("KB_QUERY_CACHE_SIZE", 2048, minimum=0)
+KB_QUERY_CACHE_TTL_SECONDS = env_int("KB_QUERY_CACHE_TTL_SECONDS", 7 * 24 * 3600, minimum=1)
 # Every connection asks HNSW for more candidates than pgvector's default 40, so that a
 # filtered search (inactive documents, tags) still fills its candidate list.
 _db_options = DATABASES["default"].setdefault("OPTIONS", {})

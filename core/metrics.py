@@ -90,6 +90,18 @@ KB_RETRIEVAL = Histogram(
     ["method"],
     buckets=_FAST_BUCKETS,
 )
+KB_QUERY_EMBEDDING_CACHE = Counter(
+    "kb_query_embedding_cache",
+    "Query embeddings looked up in the cache (result: hit_memory, hit_redis, miss, error: the "
+    "cache failed and the model computed the vector). Hit rate: hits / (hits + miss).",
+    ["result"],
+)
+ANSWER_CACHE = Counter(
+    "chat_answer_cache",
+    "Knowledge answers looked up in the per-tenant answer cache (result: hit, miss, stored, "
+    "error: the cache failed and the agent answered). Hit rate: hit / (hit + miss).",
+    ["result"],
+)
 
 
 class CeleryQueueDepth(Collector):

@@ -18,7 +18,7 @@ from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
 
 from knowledge.ingest.parsers import SUPPORTED_EXTENSIONS, IngestError
-from knowledge.models import Chunk, Document
+from knowledge.models import Chunk, Document, KnowledgeSettings
 from knowledge.selectors import MAX_K, SearchInputError, kb_search
 from knowledge.services import (
     Upload,
@@ -255,3 +255,16 @@ def _limit() -> int:
     from django.conf import settings
 
     return int(settings.KB_MAX_UPLOAD_BYTES)
+
+
+@admin.register(KnowledgeSettings)
+class KnowledgeSettingsAdmin(admin.ModelAdmin):
+    """One row of switches: it can be added once and never deleted (absent means defaults)."""
+
+    list_display = ("__str__", "answer_cache_enabled")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return super().has_add_permission(request) and not KnowledgeSettings.objects.exists()
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False

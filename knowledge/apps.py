@@ -21,6 +21,9 @@ class KnowledgeConfig(AppConfig):
             "knowledge.view_document",
             "knowledge.view_chunk",
             "knowledge.search_playground",
+            "knowledge.add_knowledgesettings",
+            "knowledge.change_knowledgesettings",
+            "knowledge.view_knowledgesettings",
         ]
     }
     periodic_jobs: list[Any] = []

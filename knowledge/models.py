@@ -133,3 +133,54 @@ class Chunk(models.Model):
             and self.embedded_hash == self.content_hash
             and self.embedding_model == current_model_name()
         )
+
+
+class KnowledgeBaseVersion(models.Model):
+    """One row that changes whenever the knowledge base does: the answer cache's key part.
+
+    Written only by a database trigger (migration 0002) on every insert, update or delete of a
+    document, whatever made it (a service, the admin, a bulk ``update()``, a cascade, a reindex
+    marking documents ready), so no code path can forget to bump it. The trigger fires at
+    commit, once per transaction, so the version and the change become visible together and the
+    row's lock is the last one a writer takes (two writers cannot deadlock on it).
+
+    ``epoch`` is new whenever the row is (re)created, so a version number is never reused: a
+    schema emptied and refilled (a re-created tenant, a test) cannot meet its old cache entries.
+    """
+
+    id = models.PositiveSmallIntegerField(primary_key=True, default=1)
+    epoch = models.UUIDField(default=uuid.uuid4)
+    counter = models.BigIntegerField(default=1)
+    # The transaction that bumped last: a second document change in it does not bump again.
+    bumped_xid = models.BigIntegerField(default=0)
+
+    class Meta:
+        db_table = "knowledge_kb_version"
+        constraints = [
+            models.CheckConstraint(condition=models.Q(id=1), name="knowledge_kbversion_single")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.epoch}:{self.counter}"
+
+
+class KnowledgeSettings(models.Model):
+    """The tenant admin's switches for the knowledge base (one row; absent means defaults)."""
+
+    id = models.PositiveSmallIntegerField(primary_key=True, default=1, editable=False)
+    answer_cache_enabled = models.BooleanField(
+        default=True,
+        help_text="Answer a knowledge question asked again from the stored answer, until a "
+        "document or the assistant's prompt changes. Replies show usage.cached = true. Off: "
+        "every question runs the assistant.",
+    )
+
+    class Meta:
+        db_table = "knowledge_settings"
+        verbose_name = verbose_name_plural = "knowledge settings"
+        constraints = [
+            models.CheckConstraint(condition=models.Q(id=1), name="knowledge_settings_single")
+        ]
+
+    def __str__(self) -> str:
+        return "Knowledge settings"

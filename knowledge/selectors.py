@@ -25,6 +25,7 @@ from core.metrics import KB_RETRIEVAL
 from knowledge.embedder import get_embedder
 from knowledge.embeddings import Embedder
 from knowledge.fusion import is_weak, rrf_fuse
+from knowledge.query_cache import embed_query_cached
 from knowledge.textsearch import query_terms
 
 RRF_K = 60
@@ -126,7 +127,7 @@ def kb_search(
     embedder = embedder or get_embedder()
     candidates = kb_candidates(
         query=query,
-        vector=embedder.embed_query(query),
+        vector=embed_query_cached(embedder, query),
         model=embedder.model_name,
         limit=max(settings.KB_CANDIDATES, k),
         tags=tags,

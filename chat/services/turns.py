@@ -7,6 +7,7 @@ tests pass ``CollectingEvents``. All functions run inside the tenant's schema.
 from __future__ import annotations
 
 import logging
+import re
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -30,6 +31,12 @@ from chat.agent.graph import build_graph, thread_id
 from chat.agent.llm import build_chat_model, model_label
 from chat.agent.tools.registry import read_tool
 from chat.models import Conversation, Message, PendingAction
+from chat.services.answer_cache import (
+    CachedAnswer,
+    answer_cache_get,
+    answer_cache_key,
+    answer_cache_offer,
+)
 from chat.services.routed_answers import RoutedAnswer, routed_answer
 from chat.services.usage import Usage, run_usage, usage_of, usage_payload, usage_record
 from core import tracing
@@ -45,6 +52,7 @@ RECURSION_FALLBACK = (
 )
 ERROR_REPLY = "Sorry — something went wrong while answering. The error has been recorded."
 _CANCEL_CHECK_SECONDS = 0.1
+_WORDS = re.compile(r"\s*\S+\s*")
 ROUTER_MODEL = "router"  # the ``usage.model`` of a reply the router gave without a model
 
 
@@ -201,6 +209,13 @@ def turn_run(
     if routed is not None:
         with _turn_scope(conversation, message.uuid):
             return _reply_routed(routed, message=message, events=events, model=model)
+    cache_key = answer_cache_key(
+        conversation=conversation, message=message, model=_answering_model(model)
+    )
+    cached = answer_cache_get(cache_key) if cache_key is not None else None
+    if cached is not None:
+        with _turn_scope(conversation, message.uuid):
+            return _reply_cached(cached, message=message, events=events, model=model)
     fresh = {
         "messages": [HumanMessage(message.content, id=str(message.uuid))],
         "sources": [],
@@ -226,7 +241,13 @@ def turn_run(
         first_input=first_input,
         events=events,
         model=model,
+        cache_key=cache_key,
     )
+
+
+def _answering_model(model: BaseChatModel | None) -> str:
+    """Which model answers, for the answer cache's key (tests pass their own models)."""
+    return model_label() if model is None else f"{model_label()}/{type(model).__name__}"
 
 
 def _reached_an_approval(conversation: Conversation, message: Message) -> bool:
@@ -262,6 +283,54 @@ def _reply_routed(
     TURN_DURATION.labels(outcome="routed").observe(time.monotonic() - started)
     logger.info("run routed: %s", routed.route, extra={"outcome": "routed"})
     return reply
+
+
+def _reply_cached(
+    cached: CachedAnswer, *, message: Message, events: TurnEvents, model: BaseChatModel | None
+) -> Message:
+    """Give a stored knowledge answer again through the same events as a fresh one (``thinking``,
+    its text word by word as ``token`` events, then ``done``), stored as a normal reply with its
+    citations; its usage says ``cached`` and counts no tokens. Then write the exchange into the
+    graph's checkpoint, so a follow-up question is answered knowing it."""
+    started = time.monotonic()
+    events.status("thinking")
+    for word in _WORDS.findall(cached.content):
+        events.token(word)  # the realtime layer coalesces them into frames, as a model's
+    try:
+        with transaction.atomic():
+            reply = Message.objects.create(
+                conversation=message.conversation,
+                role=Message.Role.ASSISTANT,
+                content=cached.content,
+                citations=cached.citations,
+                usage=usage_payload(Usage(), model=model_label(), cached=True),
+                run_id=message.uuid,
+            )
+    except IntegrityError:  # a redelivered run already stored its reply
+        reply = Message.objects.get(run_id=message.uuid, role=Message.Role.ASSISTANT)
+    events.done(reply)
+    _checkpoint_cached_exchange(cached, message=message, model=model)
+    TURN_DURATION.labels(outcome="cached").observe(time.monotonic() - started)
+    logger.info("run answered from the answer cache", extra={"outcome": "cached"})
+    return reply
+
+
+def _checkpoint_cached_exchange(
+    cached: CachedAnswer, *, message: Message, model: BaseChatModel | None
+) -> None:
+    """The reply stands whatever happens here: a checkpoint without this exchange only means a
+    follow-up is answered without it, so a failure is logged, not the turn's."""
+    try:
+        graph = build_graph(model or build_chat_model())
+        exchange = [HumanMessage(message.content, id=str(message.uuid)), AIMessage(cached.content)]
+        graph.update_state(
+            _config(message.conversation),
+            {"messages": exchange, "sources": cached.sources, "sql_failures": 0},
+            as_node="finalize",
+        )
+    except Exception as error:
+        logger.exception("could not write a cached answer into the checkpoint")
+        AGENT_ERRORS.labels(type=error.__class__.__name__).inc()
 
 
 def _close_out_quietly(action: PendingAction, model: BaseChatModel | None) -> None:
@@ -349,10 +418,13 @@ def _run(
     first_input: Callable[[StateSnapshot], Any],
     events: TurnEvents,
     model: BaseChatModel | None,
+    cache_key: str | None = None,
 ) -> Message | None:
     started = time.monotonic()
     with _turn_scope(conversation, run_id):
-        run = _RunState(conversation=conversation, run_id=run_id, events=events)
+        run = _RunState(
+            conversation=conversation, run_id=run_id, events=events, cache_key=cache_key
+        )
         reply = _run_graph(run, first_input, model)
         outcome = _outcome_of(reply)
         TURN_DURATION.labels(outcome=outcome).observe(time.monotonic() - started)
@@ -410,6 +482,8 @@ class _RunState:
     events: TurnEvents
     # Ids of the checkpoint's messages when the run began: anything else is this run's.
     before: set[str | None] = field(default_factory=set)
+    # Where a knowledge answer of this run may be stored (None: not a cacheable question).
+    cache_key: str | None = None
 
 
 def _run_graph(
@@ -539,7 +613,16 @@ def _persist_final(run: _RunState, values: dict[str, Any]) -> Message:
         for s in values.get("sources", [])
         if f"[{s['n']}]" in content
     ]
-    return _persist(run, content, citations, values, Message.Status.COMPLETE)
+    stored = _persist(run, content, citations, values, Message.Status.COMPLETE)
+    if run.cache_key is not None and stored.content == content:
+        answer_cache_offer(
+            key=run.cache_key,
+            turn=_this_turn(messages),
+            content=content,
+            citations=citations,
+            sources=values.get("sources", []),
+        )
+    return stored
 
 
 def _this_turn(messages: list[Any]) -> list[Any]:

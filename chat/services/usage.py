@@ -76,13 +76,15 @@ def usage_cost(usage: Usage) -> Decimal:
     return cost.quantize(_SIX_DECIMALS)
 
 
-def usage_payload(usage: Usage, *, model: str) -> dict[str, Any]:
-    """What a reply's ``usage`` JSON holds (the ``done`` frame shows it as is)."""
+def usage_payload(usage: Usage, *, model: str, cached: bool = False) -> dict[str, Any]:
+    """What a reply's ``usage`` JSON holds (the ``done`` frame shows it as is); ``cached``
+    marks a reply given again from the answer cache (chat/services/answer_cache.py)."""
     return {
         "input_tokens": usage.input_tokens,
         "output_tokens": usage.output_tokens,
         "cost": float(usage_cost(usage)),
         "model": model,
+        "cached": cached,
     }
 
 

@@ -236,6 +236,21 @@ def test_local_batches_give_the_same_vectors_as_one_call(e5: LocalE5Embedder) ->
     assert np.asarray(batched) == pytest.approx(np.asarray(e5.embed_passages(texts)), abs=1e-5)
 
 
+def test_texts_of_very_different_lengths_in_one_batch_embed_as_they_do_alone(
+    e5: LocalE5Embedder,
+) -> None:
+    # The engine packs a batch without padding (each text attends only to its own tokens), so
+    # sorting chunks by length would gain nothing; docs/performance.md relies on this.
+    texts = ["leave", "Staff receive 20 days of paid annual leave per year. " * 12, "연차 휴가"]
+
+    together = LocalE5Embedder(batch_size=3).embed_passages(texts)
+    alone = [e5.embed_passages([text])[0] for text in texts]
+
+    assert [cosine(a, b) for a, b in zip(together, alone, strict=True)] == pytest.approx(
+        [1.0, 1.0, 1.0], abs=1e-5
+    )
+
+
 def test_a_korean_sentence_is_closest_to_its_english_translation(e5: LocalE5Embedder) -> None:
     korean, english, unrelated = e5.embed_passages(
         [
