@@ -38,8 +38,9 @@ from routed_ttft import POLICY, QUESTION, timed_turn
 def prepare(tenant: Any) -> Any:
     import secrets
 
+    from knowledge.indexing import kb_reindex
     from knowledge.models import Document
-    from knowledge.services import document_create_from_text, kb_reindex
+    from knowledge.services import document_create_from_text
     from tenants.roles import STAFF
     from tenants.services import user_upsert
 

@@ -144,6 +144,7 @@ TENANT_APPS = [
     "knowledge",
     "actions",
     "chat",
+    "notifications",
 ]
 INSTALLED_APPS = SHARED_APPS + [app for app in TENANT_APPS if app not in SHARED_APPS]
 
@@ -415,6 +416,17 @@ def _check_phone_region() -> None:
 
 
 _check_phone_region()
+
+# -- notifications -----------------------------------------------------------------------------
+# Approvers hear of pending actions through their chosen channel (notifications/, see
+# docs/notifications.md), at most one message per approver per this many seconds: a digest.
+APPROVAL_NOTIFY_INTERVAL_SECONDS = env_int("APPROVAL_NOTIFY_INTERVAL_SECONDS", 900, minimum=1)
+# Links in those messages point at the tenant's primary domain with this scheme, and this port
+# when the server is not on the scheme's default one (local development: empty in production).
+APPROVAL_NOTIFY_LINK_SCHEME = env_choice("APPROVAL_NOTIFY_LINK_SCHEME", "https", ("https", "http"))
+APPROVAL_NOTIFY_LINK_PORT = env_int("APPROVAL_NOTIFY_LINK_PORT", 0, minimum=0)
+if APPROVAL_NOTIFY_LINK_PORT > 65535:
+    raise ImproperlyConfiguredEnv("APPROVAL_NOTIFY_LINK_PORT", "must be a port number (or 0: none)")
 
 # -- chat ----------------------------------------------------------------------------------------
 

@@ -9,6 +9,7 @@ urlpatterns = [
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
     path("", include("knowledge.urls")),
+    path("", include("notifications.urls")),
     path("", include("chat.urls")),
 ]
 

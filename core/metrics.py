@@ -84,6 +84,12 @@ WORKER_LOST_RECOVERIES = Counter(
     "chat_stranded_actions_recovered",
     "Approved actions a lost worker left executing, finished by the resumed turn.",
 )
+APPROVAL_NOTIFICATIONS = Counter(
+    "approval_notifications",
+    "Digests telling approvers what waits for them (notifications/), by channel (email, "
+    "telegram, sms) and outcome (sent, failed: the provider refused it or it never answered).",
+    ["channel", "outcome"],
+)
 KB_RETRIEVAL = Histogram(
     "kb_retrieval_seconds",
     "Knowledge-base search latency (embedding the query plus the one SQL statement).",

@@ -20,6 +20,7 @@ from django.utils import timezone
 from actions.tools.base import ToolContext, ToolDisabledError, ToolError
 from actions.tools.registry import approval_refusal, get_tool, tool_policy
 from chat.models import ActionEvent, Conversation, PendingAction
+from chat.signals import action_pending
 from core.metrics import HITL_DECISIONS, WORKER_LOST_RECOVERIES
 
 logger = logging.getLogger(__name__)
@@ -101,6 +102,7 @@ def pending_action_propose(
             actor_id=requested_by_id,
             data={"arguments": normalised, "description": description},
         )
+        action_pending.send(sender=PendingAction, action=action)
     return action
 
 

@@ -20,8 +20,9 @@ from chat.services.answer_cache import answer_cache_get, answer_cache_offer
 from chat.services.prompts import assistant_prompt_publish
 from chat.services.turns import CollectingEvents, turn_run, turn_start
 from knowledge.embedder import use_embedder
+from knowledge.indexing import kb_reindex
 from knowledge.models import Document, KnowledgeSettings
-from knowledge.services import document_create_from_text, document_update, kb_reindex
+from knowledge.services import document_create_from_text, document_update
 from knowledge.state import kb_version
 from tenants.models import Tenant
 from tests.chat.conftest import TurnRunner

@@ -1,0 +1,61 @@
+"""The words of an approval digest. Plain Python, no Django: easy to read and to test.
+
+A digest says no more than the approval card does: the tool's label, the card's one-line
+description, who asked, and a link to the card. Never the raw arguments.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# An SMS is paid per 160-character segment: the compact form names the count, the first
+# request and the inbox link, and stops there.
+SMS_DESCRIPTION_CHARS = 80
+
+
+@dataclass(frozen=True)
+class WaitingItem:
+    """One waiting action as the card shows it."""
+
+    tool_label: str
+    description: str
+    requested_by: str
+    link: str
+
+
+def digest_subject(*, tenant_name: str, count: int) -> str:
+    waits = "1 request waits" if count == 1 else f"{count} requests wait"
+    return f"{tenant_name}: {waits} for your approval"
+
+
+def digest_body(
+    *, tenant_name: str, items: list[WaitingItem], inbox_link: str, settings_link: str
+) -> str:
+    """The e-mail and Telegram text: every waiting request with its own link."""
+    lines = [digest_subject(tenant_name=tenant_name, count=len(items)) + ".", ""]
+    for item in items:
+        lines += [
+            f"{item.tool_label} — asked by {item.requested_by}",
+            item.description,
+            f"Open: {item.link}",
+            "",
+        ]
+    lines += [
+        f"Everything that waits: {inbox_link}",
+        "",
+        "You get this because you may approve these requests. "
+        f"Change how you are told: {settings_link}",
+    ]
+    return "\n".join(lines)
+
+
+def digest_sms(*, tenant_name: str, items: list[WaitingItem], inbox_link: str) -> str:
+    """The SMS text: short, one link (the card's when there is one request, else the inbox)."""
+    first = items[0]
+    description = first.description
+    if len(description) > SMS_DESCRIPTION_CHARS:
+        description = description[: SMS_DESCRIPTION_CHARS - 1].rsplit(" ", 1)[0] + "…"
+    head = digest_subject(tenant_name=tenant_name, count=len(items))
+    more = f" (+{len(items) - 1} more)" if len(items) > 1 else ""
+    link = first.link if len(items) == 1 else inbox_link
+    return f"{head}: {first.tool_label} by {first.requested_by}: {description}{more} {link}"

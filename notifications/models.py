@@ -1,0 +1,100 @@
+"""How approvers want to hear of pending actions, and what they were told (tenant schema)."""
+
+from __future__ import annotations
+
+import uuid
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import models
+
+
+class Channel(models.TextChoices):
+    EMAIL = "email", "E-mail"
+    TELEGRAM = "telegram", "Telegram"
+    SMS = "sms", "SMS"
+
+
+class NotificationPreference(models.Model):
+    """One person's choice. Without a row: e-mail to the account's address, if it has one."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notification_preference"
+    )
+    channel = models.CharField(max_length=16, choices=Channel.choices, default=Channel.EMAIL)
+    address = models.CharField(
+        max_length=254,
+        blank=True,
+        help_text="E-mail address, Telegram chat id (or @username) or phone number (+…). "
+        "Empty with e-mail: the account's own address.",
+    )
+    quiet = models.BooleanField(
+        default=False, help_text="Send this person no approval notifications at all."
+    )
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"{self.user} ({'quiet' if self.quiet else self.channel})"
+
+    def clean(self) -> None:
+        """The admin form's check: the same rule as the settings page (services)."""
+        from notifications.services import PreferenceInvalid, preference_address_checked
+
+        try:
+            self.address = preference_address_checked(channel=self.channel, address=self.address)
+        except PreferenceInvalid as error:
+            raise ValidationError({"address": str(error)}) from None
+
+
+class ApprovalDigest(models.Model):
+    """One message to one approver listing actions that wait for them.
+
+    ``uuid`` is the delivery's idempotency key (the e-mail's Message-ID), the same on every
+    attempt. Sending is claimed with a conditional UPDATE (``queued → sending``), so a retried
+    or redelivered task never sends a digest twice at once, and one left in ``sending`` by a
+    dead worker is marked failed, never sent again.
+    """
+
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        SENDING = "sending"
+        SENT = "sent"
+        FAILED = "failed"
+
+    uuid = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="approval_digests"
+    )
+    channel = models.CharField(max_length=16, choices=Channel.choices)
+    address = models.CharField(max_length=254)
+    status = models.CharField(
+        max_length=16, choices=Status.choices, default=Status.QUEUED, db_index=True
+    )
+    attempts = models.PositiveIntegerField(default=0)
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    attempted_at = models.DateTimeField(null=True, blank=True)
+    sent_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.channel} to {self.user} ({self.status})"
+
+
+class ApprovalNotice(models.Model):
+    """ "``user`` was told of ``action`` in ``digest``": at most once per person and action,
+    kept by the database, so concurrent or retried tasks can never list an action twice."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    action = models.ForeignKey("chat.PendingAction", on_delete=models.CASCADE, related_name="+")
+    digest = models.ForeignKey(ApprovalDigest, on_delete=models.CASCADE, related_name="notices")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "action"], name="approval_notice_once"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.action_id} → {self.user_id}"

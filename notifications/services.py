@@ -1,0 +1,331 @@
+"""Telling approvers what waits for them: preferences, scheduling, composing and sending digests.
+
+The flow (docs/notifications.md):
+
+1. A pending action is stored; after commit, ``notify_pending`` (a task in the tenant's schema)
+   asks who may decide it and schedules one ``send_digest`` per approver with a channel: now
+   if that person got nothing in the last ``APPROVAL_NOTIFY_INTERVAL_SECONDS``, else when the
+   interval is over. A Redis flag per person (``cs:<schema>:notify:<user>:scheduled``) keeps
+   that to one scheduled task however many actions arrive meanwhile.
+2. ``send_digest`` locks the person's user row, and unless a digest went out less than an
+   interval ago, stores a digest listing every action they may decide and were not yet told of
+   (one ``ApprovalNotice`` per person and action, unique in the database), then sends it.
+3. Sending is claimed ``queued → sending`` with a conditional UPDATE; transient provider
+   failures go back to ``queued`` and are retried with the delivery backoff; a digest found in
+   ``sending`` after ``ACTIONS_SENDING_ABANDONED_SECONDS`` is marked failed, never re-sent.
+   So a retried or redelivered task never sends the same news twice.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import uuid
+from dataclasses import dataclass
+from datetime import timedelta
+
+import redis
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.core.exceptions import ValidationError
+from django.core.validators import validate_email
+from django.db import transaction
+from django.db.models import F
+from django.urls import reverse
+from django.utils import timezone
+
+from actions.backends import delivery_backend
+from actions.delivery import (
+    Delivery,
+    PermanentDeliveryError,
+    TransientDeliveryError,
+    backoff_seconds,
+)
+from actions.phone import InvalidPhoneNumber, normalize_e164
+from actions.tools.base import UnknownToolError
+from actions.tools.registry import get_tool
+from chat.models import PendingAction
+from core.metrics import APPROVAL_NOTIFICATIONS
+from core.schema import current_schema, current_tenant
+from notifications.digest_text import WaitingItem, digest_body, digest_sms, digest_subject
+from notifications.models import ApprovalDigest, ApprovalNotice, Channel, NotificationPreference
+from notifications.selectors import (
+    actions_to_tell,
+    approvers_of,
+    notification_target,
+)
+
+logger = logging.getLogger(__name__)
+Status = ApprovalDigest.Status
+
+# A Telegram chat id (a group's is negative) or a public @username.
+_TELEGRAM_CHAT = re.compile(r"-?\d{1,20}|@[A-Za-z][A-Za-z0-9_]{4,31}")
+ADDRESS_MAX_CHARS = 254
+
+
+class PreferenceInvalid(Exception):
+    """A preference the settings page or the admin cannot store; the message says why."""
+
+
+@dataclass(frozen=True)
+class DigestAttempt:
+    """What one run of ``send_digest`` did; ``retry_in`` asks the task to try again later."""
+
+    status: str
+    retry_in: float | None = None
+
+
+# -- preferences ---------------------------------------------------------------------------------
+
+
+def preference_address_checked(*, channel: str, address: str) -> str:
+    """``address`` in its stored form for ``channel``, or ``PreferenceInvalid`` saying why.
+    An empty address is allowed for e-mail only (the account's own address is used)."""
+    address = address.strip()
+    if channel not in Channel.values:
+        raise PreferenceInvalid(f"channel must be one of {', '.join(Channel.values)}")
+    if len(address) > ADDRESS_MAX_CHARS:
+        raise PreferenceInvalid(f"the address is longer than {ADDRESS_MAX_CHARS} characters")
+    if channel == Channel.EMAIL:
+        if address:
+            try:
+                validate_email(address)
+            except ValidationError:
+                raise PreferenceInvalid(f"{address!r} is not an e-mail address") from None
+        return address
+    if not address:
+        raise PreferenceInvalid(f"{Channel(channel).label} needs an address")
+    if channel == Channel.SMS:
+        try:
+            return normalize_e164(address, settings.ACTIONS_PHONE_REGION or None)
+        except InvalidPhoneNumber as error:
+            raise PreferenceInvalid(str(error)) from None
+    if not _TELEGRAM_CHAT.fullmatch(address):
+        raise PreferenceInvalid(
+            f"{address!r} is not a Telegram chat id (digits) or @username (5 to 32 characters)"
+        )
+    return address
+
+
+def preference_save(
+    *, user: User, channel: str, address: str, quiet: bool
+) -> NotificationPreference:
+    """Store ``user``'s own choice (the settings page; the admin uses the model's ``clean``)."""
+    checked = preference_address_checked(channel=channel, address=address)
+    preference, _ = NotificationPreference.objects.update_or_create(
+        user=user, defaults={"channel": channel, "address": checked, "quiet": quiet}
+    )
+    return preference
+
+
+# -- who is told, and when ---------------------------------------------------------------------
+
+
+def approvers_notify(*, action_id: str) -> int:
+    """Schedule a digest for everyone who may decide the pending action ``action_id`` and has
+    somewhere to be told; returns how many. An action of another tenant, or one decided
+    meanwhile, is not found here and tells nobody."""
+    try:
+        action = PendingAction.objects.filter(
+            pk=uuid.UUID(str(action_id)), status=PendingAction.Status.PENDING
+        ).first()
+    except ValueError:
+        action = None
+    if action is None:
+        return 0
+    scheduled = 0
+    for user in approvers_of(action=action):
+        if notification_target(user=user) is None:
+            continue
+        digest_schedule(user_id=user.pk, countdown=_throttle_remaining(user.pk))
+        scheduled += 1
+    return scheduled
+
+
+def _scheduled_flag(user_id: int) -> str:
+    return f"cs:{current_schema()}:notify:{user_id}:scheduled"
+
+
+def _redis() -> redis.Redis:
+    return redis.Redis.from_url(settings.REDIS_URL, decode_responses=True)
+
+
+def digest_schedule(*, user_id: int, countdown: float) -> bool:
+    """Queue ``send_digest`` for ``user_id`` in ``countdown`` seconds, unless one already is."""
+    from notifications.tasks import send_digest
+
+    client = _redis()
+    # The flag outlives the task's countdown a little, so a lost task does not block for long.
+    ttl_ms = int((max(countdown, 0.0) + 60) * 1000)
+    if not client.set(_scheduled_flag(user_id), "1", nx=True, px=ttl_ms):
+        return False
+    try:
+        send_digest.apply_async((user_id,), countdown=max(countdown, 0.0))
+    except Exception:
+        client.delete(_scheduled_flag(user_id))
+        raise
+    return True
+
+
+def _throttle_remaining(user_id: int) -> float:
+    """Seconds until ``user_id`` may get another message (0: now)."""
+    latest = (
+        ApprovalDigest.objects.filter(user_id=user_id)
+        .order_by("-created_at")
+        .values_list("created_at", flat=True)
+        .first()
+    )
+    if latest is None:
+        return 0.0
+    interval = timedelta(seconds=settings.APPROVAL_NOTIFY_INTERVAL_SECONDS)
+    return max(0.0, (latest + interval - timezone.now()).total_seconds())
+
+
+# -- composing and sending -------------------------------------------------------------------------
+
+
+def digest_run(*, user_id: int) -> DigestAttempt:
+    """The body of ``send_digest``: send the person's unsent digest, or compose and send a new
+    one listing what waits for them, or, within the interval, schedule itself for later."""
+    # Cleared before reading what waits: an action stored from now on schedules a new run.
+    _redis().delete(_scheduled_flag(user_id))
+    _abandoned_marked_failed(user_id)
+    with transaction.atomic():
+        user = User.objects.select_for_update().filter(pk=user_id, is_active=True).first()
+        if user is None:
+            return DigestAttempt("no_user")
+        digest = ApprovalDigest.objects.filter(user=user, status=Status.QUEUED).first()
+        if digest is None:
+            wait = _throttle_remaining(user_id)
+            if wait > 0:
+                transaction.on_commit(lambda: digest_schedule(user_id=user_id, countdown=wait))
+                return DigestAttempt("throttled")
+            digest = _compose(user)
+            if digest is None:
+                return DigestAttempt("nothing_to_tell")
+    return digest_deliver(digest_id=digest.pk)
+
+
+def _compose(user: User) -> ApprovalDigest | None:
+    target = notification_target(user=user)
+    if target is None:
+        return None
+    actions = actions_to_tell(user=user)
+    if not actions:
+        return None
+    digest = ApprovalDigest.objects.create(
+        user=user, channel=target.channel, address=target.address
+    )
+    ApprovalNotice.objects.bulk_create(
+        [ApprovalNotice(user=user, action=action, digest=digest) for action in actions]
+    )
+    return digest
+
+
+def _abandoned_marked_failed(user_id: int) -> None:
+    """A digest left in ``sending`` by a dead worker may or may not have gone out: it is
+    marked failed, never sent again (the next digest lists only newer actions)."""
+    cutoff = timezone.now() - timedelta(seconds=settings.ACTIONS_SENDING_ABANDONED_SECONDS)
+    for digest in ApprovalDigest.objects.filter(
+        user_id=user_id, status=Status.SENDING, attempted_at__lt=cutoff
+    ):
+        _fail(digest, "delivery unknown: the worker sending it stopped")
+
+
+def digest_deliver(*, digest_id: int) -> DigestAttempt:
+    """Send one stored digest through its channel's backend (actions/delivery)."""
+    claimed = ApprovalDigest.objects.filter(pk=digest_id, status=Status.QUEUED).update(
+        status=Status.SENDING, attempts=F("attempts") + 1, attempted_at=timezone.now()
+    )
+    digest = ApprovalDigest.objects.get(pk=digest_id)
+    if not claimed:
+        return DigestAttempt(digest.status)
+    try:
+        delivery_backend(digest.channel).send(_delivery(digest))
+    except TransientDeliveryError as error:
+        if digest.attempts >= settings.ACTIONS_DELIVERY_MAX_ATTEMPTS:
+            _fail(digest, error.message)
+            return DigestAttempt(Status.FAILED)
+        ApprovalDigest.objects.filter(pk=digest.pk, status=Status.SENDING).update(
+            status=Status.QUEUED, error=error.message[:2000]
+        )
+        delay = backoff_seconds(
+            digest.attempts - 1,
+            base=settings.ACTIONS_RETRY_BASE_SECONDS,
+            cap=settings.ACTIONS_RETRY_MAX_SECONDS,
+            jitter=True,
+            retry_after=error.retry_after,
+        )
+        return DigestAttempt(Status.QUEUED, retry_in=delay)
+    except (PermanentDeliveryError, ValueError) as error:  # ValueError: an unusable address
+        _fail(digest, str(error))
+        return DigestAttempt(Status.FAILED)
+    ApprovalDigest.objects.filter(pk=digest.pk, status=Status.SENDING).update(
+        status=Status.SENT, sent_at=timezone.now(), error=""
+    )
+    APPROVAL_NOTIFICATIONS.labels(channel=digest.channel, outcome="sent").inc()
+    return DigestAttempt(Status.SENT)
+
+
+def _fail(digest: ApprovalDigest, reason: str) -> None:
+    failed = ApprovalDigest.objects.filter(pk=digest.pk, status=Status.SENDING).update(
+        status=Status.FAILED, error=reason[:2000]
+    )
+    if failed:
+        logger.warning(
+            "approval digest %s to user %s failed: %s", digest.pk, digest.user_id, reason
+        )
+        APPROVAL_NOTIFICATIONS.labels(channel=digest.channel, outcome="failed").inc()
+
+
+def _delivery(digest: ApprovalDigest) -> Delivery:
+    """The digest's message, from the actions it lists (as their cards show them)."""
+    actions = (
+        PendingAction.objects.filter(pk__in=digest.notices.values("action_id"))
+        .select_related("requested_by")
+        .order_by("created_at")
+    )
+    items = [
+        WaitingItem(
+            tool_label=_tool_label(action.tool),
+            description=action.description,
+            requested_by=action.requested_by.get_username(),
+            link=tenant_link(reverse("approvals"), fragment=f"action-{action.pk}"),
+        )
+        for action in actions
+    ]
+    tenant_name = current_tenant().name
+    inbox = tenant_link(reverse("approvals"))
+    if digest.channel == Channel.SMS:
+        body = digest_sms(tenant_name=tenant_name, items=items, inbox_link=inbox)
+    else:
+        body = digest_body(
+            tenant_name=tenant_name,
+            items=items,
+            inbox_link=inbox,
+            settings_link=tenant_link(reverse("notification-settings")),
+        )
+    return Delivery(
+        channel=digest.channel,  # type: ignore[arg-type]  # a Channel value, checked by Delivery
+        to_address=digest.address,
+        body=body,
+        subject=digest_subject(tenant_name=tenant_name, count=len(items)),
+        idempotency_key=f"approvals-{digest.uuid}",
+    )
+
+
+def tenant_link(path: str, *, fragment: str = "") -> str:
+    """An absolute URL on the current tenant's own (primary) domain."""
+    domain = current_tenant().get_primary_domain().domain
+    port = settings.APPROVAL_NOTIFY_LINK_PORT
+    netloc = f"{domain}:{port}" if port else domain
+    anchor = f"#{fragment}" if fragment else ""
+    return f"{settings.APPROVAL_NOTIFY_LINK_SCHEME}://{netloc}{path}{anchor}"
+
+
+def _tool_label(name: str) -> str:
+    """The tool's label for people ("SMS"), or its name when the tool no longer exists."""
+    try:
+        return get_tool(name).label
+    except UnknownToolError:
+        return name

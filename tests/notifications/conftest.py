@@ -1,0 +1,52 @@
+"""Fixtures of the notifications suite: people who may decide, and a way to propose actions."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import User
+from django_tenants.utils import tenant_context
+
+from actions.models import Contact
+from chat.models import Conversation, PendingAction
+from chat.services.actions import pending_action_propose
+from tenants.models import Tenant
+from tenants.roles import APPROVER, STAFF
+from tests.actions.conftest import fake_smtp, fake_twilio, outbox_everywhere  # noqa: F401
+from tests.tenants.factories import make_user
+
+
+def approver_in(tenant: Tenant, username: str, email: str) -> User:
+    user = make_user(tenant, username, role=APPROVER)
+    with tenant_context(tenant):
+        User.objects.filter(pk=user.pk).update(email=email)
+        user.refresh_from_db()
+    return user
+
+
+def propose(
+    tenant: Tenant, requester: User, tool: str = "send_sms", call: str = "call-1"
+) -> PendingAction:
+    """A pending action in ``tenant``, asked for by ``requester`` (committed, unless the test
+    runs inside a transaction)."""
+    arguments: dict[str, Any] = {
+        "send_sms": {"to": ["Kim Minji"], "body": "No class on Friday."},
+        "send_email": {"to": ["Kim Minji"], "subject": "Friday", "body": "No class on Friday."},
+    }[tool]
+    with tenant_context(tenant):
+        if not Contact.objects.filter(name="Kim Minji").exists():
+            Contact.objects.create(name="Kim Minji", phone="+12025550101", email="kim@example.com")
+        conversation, _ = Conversation.objects.get_or_create(user=requester)
+        return pending_action_propose(
+            conversation=conversation,
+            tool_call_id=call,
+            tool=tool,
+            arguments=arguments,
+            requested_by_id=requester.pk,
+        )
+
+
+@pytest.fixture
+def staff_a(tenant_a: Tenant) -> User:
+    return make_user(tenant_a, "sam", role=STAFF)
