@@ -197,12 +197,13 @@ def plan_data_question(text: str, *, now: datetime, tz: tzinfo) -> DataQuestion 
         found: tuple[Entity, str] | None = (_ENTITIES["contacts"], "")  # "B반 학부모는 누구예요?"
     else:
         found = (_ENTITIES["contacts"], "") if opted_out else _entity(text)
-    if found is None and _group_name(text) and (_LIST.search(text) or _COUNT.search(text)):
+    named_group = _group_name(text)
+    if found is None and named_group and (_LIST.search(text) or _COUNT.search(text)):
         found = (_ENTITIES["contacts"], "")  # "list the parents in class B"
     if found is None:
         return None
     entity, channel = found
-    group = _group_name(text) if entity.key in ("contacts", "groups") else ""
+    group = named_group if entity.key in ("contacts", "groups") else ""
     if not group and entity.key == "contacts" and _HANGUL.search(text):
         group = " ".join(w for w in text.split() if _names_a_kind_of_group(w))  # "A반 학부모 명단"
     if not group and members and _names_a_kind_of_group(members["name"]):

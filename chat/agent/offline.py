@@ -165,24 +165,26 @@ class OfflineChatModel(BaseChatModel):
             return AIMessage(_reply_after_tool(messages, last))
         text = str(last.content)
         understood = understand_run(messages)
-        if understood is not None and understood.label in self.tool_names:
-            if understood.tool and not understood.question:
-                return _tool_call(understood.tool, understood.arguments)
-            # "What SMS did we send today?" reads like an SMS request with no text; a message
-            # of a data question's shape is a question about the data, not a request to clarify.
-            if understood.question and not self._is_data_question(text):
-                return AIMessage(understood.question)
-        return self._read_call(text)
+        if understood is not None and understood.label not in self.tool_names:
+            understood = None  # a tool this run may not call
+        if understood is not None and understood.tool and not understood.question:
+            return _tool_call(understood.tool, understood.arguments)
+        data = self._data_question(text)
+        # "What SMS did we send today?" reads like an SMS request with no text; a message of a
+        # data question's shape is a question about the data, not a request to clarify.
+        if understood is not None and understood.question and data is None:
+            return AIMessage(understood.question)
+        return self._read_call(text, data)
 
-    def _is_data_question(self, text: str) -> bool:
-        return QUERY_DATA_TOOL_NAME in self.tool_names and _data_question(text) is not None
+    def _data_question(self, text: str) -> DataQuestion | None:
+        return _data_question(text) if QUERY_DATA_TOOL_NAME in self.tool_names else None
 
-    def _read_call(self, text: str) -> AIMessage:
-        """A data question compiles to ``query_data``; anything else searches the knowledge
-        base with a bounded query derived from the message, so no length can fail the tool."""
-        question = _data_question(text) if QUERY_DATA_TOOL_NAME in self.tool_names else None
-        if question is not None:
-            return _tool_call(QUERY_DATA_TOOL_NAME, {"sql": question.sql})
+    def _read_call(self, text: str, data: DataQuestion | None) -> AIMessage:
+        """A data question (compiled once, by the caller) goes to ``query_data``; anything else
+        searches the knowledge base with a bounded query derived from the message, so no length
+        can fail the tool."""
+        if data is not None:
+            return _tool_call(QUERY_DATA_TOOL_NAME, {"sql": data.sql})
         query = derive_search_query(text)
         if query and SEARCH_TOOL_NAME in self.tool_names:
             return _tool_call(SEARCH_TOOL_NAME, {"query": query})

@@ -215,11 +215,11 @@ _MIN_SMALL_TALK_MARGIN = 0.3
 def small_talk_by_meaning(text: str, *, label: str, confidence: float) -> SmallTalk | None:
     """Small talk recognised by the intent classifier (``label``, ``confidence``) rather than
     by the patterns, or None."""
-    words = normalise(text)
-    if not words or len(words.split()) > _MAX_SMALL_TALK_WORDS:
+    if not needs_meaning(text):
         return None
     if label not in {"smalltalk", "help"} or confidence < _MIN_SMALL_TALK_MARGIN:
         return None
+    words = normalise(text)
     korean = bool(_HANGUL.search(words))
     if label == "help":
         return SmallTalk("help", korean)
