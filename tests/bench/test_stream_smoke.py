@@ -6,16 +6,11 @@ worker never meets the suite's Celery queue.
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 
+from tests.bench.runner import run_bench
+
 pytestmark = pytest.mark.e2e
-ROOT = Path(__file__).resolve().parents[2]
 TINY = ["--n", "2", "--tokens", "10", "--rate", "100", "--ramp", "0.1"]
 TINY += ["--zero-delay-turns", "2", "--zero-delay-connections", "1"]
 FIGURES = (
@@ -30,24 +25,7 @@ FIGURES = (
 
 
 def test_stream_bench_reports_every_figure_with_no_token_lost() -> None:
-    env = {**os.environ, "COUNTERSIGN_DATA_DIR": str(ROOT / ".data" / "bench-smoke")}
-    for name in ("DATABASE_URL", "REDIS_URL", "PYTEST_VERSION", "LLM_BASE_URL"):
-        env.pop(name, None)
-    try:
-        result = subprocess.run(
-            [sys.executable, "bench/stream.py", *TINY],
-            cwd=ROOT,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=280,
-        )
-    finally:
-        subprocess.run(
-            [sys.executable, "manage.py", "infra", "down"], cwd=ROOT, env=env, timeout=60
-        )
-    assert result.returncode == 0, result.stderr[-3000:]
-    report = json.loads(result.stdout)
+    report = run_bench("bench/stream.py", *TINY)
 
     for run in (report["stack"]["2"], report["baseline_in_process"]["2"]):
         for figure in FIGURES:
