@@ -17,6 +17,7 @@ from django_tenants.utils import tenant_context
 from core.infra import EmbeddedInfra, default_infra
 from core.schema import use_public_schema
 from tenants.models import Tenant
+from tenants.roles import ROLES
 from tenants.services import TenantSpec, tenant_get_or_create
 
 TENANT_A = TenantSpec(schema_name="alpha", name="Alpha Academy", domains=("alpha.localhost",))
@@ -96,6 +97,16 @@ def _truncate_test_tenant_schemas() -> None:
         ]
         if tables:
             cursor.execute(f"TRUNCATE {', '.join(tables)} RESTART IDENTITY CASCADE")
+        # The role groups stay; a group a test made (an approver desk) must not outlive it.
+        for schema in schemas:
+            made_by_test = f'SELECT id FROM "{schema}".auth_group WHERE NOT (name = ANY(%s))'
+            cursor.execute(
+                f'DELETE FROM "{schema}".auth_group_permissions WHERE group_id IN ({made_by_test})',
+                [list(ROLES)],
+            )
+            cursor.execute(
+                f'DELETE FROM "{schema}".auth_group WHERE id IN ({made_by_test})', [list(ROLES)]
+            )
 
 
 @pytest.fixture(autouse=True)
