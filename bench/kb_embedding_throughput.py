@@ -75,11 +75,11 @@ def measure(chunks: int, batch: int) -> dict[str, Any]:
     embedder.embed_passages(passages(2))  # loads the shared model
     by_batch: dict[str, float] = {}
     for size in (1, 8, 32, 128):
-        sample = texts[: max(size, min(chunks, 32))]
+        sample = texts[: max(size, min(chunks, 16))]
         by_batch[str(size)] = rate(len(sample), in_batches(model, sample, size))
     by_length: dict[str, dict[str, float]] = {}
     for chars in (350, 700, 1400):
-        sample = passages(min(chunks, 32), chars)
+        sample = passages(min(chunks, 16), chars)
         sample_tokens = sum(model.token_count(text) for text in sample)
         per_second = rate(len(sample), in_batches(model, sample, len(sample)))
         by_length[str(chars)] = {
