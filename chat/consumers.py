@@ -31,6 +31,7 @@ from chat.events import (
     last_seq,
 )
 from chat.services.actions import (
+    ActionExpired,
     ActionInvalidArguments,
     ActionNotFound,
     ActionPermissionDenied,
@@ -70,6 +71,7 @@ _ERRORS: dict[type[Exception], str] = {
     BudgetExhausted: "budget_exhausted",
     ActionNotFound: "not_found",
     ActionPermissionDenied: "forbidden",
+    ActionExpired: "expired",  # before its base class: first match wins
     ActionStateError: "invalid_state",
     ActionInvalidArguments: "invalid_arguments",
 }

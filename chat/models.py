@@ -116,6 +116,9 @@ class PendingAction(models.Model):
     note = models.TextField(blank=True)
     result = models.JSONField(default=dict, blank=True)
     error = models.TextField(blank=True)
+    # When an undecided request expires (its tool policy's ``expires_after_hours`` after the
+    # proposal). Fixed at proposal, so a later policy change never expires a request early.
+    expires_at = models.DateTimeField(null=True, blank=True, db_index=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -143,6 +146,8 @@ class ActionEvent(models.Model):
         EXECUTED = "executed"
         FAILED = "failed"
         WITHDRAWN = "withdrawn"
+        EXPIRED = "expired"  # by the expiry sweep or a late decision; no actor
+        SNOOZED = "snoozed"  # an approver put it aside; data: {"until": iso}
 
     action = models.ForeignKey(PendingAction, on_delete=models.CASCADE, related_name="events")
     kind = models.CharField(max_length=16, choices=Kind.choices)
@@ -157,6 +162,27 @@ class ActionEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} by {self.actor_id} at {self.at:%Y-%m-%d %H:%M}"
+
+
+class ActionSnooze(models.Model):
+    """One approver's "remind me later" on a pending action: it leaves that approver's inbox
+    and badge until ``until`` (never past the action's expiry), and nobody else's."""
+
+    action = models.ForeignKey(PendingAction, on_delete=models.CASCADE, related_name="snoozes")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="action_snoozes"
+    )
+    until = models.DateTimeField(db_index=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["until"]
+        constraints = [
+            models.UniqueConstraint(fields=["action", "user"], name="action_snooze_once_per_user")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.action_id} snoozed by {self.user_id} until {self.until:%Y-%m-%d %H:%M}"
 
 
 class AssistantPrompt(models.Model):
@@ -265,6 +291,7 @@ from chat.evals.models import EvalCase, EvalCaseSet, EvalResult, EvalRun  # noqa
 
 __all__ = [
     "ActionEvent",
+    "ActionSnooze",
     "ApiToken",
     "AssistantPrompt",
     "Conversation",

@@ -22,6 +22,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.types import interrupt
 
 from actions.tools.base import ToolError
+from chat.agent.outcome_replies import WITHDRAWN, not_run_reply
 from chat.agent.prompts import active_prompt_template, render_prompt
 from chat.agent.state import AgentState
 from chat.agent.tools import (
@@ -38,10 +39,12 @@ SQL_GIVE_UP = (
     "Sorry — I couldn't get a working query for that after several tries. Could you rephrase "
     "the question, or ask an administrator to look at the data directly?"
 )
-# Decisions after which the tool never runs, and the fixed reply that ends the turn.
+# Decisions after which the tool never runs, and the reply that ends the turn when the action
+# itself is not at hand (outcome_replies.not_run_reply words it from the action otherwise).
 NOT_RUN = {
-    "rejected": "Okay — I cancelled that action. Nothing was sent or changed.",
-    "withdrawn": "Okay — I withdrew that request. Nothing was sent or changed.",
+    "rejected": "Okay — that request was rejected. Nothing was sent or changed.",
+    "withdrawn": WITHDRAWN,
+    "expired": "That request expired without a decision. Nothing was sent or changed.",
 }
 _CITATION = re.compile(r"\s?\[(\d+)\]")
 
@@ -162,8 +165,10 @@ def approval(state: AgentState, config: RunnableConfig) -> dict[str, Any]:
     interrupt({"action_id": str(action.id)})
     with run_schema(config):
         action.refresh_from_db()  # the database, not the resume value, says what was decided
+        reply = None
         if action.status in NOT_RUN:
             outcome = {"status": action.status, "summary": action.description}
+            reply = not_run_reply(action)
         else:
             # Only a resumed turn gets here, and it holds the conversation lock: an action it
             # finds in ``executing`` belongs to a dead worker, so it is finished here.
@@ -175,7 +180,8 @@ def approval(state: AgentState, config: RunnableConfig) -> dict[str, Any]:
                 json.dumps(outcome, ensure_ascii=False),
                 tool_call_id=call["id"],
                 name=call["name"],
-                artifact={"status": outcome["status"]},  # what routing reads, never the text
+                # What routing reads (never the text), and the reply a turn that ends here gives.
+                artifact={"status": outcome["status"], "reply": reply},
             )
         ]
     }
@@ -189,9 +195,10 @@ def _decision_status(message: Any) -> str | None:
 
 
 def cancelled(state: AgentState) -> dict[str, Any]:
-    """A rejection or a withdrawal ends the turn with a fixed reply; the tool is never called,
-    and later write calls are not run either."""
-    status = _decision_status(state["messages"][-1])
+    """A rejection, a withdrawal or an expiry ends the turn with a fixed reply; the tool is never
+    called, and later write calls are not run either."""
+    decided = state["messages"][-1]
+    status = _decision_status(decided)
     answers = [
         ToolMessage(
             json.dumps({"status": "not_run", "message": f"an earlier action was {status}"}),
@@ -200,7 +207,9 @@ def cancelled(state: AgentState) -> dict[str, Any]:
         )
         for call in unanswered_calls(state)
     ]
-    return {"messages": [*answers, AIMessage(NOT_RUN[str(status)])]}
+    artifact = decided.artifact if isinstance(decided, ToolMessage) else None
+    reply = (artifact or {}).get("reply") or NOT_RUN[str(status)]
+    return {"messages": [*answers, AIMessage(reply)]}
 
 
 def sql_give_up(state: AgentState) -> dict[str, Any]:
