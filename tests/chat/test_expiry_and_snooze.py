@@ -34,6 +34,7 @@ from chat.services.actions import (
 from chat.services.expiry import pending_action_expire
 from chat.services.realtime import overdue_actions_expire
 from chat.services.snoozes import snooze_preset_until
+from chat.services.turns import CollectingEvents, turn_resume
 from chat.tokens import api_token_create
 from config.asgi import application
 from core.schema import use_public_schema
@@ -446,3 +447,30 @@ def test_snooze_answers_get_with_method_not_allowed(tenant_a: Tenant) -> None:
     api = _api(tenant_a, make_user(tenant_a, "april", role=APPROVER))
 
     assert api.get(f"/api/actions/{action.pk}/snooze").status_code == 405
+
+
+def test_an_expiry_after_the_conversation_moved_on_is_still_told_once(
+    ask: TurnRunner, tenant_a: Tenant
+) -> None:
+    Contact.objects.create(name="Emma Wilson", phone="+12025550111")
+    first = ask(
+        "Text Emma that class moved to 3pm",
+        model=ScriptedChatModel(replies=[tool_call("send_sms", **SMS)]),
+    )
+    ask(
+        "How long is lunch?",
+        model=ScriptedChatModel(replies=[AIMessage("An hour.")]),
+        conversation=first.conversation,
+    )
+    action = PendingAction.objects.get(conversation=first.conversation)
+    _make_overdue(tenant_a, action)
+    expired = pending_action_expire(action_id=action.pk)
+    assert expired is not None
+
+    replies = [
+        turn_resume(action=expired, events=CollectingEvents(), model=ScriptedChatModel(replies=[]))
+        for _ in range(2)  # the second is a redelivered resume
+    ]
+
+    assert [reply.content if reply else None for reply in replies] == [EXPIRED_REPLY] * 2
+    assert Message.objects.filter(run_id=action.pk).count() == 1
