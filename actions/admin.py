@@ -191,8 +191,9 @@ class ToolPolicyAdmin(admin.ModelAdmin):
         "approver_group",
         "allow_self_approval",
         "max_recipients",
+        "expires_after_hours",
     )
-    list_editable = ("enabled", "allow_self_approval", "max_recipients")
+    list_editable = ("enabled", "allow_self_approval", "max_recipients", "expires_after_hours")
     list_filter = ("enabled", "allow_self_approval")
     search_fields = ("tool_name",)
     readonly_fields = ("tool_name", "updated_at")

@@ -13,6 +13,7 @@ import uuid
 from django.conf import settings
 from django.contrib.auth.models import Group
 from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models.functions import Lower
 
@@ -217,6 +218,13 @@ class ToolPolicy(models.Model):
     )
     max_recipients = models.PositiveIntegerField(
         default=50, help_text="Most recipients one action may reach."
+    )
+    # Counted from the proposal; changing it applies to requests proposed from then on.
+    expires_after_hours = models.PositiveIntegerField(
+        default=24,
+        validators=[MinValueValidator(1), MaxValueValidator(24 * 30)],
+        help_text="How long a request may wait for a decision (hours, 1 to 720). After that "
+        "it expires and can no longer be approved.",
     )
     updated_at = models.DateTimeField(auto_now=True)
 

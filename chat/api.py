@@ -6,6 +6,7 @@ import json
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
+from datetime import UTC, datetime
 from typing import Any
 
 from asgiref.sync import sync_to_async
@@ -29,6 +30,7 @@ from chat.services.realtime import (
     message_send,
 )
 from chat.services.sessions import credential_of, session_still_valid
+from chat.services.snoozes import PRESETS, pending_action_snooze, snooze_preset_until
 from core.jsonapi import (
     ApiError,
     api_caller,
@@ -208,6 +210,43 @@ def action_withdraw_view(request: HttpRequest, action: str) -> JsonResponse:
         raise ApiError(400, "bad_request", "'note' must be a string")
     withdrawn = action_withdraw(user=api_caller(request), action_id=str(action), note=note)
     return JsonResponse({"action": action_payload(withdrawn, full=True)})
+
+
+def _snooze_until(body: dict[str, Any]) -> datetime:
+    """``until``: a named snooze ("1h", "tomorrow" at 9:00 in the tenant's zone) or an ISO 8601
+    moment with its UTC offset (a moment without one would mean a different time per reader)."""
+    until = body.get("until")
+    if not isinstance(until, str) or not until.strip():
+        raise ApiError(
+            400, "bad_request", f"'until' must be one of {', '.join(PRESETS)} or an ISO 8601 time"
+        )
+    if until in PRESETS:
+        return snooze_preset_until(until)
+    try:
+        moment = datetime.fromisoformat(until)
+    except ValueError:
+        raise ApiError(
+            400, "bad_request", f"'until' is neither {' nor '.join(PRESETS)} nor an ISO 8601 time"
+        ) from None
+    if moment.tzinfo is None:
+        raise ApiError(400, "bad_request", "'until' needs a UTC offset, e.g. +09:00 or Z")
+    try:
+        return moment.astimezone(UTC)
+    except OverflowError:  # year 1 or 9999 shifted by its offset leaves the calendar
+        raise ApiError(400, "bad_request", "'until' is out of range") from None
+
+
+@api_view(ERRORS, methods=["POST"])
+@idempotent
+def action_snooze_view(request: HttpRequest, action: str) -> JsonResponse:
+    until = _snooze_until(json_body(request))
+    snooze = pending_action_snooze(action_id=str(action), user=api_caller(request), until=until)
+    return JsonResponse(
+        {
+            "action": action_payload(snooze.action, full=True),
+            "snoozed_until": snooze.until.isoformat(),
+        }
+    )
 
 
 @require_GET

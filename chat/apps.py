@@ -38,6 +38,8 @@ class ChatConfig(AppConfig):
         ],
     }
 
+    periodic_jobs: list[Any] = []
+
     def seed_demo(self, tenant: Any) -> None:
         """The demo evaluation case set, so a new tenant admin finds it in admin.
 
@@ -50,6 +52,16 @@ class ChatConfig(AppConfig):
             demo_case_set_load()
 
     def ready(self) -> None:
+        from tenants.schedules import PeriodicJob
+
+        # Beat runs tenants.fan_out every interval, which sends this task once per tenant.
+        self.periodic_jobs = [
+            PeriodicJob(
+                task="chat.expire_overdue_actions",
+                every_seconds=settings.CHAT_ACTION_EXPIRY_POLL_SECONDS,
+                name="chat: expire overdue pending actions in every tenant",
+            )
+        ]
         post_migrate.connect(_reader_role_after_migrate, dispatch_uid="chat_reader_role")
         post_save.connect(
             _end_sessions_of_inactive_user,

@@ -9,12 +9,14 @@ subclass before its base.
 from __future__ import annotations
 
 from chat.services.actions import (
+    ActionExpired,
     ActionInvalidArguments,
     ActionNotFound,
     ActionPermissionDenied,
     ActionStateError,
 )
 from chat.services.realtime import ConversationBusy, SendFailed
+from chat.services.snoozes import SnoozeInvalid
 from chat.services.turns import ConversationNotFound, TurnInvalid
 from chat.services.usage import BudgetExhausted
 from core.jsonapi import ErrorTable
@@ -27,6 +29,8 @@ ERRORS: ErrorTable = {
     BudgetExhausted: (429, "budget_exhausted"),
     ActionNotFound: (404, "not_found"),
     ActionPermissionDenied: (403, "forbidden"),
+    ActionExpired: (409, "expired"),  # before its base class: first match wins
     ActionStateError: (409, "invalid_state"),
+    SnoozeInvalid: (400, "invalid_snooze"),
     ActionInvalidArguments: (400, "invalid_arguments"),
 }

@@ -104,7 +104,9 @@ class PendingAction(models.Model):
         Status.EXECUTING: frozenset({Status.EXECUTED, Status.FAILED}),
     }
     # Ended without the tool ever running: the turn ends with a fixed reply.
-    NOT_RUN: ClassVar[frozenset[str]] = frozenset({Status.REJECTED, Status.WITHDRAWN})
+    NOT_RUN: ClassVar[frozenset[str]] = frozenset(
+        {Status.REJECTED, Status.WITHDRAWN, Status.EXPIRED}
+    )
     # The tool ran and has an outcome to report.
     FINISHED: ClassVar[frozenset[str]] = frozenset({Status.EXECUTED, Status.FAILED})
 
@@ -133,6 +135,9 @@ class PendingAction(models.Model):
     note = models.TextField(blank=True)
     result = models.JSONField(default=dict, blank=True)
     error = models.TextField(blank=True)
+    # When an undecided request expires (its tool policy's ``expires_after_hours`` after the
+    # proposal). Fixed at proposal, so a later policy change never expires a request early.
+    expires_at = models.DateTimeField(null=True, blank=True, db_index=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -170,6 +175,8 @@ class ActionEvent(models.Model):
         EXECUTED = "executed"
         FAILED = "failed"
         WITHDRAWN = "withdrawn"
+        EXPIRED = "expired"  # by the expiry sweep or a late decision; no actor
+        SNOOZED = "snoozed"  # an approver put it aside; data: {"until": iso}
 
     action = models.ForeignKey(PendingAction, on_delete=models.CASCADE, related_name="events")
     kind = models.CharField(max_length=16, choices=Kind.choices)
@@ -184,6 +191,27 @@ class ActionEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} by {self.actor_id} at {self.at:%Y-%m-%d %H:%M}"
+
+
+class ActionSnooze(models.Model):
+    """One approver's "remind me later" on a pending action: it leaves that approver's inbox
+    and badge until ``until`` (never past the action's expiry), and nobody else's."""
+
+    action = models.ForeignKey(PendingAction, on_delete=models.CASCADE, related_name="snoozes")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="action_snoozes"
+    )
+    until = models.DateTimeField(db_index=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["until"]
+        constraints = [
+            models.UniqueConstraint(fields=["action", "user"], name="action_snooze_once_per_user")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.action_id} snoozed by {self.user_id} until {self.until:%Y-%m-%d %H:%M}"
 
 
 class AssistantPrompt(models.Model):
@@ -292,6 +320,7 @@ from chat.evals.models import EvalCase, EvalCaseSet, EvalResult, EvalRun  # noqa
 
 __all__ = [
     "ActionEvent",
+    "ActionSnooze",
     "ApiToken",
     "AssistantPrompt",
     "Conversation",

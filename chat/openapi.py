@@ -269,7 +269,8 @@ def openapi_document() -> dict[str, Any]:
                 }
             },
             "/api/actions/{action}/approve": _decision(
-                "Approve, optionally with edited arguments",
+                "Approve, optionally with edited arguments (409 `expired` once it waited longer "
+                "than its tool policy allows)",
                 {
                     "arguments": {
                         "type": "object",
@@ -284,6 +285,45 @@ def openapi_document() -> dict[str, Any]:
                 "was decided)",
                 {"note": {"type": "string"}},
             ),
+            "/api/actions/{action}/snooze": {
+                "post": {
+                    "summary": "Put a pending action aside in your own inbox until later (only "
+                    "someone who may decide it; never past its expiry)",
+                    "parameters": [_path_uuid("action")],
+                    "requestBody": {
+                        "required": True,
+                        "content": {
+                            "application/json": {
+                                "schema": {
+                                    "type": "object",
+                                    "required": ["until"],
+                                    "properties": {
+                                        "until": {
+                                            "type": "string",
+                                            "description": '"1h", "tomorrow" (9:00 in the '
+                                            "organisation's time zone), or an ISO 8601 time "
+                                            "with a UTC offset, before the action expires",
+                                        }
+                                    },
+                                }
+                            }
+                        },
+                    },
+                    "responses": {
+                        "200": _json(
+                            {
+                                "type": "object",
+                                "properties": {
+                                    "action": {"type": "object"},
+                                    "snoozed_until": {"type": "string", "format": "date-time"},
+                                },
+                            },
+                            "snoozed; snoozing again moves the end",
+                        ),
+                        **_errors(400, 401, 403, 404, 409, 413),
+                    },
+                }
+            },
             "/api/kb/search/": {
                 "get": {
                     "summary": "Hybrid search of the knowledge base",

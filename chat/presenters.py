@@ -14,7 +14,8 @@ from actions.tools.base import UnknownToolError
 from actions.tools.registry import get_tool
 from chat.models import Message, PendingAction
 from chat.rendering import citation_chips, render_markdown
-from chat.services.actions import decide_refusal
+from chat.selectors import action_approvers
+from chat.services.actions import decide_refusal, is_overdue, waited_hours
 
 # The words a card uses for each status, from the reader's side.
 STATUS_LABELS = {
@@ -83,6 +84,9 @@ class ActionCard:
     outcome: str
     note: str
     decided_by: str
+    # For the requester of a pending action: "Approvers group (2 people)".
+    approvers: str = ""
+    expires_at: Any = None  # while pending: when it stops being approvable
 
 
 def _tool_label(tool_name: str) -> str:
@@ -130,6 +134,12 @@ def action_card(action: PendingAction, *, viewer: User) -> ActionCard:
         outcome = action.error or str(action.result.get("error", "")) or "the action failed"
     elif action.status == PendingAction.Status.EXECUTED:
         outcome = str(action.result.get("summary") or action.result.get("detail") or "")
+    elif action.status == PendingAction.Status.EXPIRED or is_overdue(action):
+        outcome = (
+            f"Expired after {waited_hours(action)} h without a decision; it can no longer be "
+            "approved. Nothing was sent or changed."
+        )
+    mine = action.requested_by_id == viewer.pk
     return ActionCard(
         id=str(action.id),
         conversation=str(action.conversation.uuid),
@@ -141,10 +151,12 @@ def action_card(action: PendingAction, *, viewer: User) -> ActionCard:
         requested_by=action.requested_by.get_username(),
         created_at=action.created_at,
         fields=_fields(action.tool, action.arguments),
-        can_decide=pending and refusal is None,
-        can_withdraw=pending and action.requested_by_id == viewer.pk,
+        can_decide=pending and refusal is None and not is_overdue(action),
+        can_withdraw=pending and mine,
         refusal=refusal,
         outcome=outcome,
         note=action.note,
         decided_by=action.decided_by.get_username() if action.decided_by else "",
+        approvers=str(action_approvers(action=action)) if pending and mine else "",
+        expires_at=action.expires_at if pending else None,
     )

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from django.contrib.auth.models import User
-from django.db.models import Exists, OuterRef, Q, QuerySet
+from dataclasses import dataclass
 
-from actions.tools.registry import approval_refusal, policies
-from chat.models import ActionEvent, Conversation, Message, PendingAction
+from django.contrib.auth.models import Group, User
+from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.utils import timezone
+
+from actions.tools.registry import approval_refusal, policies, tool_policy
+from chat.models import ActionEvent, ActionSnooze, Conversation, Message, PendingAction
+from tenants.roles import APPROVER
 
 CONVERSATION_LIST_LIMIT = 50
 INBOX_LIMIT = 200
@@ -32,10 +36,22 @@ def decidable_tools(*, user: User) -> list[str]:
     ]
 
 
-def inbox_actions(*, tools: list[str]) -> QuerySet[PendingAction]:
-    """Every pending action of the tenant for ``tools`` (see ``decidable_tools``), newest first."""
+def _waiting_for(*, tools: list[str], viewer: User | None) -> QuerySet[PendingAction]:
+    """Pending actions of ``tools``, less those ``viewer`` snoozed until later."""
+    waiting = PendingAction.objects.filter(status=PendingAction.Status.PENDING, tool__in=tools)
+    if viewer is not None:
+        snoozed = ActionSnooze.objects.filter(
+            action=OuterRef("pk"), user=viewer, until__gt=timezone.now()
+        )
+        waiting = waiting.exclude(Exists(snoozed))
+    return waiting
+
+
+def inbox_actions(*, tools: list[str], viewer: User | None = None) -> QuerySet[PendingAction]:
+    """Every pending action of the tenant for ``tools`` (see ``decidable_tools``), newest first;
+    with ``viewer``, not those they snoozed (they come back when the snooze ends)."""
     return (
-        PendingAction.objects.filter(status=PendingAction.Status.PENDING, tool__in=tools)
+        _waiting_for(tools=tools, viewer=viewer)
         .select_related("requested_by", "decided_by", "conversation")
         .order_by("-created_at")[:INBOX_LIMIT]
     )
@@ -55,10 +71,36 @@ def actions_visible(*, user: User) -> QuerySet[PendingAction]:
     )
 
 
-def inbox_count(*, tools: list[str]) -> int:
+def inbox_count(*, tools: list[str], viewer: User | None = None) -> int:
     if not tools:
         return 0
-    return PendingAction.objects.filter(status=PendingAction.Status.PENDING, tool__in=tools).count()
+    return _waiting_for(tools=tools, viewer=viewer).count()
+
+
+@dataclass(frozen=True)
+class Approvers:
+    """Who can decide a tool's actions, for the requester's card."""
+
+    group: str  # "Approvers" for the approver role, else the policy's group name
+    people: int  # active members, less the requester when self-approval is off
+
+    def __str__(self) -> str:
+        noun = "person" if self.people == 1 else "people"
+        return f"{self.group} group ({self.people} {noun})"
+
+
+def action_approvers(*, action: PendingAction) -> Approvers:
+    policy = tool_policy(action.tool)
+    if policy.approver_group_id:
+        group = Group.objects.filter(pk=policy.approver_group_id).first()
+        label = group.name if group else APPROVER
+    else:
+        group = Group.objects.filter(name=APPROVER).first()
+        label = "Approvers"
+    members = group.user_set.filter(is_active=True) if group else User.objects.none()
+    if not policy.allow_self_approval:
+        members = members.exclude(pk=action.requested_by_id)
+    return Approvers(group=label, people=members.count())
 
 
 def action_to_withdraw(

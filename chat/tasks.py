@@ -6,7 +6,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from chat.services.realtime import ConversationBusy, resume_execute, turn_execute
+from chat.services.realtime import (
+    ConversationBusy,
+    overdue_actions_expire,
+    resume_execute,
+    turn_execute,
+)
 from core.celery import app
 
 _BUSY_RETRY_SECONDS = 0.5
@@ -26,6 +31,13 @@ def resume_turn(self: Any, action_id: str) -> None:
         resume_execute(action_id=action_id)
     except ConversationBusy as busy:
         raise self.retry(countdown=_BUSY_RETRY_SECONDS, exc=busy) from busy
+
+
+@app.task(name="chat.expire_overdue_actions")
+def expire_overdue_actions() -> int:
+    """Expire the tenant's overdue pending actions (beat, through ``tenants.fan_out``, every
+    ``CHAT_ACTION_EXPIRY_POLL_SECONDS``). Overlapping runs are safe: each action expires once."""
+    return overdue_actions_expire()
 
 
 @app.task(name="chat.run_eval")

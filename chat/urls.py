@@ -20,5 +20,6 @@ urlpatterns = [
     path("api/actions/<uuid:action>/approve", api.action_approve),
     path("api/actions/<uuid:action>/reject", api.action_reject),
     path("api/actions/<uuid:action>/withdraw", api.action_withdraw_view),
+    path("api/actions/<uuid:action>/snooze", api.action_snooze_view),
     path("api/openapi.json", api.openapi),
 ]

@@ -77,7 +77,9 @@ def _chrome(request: HttpRequest, *, tools: list[str]) -> dict[str, Any]:
         "model_label": model_label(),
         "model_offline": is_offline(),
         "is_approver": bool(tools),
-        "inbox_count": inbox_count(tools=tools),
+        "inbox_count": inbox_count(
+            tools=tools, viewer=request.user if isinstance(request.user, User) else None
+        ),
     }
 
 
@@ -156,14 +158,15 @@ def approvals_inbox(request: HttpRequest) -> HttpResponse:
     tools = decidable_tools(user=user)
     if not tools:
         raise PermissionDenied("only approvers have an approvals inbox")
-    cards = [action_card(a, viewer=user) for a in inbox_actions(tools=tools)]
+    cards = [action_card(a, viewer=user) for a in inbox_actions(tools=tools, viewer=user)]
     return render(request, "chat/inbox.html", {**_chrome(request, tools=tools), "cards": cards})
 
 
 @login_required
 @require_GET
 def approvals_count(request: HttpRequest) -> JsonResponse:
-    return JsonResponse({"pending": inbox_count(tools=decidable_tools(user=_user(request)))})
+    user = _user(request)
+    return JsonResponse({"pending": inbox_count(tools=decidable_tools(user=user), viewer=user)})
 
 
 # -- error pages (config.urls_tenant's handler403 / handler404) ---------------------------------

@@ -62,7 +62,7 @@ TURNS_REFUSED = Counter(
 HITL_DECISIONS = Counter(
     "hitl_decisions",
     "Decisions on pending actions: approved, edited (approved with changed arguments), rejected, "
-    "withdrawn (by the requester).",
+    "withdrawn (by the requester), expired (nobody decided in time).",
     ["decision"],
 )
 AGENT_ERRORS = Counter(

@@ -151,6 +151,12 @@ async function decide(form, decision) {
   });
   if (!response.ok) {
     const payload = await response.json().catch(() => ({}));
+    if (payload.error?.code === "expired") {
+      // The card itself now says why (expired, no longer approvable), for every reader.
+      await refreshCard(form.dataset.action);
+      refreshCount();
+      return;
+    }
     error.textContent = payload.error?.message || `The ${decision} failed (${response.status}).`;
     error.hidden = false;
     form.querySelectorAll("button").forEach((button) => (button.disabled = false));
@@ -193,6 +199,36 @@ async function withdraw(button) {
 document.addEventListener("click", (event) => {
   const button = event.target.closest("button[data-withdraw]");
   if (button) withdraw(button);
+});
+
+// An approver puts a request aside: it leaves their inbox and badge until the snooze ends.
+async function snooze(button) {
+  const card = button.closest(".card");
+  const error = $(".snooze-error", card);
+  card.querySelectorAll("button[data-snooze]").forEach((b) => (b.disabled = true));
+  const response = await fetch(`/api/actions/${button.dataset.action}/snooze`, {
+    method: "POST",
+    credentials: "same-origin",
+    headers: { "Content-Type": "application/json", "X-CSRFToken": csrf },
+    body: JSON.stringify({ until: button.dataset.snooze }),
+  });
+  if (!response.ok) {
+    const payload = await response.json().catch(() => ({}));
+    error.textContent = payload.error?.message || `The snooze failed (${response.status}).`;
+    error.hidden = false;
+    card.querySelectorAll("button[data-snooze]").forEach((b) => (b.disabled = false));
+    return;
+  }
+  const list = card.closest("#inbox-list");
+  card.remove();
+  const empty = $("#empty-inbox");
+  if (list && empty) empty.hidden = list.children.length > 0;
+  refreshCount();
+}
+
+document.addEventListener("click", (event) => {
+  const button = event.target.closest("button[data-snooze]");
+  if (button) snooze(button);
 });
 
 document.addEventListener("submit", (event) => {
@@ -304,7 +340,7 @@ function chatPage() {
       }
       case "action":
         if (thread.querySelector(`[data-action="${frame.action.id}"]`)) await refreshCard(frame.action.id);
-        if (["rejected", "approved", "withdrawn"].includes(frame.action.status)) setStatus("");
+        if (["rejected", "approved", "withdrawn", "expired"].includes(frame.action.status)) setStatus("");
         break;
       case "done": {
         const node = await fragment(`/c/${conversation}/m/${frame.message}/`);

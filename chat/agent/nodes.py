@@ -22,6 +22,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.types import interrupt
 
 from actions.tools.base import ReadContext, ReadTool, ToolError
+from chat.agent.outcome_replies import WITHDRAWN, not_run_reply
 from chat.agent.prompts import active_prompt_template, render_prompt
 from chat.agent.state import AgentState, NotRun
 from chat.agent.tools.registry import is_write_tool, model_tools, read_tool, tool_spec
@@ -31,10 +32,12 @@ SQL_GIVE_UP = (
     "Sorry — I couldn't get a working query for that after several tries. Could you rephrase "
     "the question, or ask an administrator to look at the data directly?"
 )
-# The fixed reply that ends the turn after a decision that never runs the tool.
+# The reply that ends the turn after a decision that never runs the tool, when the action itself
+# is not at hand (outcome_replies.not_run_reply words it from the action otherwise).
 NOT_RUN_REPLIES: dict[NotRun, str] = {
-    "rejected": "Okay — I cancelled that action. Nothing was sent or changed.",
-    "withdrawn": "Okay — I withdrew that request. Nothing was sent or changed.",
+    "rejected": "Okay — that request was rejected. Nothing was sent or changed.",
+    "withdrawn": WITHDRAWN,
+    "expired": "That request expired without a decision. Nothing was sent or changed.",
 }
 _CITATION = re.compile(r"\s?\[(\d+)\]")
 
@@ -158,9 +161,11 @@ def approval(state: AgentState, config: RunnableConfig) -> dict[str, Any]:
     with run_schema(config):
         action.refresh_from_db()  # the database, not the resume value, says what was decided
         not_run: NotRun | None = None
+        reply = None
         if action.status in PendingAction.NOT_RUN:
             not_run = cast(NotRun, action.status)
             outcome = {"status": action.status, "summary": action.description}
+            reply = not_run_reply(action)
         else:
             # Only a resumed turn gets here, and it holds the conversation lock: an action it
             # finds in ``executing`` belongs to a dead worker, so it is finished here.
@@ -172,6 +177,7 @@ def approval(state: AgentState, config: RunnableConfig) -> dict[str, Any]:
                 json.dumps(outcome, ensure_ascii=False),
                 tool_call_id=call["id"],
                 name=call["name"],
+                artifact={"reply": reply},  # the words a turn that ends here gives
             )
         ],
         "not_run": not_run,  # what routing reads, never the message's text
@@ -179,10 +185,11 @@ def approval(state: AgentState, config: RunnableConfig) -> dict[str, Any]:
 
 
 def cancelled(state: AgentState) -> dict[str, Any]:
-    """A rejection or a withdrawal ends the turn with a fixed reply; the tool is never called,
-    and later write calls are not run either."""
+    """A rejection, a withdrawal or an expiry ends the turn with a fixed reply; the tool is never
+    called, and later write calls are not run either."""
     status = state.get("not_run")
     assert status is not None  # routing sends only a decision that did not run here
+    decided = state["messages"][-1]
     answers = [
         ToolMessage(
             json.dumps({"status": "not_run", "message": f"an earlier action was {status}"}),
@@ -191,7 +198,9 @@ def cancelled(state: AgentState) -> dict[str, Any]:
         )
         for call in unanswered_calls(state)
     ]
-    return {"messages": [*answers, AIMessage(NOT_RUN_REPLIES[status])]}
+    artifact = decided.artifact if isinstance(decided, ToolMessage) else None
+    reply = (artifact if isinstance(artifact, dict) else {}).get("reply") or NOT_RUN_REPLIES[status]
+    return {"messages": [*answers, AIMessage(reply)]}
 
 
 def sql_give_up(state: AgentState) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
 
 # How a proposed write action ended without its tool running (``PendingAction.NOT_RUN``).
-NotRun = Literal["rejected", "withdrawn"]
+NotRun = Literal["rejected", "withdrawn", "expired"]
 
 
 class AgentState(TypedDict):

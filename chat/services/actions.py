@@ -11,10 +11,12 @@ import json
 import logging
 import uuid
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any, Literal
 
 from django.contrib.auth.models import AbstractBaseUser, User
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from actions.tools.base import ToolContext, ToolDisabledError, ToolError
@@ -40,13 +42,17 @@ class ActionStateError(Exception):
     """The action is not in a state that allows this (already decided, executing, …)."""
 
 
+class ActionExpired(ActionStateError):
+    """The action waited longer than its tool policy allows; it can never be approved."""
+
+
 class ActionInvalidArguments(Exception):
     """Edited arguments fail the tool's schema or the tenant's rules."""
 
 
 @dataclass(frozen=True)
 class ExecutionOutcome:
-    status: str  # executed | failed | executing (stuck, reported) | rejected | withdrawn
+    status: str  # executed | failed | executing (stuck, reported) | rejected | withdrawn | expired
     summary: str
     result: dict[str, Any]
 
@@ -81,7 +87,8 @@ def pending_action_propose(
     ).first()
     if existing is not None:
         return existing
-    if not tool_policy(tool).enabled:
+    policy = tool_policy(tool)
+    if not policy.enabled:
         raise ToolDisabledError(f"the tool {tool} is switched off for this organisation")
     normalised, description = _validated(tool, arguments)
     action, created = PendingAction.objects.get_or_create(
@@ -93,6 +100,7 @@ def pending_action_propose(
             "arguments_hash": arguments_hash(normalised),
             "description": description,
             "requested_by_id": requested_by_id,
+            "expires_at": timezone.now() + timedelta(hours=policy.expires_after_hours),
         },
     )
     if created:
@@ -106,13 +114,15 @@ def pending_action_propose(
     return action
 
 
-def _move(action_id: uuid.UUID | str, *, to: str, **changes: Any) -> int:
+def _move(action_id: uuid.UUID | str, *, to: str, unexpired: bool = False, **changes: Any) -> int:
     """Move the action to status ``to`` if its current status allows it
-    (``PendingAction.TRANSITIONS``): one conditional UPDATE, so among concurrent callers
-    exactly one wins. Returns 1 for the winner, 0 otherwise."""
-    return PendingAction.objects.filter(
-        pk=action_id, status__in=PendingAction.preceding(to)
-    ).update(status=to, updated_at=timezone.now(), **changes)
+    (``PendingAction.TRANSITIONS``) and, with ``unexpired``, its waiting time has not run out:
+    one conditional UPDATE, so among concurrent callers exactly one wins. Returns 1 for the
+    winner, 0 otherwise."""
+    movable = PendingAction.objects.filter(pk=action_id, status__in=PendingAction.preceding(to))
+    if unexpired:
+        movable = movable.filter(Q(expires_at__isnull=True) | Q(expires_at__gt=timezone.now()))
+    return movable.update(status=to, updated_at=timezone.now(), **changes)
 
 
 def action_get(*, action_id: uuid.UUID | str) -> PendingAction:
@@ -120,6 +130,29 @@ def action_get(*, action_id: uuid.UUID | str) -> PendingAction:
         return PendingAction.objects.select_related("conversation").get(pk=action_id)
     except (PendingAction.DoesNotExist, ValueError) as error:
         raise ActionNotFound(f"no action {action_id}") from error
+
+
+def is_overdue(action: PendingAction) -> bool:
+    """Still pending past its expiry: the sweep has not reached it yet, but it is expired."""
+    return (
+        action.status == Status.PENDING
+        and action.expires_at is not None
+        and action.expires_at <= timezone.now()
+    )
+
+
+def expired_message(action: PendingAction) -> str:
+    return (
+        f"this request expired after {waited_hours(action)} h without a decision; "
+        "it can no longer be approved"
+    )
+
+
+def waited_hours(action: PendingAction) -> int:
+    """How long the action could wait, in whole hours (its policy's, at proposal)."""
+    if action.expires_at is None:
+        return 0
+    return round((action.expires_at - action.created_at).total_seconds() / 3600)
 
 
 def decide_refusal(*, action: PendingAction, user: AbstractBaseUser) -> str | None:
@@ -147,6 +180,8 @@ def pending_action_decide(
     refusal = decide_refusal(action=action, user=user)
     if refusal is not None:
         raise ActionPermissionDenied(refusal)
+    if action.status == Status.EXPIRED or is_overdue(action):
+        raise ActionExpired(expired_message(action))
     if not action.is_decidable:
         raise ActionStateError(f"this action is already {action.status}")
     edit: dict[str, Any] | None = None
@@ -180,9 +215,12 @@ def _record_decision(
     }
     if edit is not None:
         changes.update(edit)
-    won = _move(action.pk, to=new_status, **changes)
-    if not won:
+    # Not yet expired, in the same conditional UPDATE: a decision and the expiry sweep racing
+    # each other cannot both win.
+    if not _move(action.pk, to=new_status, unexpired=True, **changes):
         action.refresh_from_db()
+        if action.status == Status.EXPIRED or is_overdue(action):
+            raise ActionExpired(expired_message(action))
         raise ActionStateError(f"this action is already {action.status}")
     if edit is not None:
         ActionEvent.objects.create(

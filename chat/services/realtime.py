@@ -31,7 +31,13 @@ from django.db import transaction
 from chat.events import PublishingEvents, publish_action
 from chat.models import Conversation, Message, PendingAction
 from chat.selectors import decidable_tools
-from chat.services.actions import Decision, pending_action_decide, pending_action_withdraw
+from chat.services.actions import (
+    ActionExpired,
+    Decision,
+    pending_action_decide,
+    pending_action_withdraw,
+)
+from chat.services.expiry import overdue_action_ids, pending_action_expire
 from chat.services.turns import ConversationNotFound, turn_cancel, turn_resume, turn_run, turn_start
 from chat.services.usage import usage_budget_check
 from core.leases import keeper
@@ -168,19 +174,48 @@ def action_decide(
     arguments: dict[str, Any] | None = None,
     note: str = "",
 ) -> PendingAction:
-    """Decide, announce the decision to the conversation, and queue the resume (after commit)."""
+    """Decide, announce the decision to the conversation, and queue the resume (after commit).
+
+    A decision that finds the action past its expiry (the sweep has not reached it yet) expires
+    it for everyone there and then, and is refused with ``ActionExpired``."""
+    from chat.tasks import resume_turn
+
+    try:
+        with transaction.atomic():
+            action = pending_action_decide(
+                action_id=action_id, user=user, decision=decision, arguments=arguments, note=note
+            )
+            schema = current_schema()
+            # Reserve the conversation for the resume; if a turn is running, the resume waits.
+            _lock(action.conversation, _reservation(action.id)).acquire()
+            transaction.on_commit(lambda: publish_action(schema=schema, action=action))
+            transaction.on_commit(lambda: resume_turn.delay(str(action.id)))
+    except ActionExpired:
+        action_expire(action_id=action_id)
+        raise
+    return action
+
+
+def action_expire(*, action_id: uuid.UUID | str) -> PendingAction | None:
+    """Expire an overdue action, announce it (conversation and approvals feed) and close out
+    the turn waiting on it, like a rejection. None when it was not due or already settled."""
     from chat.tasks import resume_turn
 
     with transaction.atomic():
-        action = pending_action_decide(
-            action_id=action_id, user=user, decision=decision, arguments=arguments, note=note
-        )
+        action = pending_action_expire(action_id=action_id)
+        if action is None:
+            return None
         schema = current_schema()
-        # Reserve the conversation for the resume; if a turn is running, the resume waits.
         _lock(action.conversation, _reservation(action.id)).acquire()
         transaction.on_commit(lambda: publish_action(schema=schema, action=action))
         transaction.on_commit(lambda: resume_turn.delay(str(action.id)))
     return action
+
+
+def overdue_actions_expire() -> int:
+    """Expire every overdue pending action of the current tenant; how many this call expired
+    (an overlapping sweep expires the others, each exactly once)."""
+    return sum(action_expire(action_id=pk) is not None for pk in overdue_action_ids())
 
 
 def action_withdraw(*, user: User, action_id: str, note: str = "") -> PendingAction:

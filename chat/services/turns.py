@@ -21,7 +21,7 @@ from django.core.cache import cache
 from django.db import IntegrityError, transaction
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.language_models.chat_models import BaseChatModel
-from langchain_core.messages import AIMessage, HumanMessage
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tracers._streaming import _StreamingCallbackHandler
 from langgraph.errors import GraphRecursionError
@@ -29,6 +29,7 @@ from langgraph.types import Command, StateSnapshot
 
 from chat.agent.graph import build_graph, thread_id
 from chat.agent.llm import build_chat_model, model_label
+from chat.agent.outcome_replies import not_run_reply
 from chat.agent.tools.registry import read_tool
 from chat.models import Conversation, Message, PendingAction
 from chat.services.answer_cache import (
@@ -357,6 +358,9 @@ def turn_resume(
         waiting = _waits_on(state, action)
         if not waiting and action.status == PendingAction.Status.WITHDRAWN:
             return _Superseded()  # closed out already (the "cancel that" turn), or moved on
+        expired = action.status == PendingAction.Status.EXPIRED
+        if not waiting and expired and not _answered(state, action):
+            return _Notice(not_run_reply(action))  # the conversation moved on without a decision
         if not waiting:  # a redelivered resume: the graph already moved past this decision
             return _continuation(state)
         if action.status not in PendingAction.NOT_RUN:
@@ -382,6 +386,14 @@ def turn_close_out(*, action: PendingAction, model: BaseChatModel | None = None)
         graph.invoke(Command(resume={"action_id": str(action.id), "status": action.status}), config)
 
 
+def _answered(state: StateSnapshot, action: PendingAction) -> bool:
+    """Whether the graph recorded an outcome for the action's tool call."""
+    return any(
+        isinstance(message, ToolMessage) and message.tool_call_id == action.tool_call_id
+        for message in state.values.get("messages", [])
+    )
+
+
 def _waits_on(state: StateSnapshot, action: PendingAction) -> bool:
     return any(
         pending.value.get("action_id") == str(action.id)
@@ -400,6 +412,14 @@ class _Paused:
 
 class _Superseded:
     """The graph no longer waits on the withdrawn action being resumed: nothing to do."""
+
+
+@dataclass(frozen=True)
+class _Notice:
+    """A reply to store as it is, without running the graph (an expiry the graph no longer
+    waits for: the conversation is still told)."""
+
+    text: str
 
 
 def _continuation(state: StateSnapshot) -> Any:
@@ -504,6 +524,8 @@ def _run_graph(
         return None
     if isinstance(graph_input, _Superseded):
         return None
+    if isinstance(graph_input, _Notice):
+        return _persist(run, graph_input.text, [], {}, Message.Status.COMPLETE)
     try:
         _stream(graph, graph_input, config, events)
     except TurnCancelled:

@@ -179,13 +179,40 @@ def test_a_tenant_admin_can_change_a_tool_policy(admin_a: Client, tenant_a: Tena
 
     response = admin_a.post(
         f"/admin/actions/toolpolicy/{policy.pk}/change/",
-        {"enabled": "", "approver_group": "", "allow_self_approval": "on", "max_recipients": 7},
+        {
+            "enabled": "",
+            "approver_group": "",
+            "allow_self_approval": "on",
+            "max_recipients": 7,
+            "expires_after_hours": 48,
+        },
     )
 
     assert response.status_code == 302
     with tenant_context(tenant_a):
         policy.refresh_from_db()
     assert (policy.enabled, policy.allow_self_approval, policy.max_recipients) == (False, True, 7)
+    assert policy.expires_after_hours == 48
+
+
+@pytest.mark.parametrize("hours", ["0", "721", "a day"])
+def test_a_tool_policys_waiting_time_outside_1_to_720_hours_is_refused_in_admin(
+    admin_a: Client, tenant_a: Tenant, hours: str
+) -> None:
+    admin_a.get("/admin/actions/toolpolicy/")
+    with tenant_context(tenant_a):
+        policy = ToolPolicy.objects.get(tool_name="send_sms")
+
+    response = admin_a.post(
+        f"/admin/actions/toolpolicy/{policy.pk}/change/",
+        {"enabled": "on", "approver_group": "", "max_recipients": 50, "expires_after_hours": hours},
+    )
+
+    assert response.status_code == 200  # the form again, with the error
+    assert "expires_after_hours" in response.context["adminform"].form.errors
+    with tenant_context(tenant_a):
+        policy.refresh_from_db()
+    assert policy.expires_after_hours == 24
 
 
 def contact_form(**fields: str) -> dict[str, str]:

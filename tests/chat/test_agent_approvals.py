@@ -69,7 +69,7 @@ def test_approving_sends_exactly_one_message_per_recipient_and_confirms(
     assert PendingAction.objects.get(pk=action.id).status == PendingAction.Status.EXECUTED
 
 
-def test_rejecting_sends_nothing_and_replies_with_the_cancellation(
+def test_rejecting_sends_nothing_and_replies_with_the_rejection_and_its_note(
     proposed: tuple[PendingAction, ScriptedChatModel], people_a: People
 ) -> None:
     action, model = proposed
@@ -81,7 +81,11 @@ def test_rejecting_sends_nothing_and_replies_with_the_cancellation(
         action=PendingAction.objects.get(pk=action.id), events=CollectingEvents(), model=model
     )
 
-    assert reply is not None and "cancelled" in reply.content
+    assert reply is not None
+    assert reply.content == (
+        "The request to send an SMS to Parents was rejected by april: “not today”. "
+        "Nothing was sent or changed."
+    )
     assert OutboundMessage.objects.count() == 0
     assert len(model.calls) == 1, "the model is not asked again after a rejection"
 

@@ -1,0 +1,66 @@
+"""The fixed replies that end a turn whose action was not run: rejected, withdrawn, expired.
+
+Deterministic for every model (the model is not asked), and built from the database row, so a
+redelivered resume writes the same words. They name the request the way a person would
+("send an SMS to Emma Wilson"), not by tool name.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the graph package imports no models at import time
+    from chat.models import PendingAction
+
+NOTHING_DONE = "Nothing was sent or changed."
+WITHDRAWN = f"Okay — I withdrew that request. {NOTHING_DONE}"
+_MAX_NAMED = 3
+
+# What each tool's request asks for, as a phrase after "The request to …".
+_REQUESTS = {
+    "send_sms": "send an SMS",
+    "send_telegram": "send a Telegram message",
+    "send_email": "send an e-mail",
+    "schedule_reminder": "schedule a reminder",
+}
+
+
+def _names(entries: list[Any]) -> str:
+    names = [str(entry) for entry in entries if str(entry).strip()]
+    if len(names) > _MAX_NAMED:
+        return f"{', '.join(names[:_MAX_NAMED])} and {len(names) - _MAX_NAMED} more"
+    if len(names) > 1:
+        return f"{', '.join(names[:-1])} and {names[-1]}"
+    return names[0] if names else ""
+
+
+def request_phrase(action: PendingAction) -> str:
+    """ "send an SMS to Emma Wilson", "publish the announcement 'Bus late'", …"""
+    arguments = action.arguments if isinstance(action.arguments, dict) else {}
+    if action.tool == "create_announcement":
+        return f"publish the announcement '{arguments.get('title', '')}'"
+    what = _REQUESTS.get(action.tool, f"run {action.tool}")
+    recipients = arguments.get("to")
+    if isinstance(recipients, list) and recipients:
+        return f"{what} to {_names(recipients)}"
+    return what
+
+
+def not_run_reply(action: PendingAction) -> str:
+    """The reply for an action that ended ``rejected``, ``withdrawn`` or ``expired``."""
+    if action.status == "expired":
+        from chat.services.actions import waited_hours
+
+        return (
+            f"The request to {request_phrase(action)} expired after {waited_hours(action)} h "
+            f"without a decision. {NOTHING_DONE}"
+        )
+    if action.status == "rejected":
+        who = action.decided_by.get_username() if action.decided_by else "an approver"
+        note = action.note.strip()
+        because = f": “{note}”" if note else ""
+        return (
+            f"The request to {request_phrase(action)} was rejected by {who}{because}. "
+            f"{NOTHING_DONE}"
+        )
+    return WITHDRAWN
