@@ -114,6 +114,10 @@ def _happy_call(world: World, method: str, path: str) -> tuple[str, dict[str, An
             f"/api/actions/{world.to_withdraw}/withdraw",
             {"note": "never mind"},
         ),
+        ("post", "/api/actions/{action}/snooze"): (
+            f"/api/actions/{world.to_approve}/snooze",
+            {"until": "1h"},
+        ),
         ("get", "/api/kb/search/"): ("/api/kb/search/?q=sick+leave&k=3", None),
     }
     assert sorted(calls) == OPERATIONS, "give every documented operation a call here"
@@ -233,6 +237,7 @@ _BAD_INPUT = {
     ),
     ("post", "/api/actions/{action}/reject"): ("/api/actions/{action}/reject", {"note": 7}),
     ("post", "/api/actions/{action}/withdraw"): ("/api/actions/{action}/withdraw", {"note": []}),
+    ("post", "/api/actions/{action}/snooze"): ("/api/actions/{action}/snooze", {"until": "soon"}),
     ("get", "/api/kb/search/"): ("/api/kb/search/?q=leave&k=0", None),
 }
 
