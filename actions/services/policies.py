@@ -14,3 +14,8 @@ def tool_policies_create(*, tool_names: Iterable[str]) -> None:
     ToolPolicy.objects.bulk_create(
         [ToolPolicy(tool_name=name) for name in tool_names], ignore_conflicts=True
     )
+
+
+def tool_policy_enable(*, tool_name: str, enabled: bool) -> None:
+    """Switch ``tool_name`` on or off for the current tenant, keeping its other rules."""
+    ToolPolicy.objects.update_or_create(tool_name=tool_name, defaults={"enabled": enabled})

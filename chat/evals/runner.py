@@ -22,7 +22,8 @@ from django.db.models import Q
 from django.utils import timezone
 from langchain_core.language_models.chat_models import BaseChatModel
 
-from actions.models import Contact, ContactGroup, ToolPolicy
+from actions.models import Contact, ContactGroup
+from actions.services.policies import tool_policy_enable
 from chat.agent.graph import checkpointer, thread_id
 from chat.evals.cases import CaseSpec
 from chat.evals.checks import Check, Observation, Proposal, judge
@@ -107,7 +108,7 @@ def _set_up(case: CaseSpec, prompt: AssistantPrompt | None) -> None:
     if prompt is not None:
         assistant_prompt_activate(prompt=prompt)
     for tool in case.setup.disable_tools:
-        ToolPolicy.objects.update_or_create(tool_name=tool, defaults={"enabled": False})
+        tool_policy_enable(tool_name=tool, enabled=False)
 
 
 def _throwaway_user() -> User:
