@@ -114,7 +114,9 @@ def sign_in(browser: Any, web: int) -> Iterator[SignIn]:  # noqa: F811
         context = browser.new_context(viewport={"width": width, "height": height})
         contexts.append(context)
         page = context.new_page()
-        page.set_default_timeout(30_000)
+        # A whole turn (daphne, a worker, the model) on 2 cores shared with Chromium: generous,
+        # because a wait that expires here is a flaky failure, never a faster pass.
+        page.set_default_timeout(60_000)
         base = f"http://{setup.host}:{web}"
         page.goto(f"{base}/login/")
         page.get_by_label("Username").fill(getattr(setup, who).user.get_username())
