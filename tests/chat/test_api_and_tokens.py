@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 from asgiref.sync import async_to_sync
-from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import Group
 from django.core.management import CommandError, call_command
 from django.test import Client
@@ -18,9 +17,9 @@ from django_tenants.utils import tenant_context
 from chat.models import ApiToken, Conversation, PendingAction
 from chat.services.actions import pending_action_propose
 from chat.tokens import api_token_create, api_token_revoke, user_for_token
-from config.asgi import application
 from tenants.models import Tenant
 from tenants.roles import APPROVER, STAFF
+from tests.chat.doors import bearer_socket
 from tests.tenants.factories import make_user
 
 
@@ -186,14 +185,6 @@ def test_an_idempotency_key_makes_a_repeated_approve_return_the_first_answer(
     assert other_key.status_code == 409
 
 
-def _ws(host: str, token: str) -> WebsocketCommunicator:
-    return WebsocketCommunicator(
-        application,
-        "/ws/chat/",
-        headers=[(b"host", host.encode()), (b"authorization", f"Bearer {token}".encode())],
-    )
-
-
 @pytest.mark.django_db(transaction=True)
 def test_an_approver_removed_mid_connection_can_no_longer_approve(tenant_a: Tenant) -> None:
     action = _pending_action(tenant_a)
@@ -204,7 +195,7 @@ def test_an_approver_removed_mid_connection_can_no_longer_approve(tenant_a: Tena
     host = tenant_a.get_primary_domain().domain
 
     async def scenario() -> dict[str, Any]:
-        socket = _ws(host, token)
+        socket = bearer_socket(host, token)
         connected, _ = await socket.connect()
         assert connected
         await _remove_from_approvers(approver.pk)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -42,6 +41,7 @@ from tenants.models import Tenant
 from tenants.roles import APPROVER
 from tenants.tasks import fan_out
 from tests.chat.conftest import TurnRunner
+from tests.chat.doors import token_client, wait_for_reply
 from tests.chat.scripted import ScriptedChatModel, tool_call
 from tests.tenants.factories import make_user
 
@@ -78,28 +78,9 @@ def _status(tenant: Tenant, action: PendingAction) -> str:
         return PendingAction.objects.get(pk=action.pk).status
 
 
-def _api(tenant: Tenant, user: User) -> Client:
-    with tenant_context(tenant):
-        _, token = api_token_create(user=user, name="tests")
-    return Client(
-        HTTP_HOST=tenant.get_primary_domain().domain, HTTP_AUTHORIZATION=f"Bearer {token}"
-    )
-
-
 def _post(api: Client, path: str, body: Any) -> Any:
     raw = body if isinstance(body, str) else json.dumps(body)
     return api.post(path, raw, content_type="application/json")
-
-
-def _wait_for_reply(tenant: Tenant, *, run_id: Any, seconds: float = 60) -> Message:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        with tenant_context(tenant):
-            found = Message.objects.filter(run_id=run_id, role=Message.Role.ASSISTANT).first()
-        if found is not None:
-            return found
-        time.sleep(0.2)
-    raise AssertionError(f"no reply for run {run_id}")
 
 
 # -- expiry ---------------------------------------------------------------------------------------
@@ -195,7 +176,7 @@ def test_an_http_approval_of_an_overdue_action_gets_409_expired_and_expires_it(
 ) -> None:
     action = _pending(tenant_a, make_user(tenant_a, "sam"))
     _make_overdue(tenant_a, action)
-    approver = _api(tenant_a, make_user(tenant_a, "april", role=APPROVER))
+    approver = token_client(tenant_a, make_user(tenant_a, "april", role=APPROVER))
 
     response = _post(approver, f"/api/actions/{action.pk}/approve", {})
 
@@ -252,7 +233,7 @@ def test_the_fanned_out_job_expires_and_closes_out_the_waiting_turn_with_a_clear
 
     fan_out.delay("chat.expire_overdue_actions")
 
-    reply = _wait_for_reply(tenant_a, run_id=action.pk)
+    reply = wait_for_reply(tenant_a, run_id=action.pk)
     assert reply.content == EXPIRED_REPLY
     assert _status(tenant_a, action) == PendingAction.Status.EXPIRED
     assert _status(tenant_b, elsewhere) == PendingAction.Status.PENDING
@@ -317,7 +298,7 @@ def test_a_snoozed_request_leaves_only_that_approvers_inbox_until_the_snooze_end
     april = make_user(tenant_a, "april", role=APPROVER)
     avery = make_user(tenant_a, "avery", role=APPROVER)
 
-    response = _snooze(_api(tenant_a, april), action, {"until": "1h"})
+    response = _snooze(token_client(tenant_a, april), action, {"until": "1h"})
 
     assert response.status_code == 200
     with tenant_context(tenant_a):
@@ -352,7 +333,7 @@ def test_snoozing_with_an_iso_time_answers_the_snooze_end(tenant_a: Tenant) -> N
     until = (timezone.now() + timedelta(hours=3)).replace(microsecond=0)
 
     response = _snooze(
-        _api(tenant_a, make_user(tenant_a, "april", role=APPROVER)),
+        token_client(tenant_a, make_user(tenant_a, "april", role=APPROVER)),
         action,
         {"until": until.isoformat()},
     )
@@ -381,7 +362,9 @@ def test_a_bad_snooze_gets_a_400_with_the_reason_and_changes_nothing(
 ) -> None:
     action = _pending(tenant_a, make_user(tenant_a, "sam"))
 
-    response = _snooze(_api(tenant_a, make_user(tenant_a, "april", role=APPROVER)), action, body)
+    response = _snooze(
+        token_client(tenant_a, make_user(tenant_a, "april", role=APPROVER)), action, body
+    )
 
     assert response.status_code == 400
     assert response.json()["error"]["code"] == code
@@ -398,7 +381,9 @@ def test_tomorrow_is_refused_when_the_request_expires_before_it(tenant_a: Tenant
     action = _pending(tenant_a, make_user(tenant_a, "sam"))
 
     response = _snooze(
-        _api(tenant_a, make_user(tenant_a, "april", role=APPROVER)), action, {"until": "tomorrow"}
+        token_client(tenant_a, make_user(tenant_a, "april", role=APPROVER)),
+        action,
+        {"until": "tomorrow"},
     )
 
     assert response.status_code == 400
@@ -409,8 +394,10 @@ def test_only_someone_who_may_decide_the_request_can_snooze_it(tenant_a: Tenant)
     staff = make_user(tenant_a, "sam")
     action = _pending(tenant_a, staff)
 
-    by_requester = _snooze(_api(tenant_a, staff), action, {"until": "1h"})
-    by_colleague = _snooze(_api(tenant_a, make_user(tenant_a, "kim")), action, {"until": "1h"})
+    by_requester = _snooze(token_client(tenant_a, staff), action, {"until": "1h"})
+    by_colleague = _snooze(
+        token_client(tenant_a, make_user(tenant_a, "kim")), action, {"until": "1h"}
+    )
 
     for response in (by_requester, by_colleague):
         assert response.status_code == 403 and response.json()["error"]["code"] == "forbidden"
@@ -424,7 +411,7 @@ def test_a_request_of_tenant_a_cannot_be_snoozed_from_tenant_b(
     action = _pending(tenant_a, make_user(tenant_a, "sam"))
     outsider = make_user(tenant_b, "april", role=APPROVER)  # an approver, elsewhere
 
-    response = _snooze(_api(tenant_b, outsider), action, {"until": "1h"})
+    response = _snooze(token_client(tenant_b, outsider), action, {"until": "1h"})
 
     assert response.status_code == 404 and response.json()["error"]["code"] == "not_found"
     with tenant_context(tenant_a):
@@ -436,7 +423,7 @@ def test_an_expired_request_cannot_be_snoozed(tenant_a: Tenant) -> None:
     _make_overdue(tenant_a, action)
 
     response = _snooze(
-        _api(tenant_a, make_user(tenant_a, "april", role=APPROVER)), action, {"until": "1h"}
+        token_client(tenant_a, make_user(tenant_a, "april", role=APPROVER)), action, {"until": "1h"}
     )
 
     assert response.status_code == 409 and response.json()["error"]["code"] == "expired"
@@ -444,7 +431,7 @@ def test_an_expired_request_cannot_be_snoozed(tenant_a: Tenant) -> None:
 
 def test_snooze_answers_get_with_method_not_allowed(tenant_a: Tenant) -> None:
     action = _pending(tenant_a, make_user(tenant_a, "sam"))
-    api = _api(tenant_a, make_user(tenant_a, "april", role=APPROVER))
+    api = token_client(tenant_a, make_user(tenant_a, "april", role=APPROVER))
 
     assert api.get(f"/api/actions/{action.pk}/snooze").status_code == 405
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 from typing import Any
 
 import pytest
@@ -16,13 +15,14 @@ from langchain_core.messages import AIMessage
 
 from actions.models import Contact
 from chat.agent.nodes import NOT_RUN_REPLIES
-from chat.models import ActionEvent, Conversation, Message, PendingAction
+from chat.models import ActionEvent, Conversation, PendingAction
 from chat.services.actions import pending_action_propose
 from chat.tokens import api_token_create
 from config.asgi import application
 from tenants.models import Tenant
 from tenants.roles import APPROVER
 from tests.chat.conftest import TurnRunner
+from tests.chat.doors import token_client, wait_for_reply
 from tests.chat.scripted import ScriptedChatModel, tool_call
 from tests.tenants.factories import make_user
 
@@ -37,14 +37,6 @@ def _pending(tenant: Tenant, requester: User) -> PendingAction:
             arguments={"to": ["Emma Wilson"], "body": "Class moved to 3pm"},
             requested_by_id=requester.pk,
         )
-
-
-def _api(tenant: Tenant, user: User) -> Client:
-    with tenant_context(tenant):
-        _, token = api_token_create(user=user, name="tests")
-    return Client(
-        HTTP_HOST=tenant.get_primary_domain().domain, HTTP_AUTHORIZATION=f"Bearer {token}"
-    )
 
 
 def _withdraw(api: Client, action: PendingAction, body: Any = None) -> Any:
@@ -64,7 +56,7 @@ def test_the_requester_withdraws_over_http_and_it_is_audited(tenant_a: Tenant) -
     staff = make_user(tenant_a, "sam")
     action = _pending(tenant_a, staff)
 
-    response = _withdraw(_api(tenant_a, staff), action, {"note": "wrong class"})
+    response = _withdraw(token_client(tenant_a, staff), action, {"note": "wrong class"})
 
     assert response.status_code == 200
     assert response.json()["action"]["status"] == "withdrawn"
@@ -77,7 +69,7 @@ def test_an_approver_cannot_withdraw_someone_elses_action(tenant_a: Tenant) -> N
     action = _pending(tenant_a, make_user(tenant_a, "sam"))
     approver = make_user(tenant_a, "april", role=APPROVER)
 
-    response = _withdraw(_api(tenant_a, approver), action)
+    response = _withdraw(token_client(tenant_a, approver), action)
 
     assert response.status_code == 403 and response.json()["error"]["code"] == "forbidden"
     assert _status(tenant_a, action) == PendingAction.Status.PENDING
@@ -86,9 +78,9 @@ def test_an_approver_cannot_withdraw_someone_elses_action(tenant_a: Tenant) -> N
 def test_approving_after_a_withdrawal_is_refused(tenant_a: Tenant) -> None:
     staff = make_user(tenant_a, "sam")
     action = _pending(tenant_a, staff)
-    _withdraw(_api(tenant_a, staff), action)
+    _withdraw(token_client(tenant_a, staff), action)
 
-    approve = _api(tenant_a, make_user(tenant_a, "april", role=APPROVER)).post(
+    approve = token_client(tenant_a, make_user(tenant_a, "april", role=APPROVER)).post(
         f"/api/actions/{action.id}/approve", {}, content_type="application/json"
     )
 
@@ -101,7 +93,7 @@ def test_approving_after_a_withdrawal_is_refused(tenant_a: Tenant) -> None:
 def test_withdrawing_twice_is_refused_as_invalid_state(tenant_a: Tenant) -> None:
     staff = make_user(tenant_a, "sam")
     action = _pending(tenant_a, staff)
-    api = _api(tenant_a, staff)
+    api = token_client(tenant_a, staff)
     _withdraw(api, action)
 
     again = _withdraw(api, action)
@@ -115,7 +107,7 @@ def test_an_action_of_tenant_a_is_not_found_from_tenant_b(
     action = _pending(tenant_a, make_user(tenant_a, "sam"))
     outsider = make_user(tenant_b, "sam")  # same name, other organisation
 
-    response = _withdraw(_api(tenant_b, outsider), action)
+    response = _withdraw(token_client(tenant_b, outsider), action)
 
     assert response.status_code == 404 and response.json()["error"]["code"] == "not_found"
     assert _status(tenant_a, action) == PendingAction.Status.PENDING
@@ -131,7 +123,7 @@ def test_bad_withdraw_input_gets_a_json_error_and_changes_nothing(
     staff = make_user(tenant_a, "sam")
     action = _pending(tenant_a, staff)
 
-    response = _api(tenant_a, staff).post(
+    response = token_client(tenant_a, staff).post(
         f"/api/actions/{action.id}/withdraw", body, content_type="application/json"
     )
 
@@ -143,7 +135,9 @@ def test_withdraw_answers_get_with_method_not_allowed(tenant_a: Tenant) -> None:
     staff = make_user(tenant_a, "sam")
     action = _pending(tenant_a, staff)
 
-    assert _api(tenant_a, staff).get(f"/api/actions/{action.id}/withdraw").status_code == 405
+    assert (
+        token_client(tenant_a, staff).get(f"/api/actions/{action.id}/withdraw").status_code == 405
+    )
 
 
 # -- WebSocket ------------------------------------------------------------------------------------
@@ -230,18 +224,7 @@ def test_withdrawing_over_http_closes_out_the_waiting_turn_with_a_reply(
     action = PendingAction.objects.get(conversation=turn.conversation)
     staff = turn.conversation.user
 
-    assert _withdraw(_api(tenant_a, staff), action).status_code == 200
+    assert _withdraw(token_client(tenant_a, staff), action).status_code == 200
 
-    reply = _wait_for_reply(tenant_a, run_id=action.id)
+    reply = wait_for_reply(tenant_a, run_id=action.id)
     assert reply.content == NOT_RUN_REPLIES["withdrawn"]
-
-
-def _wait_for_reply(tenant: Tenant, *, run_id: Any, seconds: float = 60) -> Message:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        with tenant_context(tenant):
-            found = Message.objects.filter(run_id=run_id, role=Message.Role.ASSISTANT).first()
-        if found is not None:
-            return found
-        time.sleep(0.2)
-    raise AssertionError(f"no reply for run {run_id}")
