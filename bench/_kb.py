@@ -143,6 +143,7 @@ def load_chunks(
     from pgvector.psycopg import register_vector
 
     from knowledge.ingest.chunking import content_hash
+    from knowledge.term_stats import kb_term_stats_compact
 
     started = time.perf_counter()
     with connection.cursor() as cursor:
@@ -208,8 +209,11 @@ def load_chunks(
         cursor.execute(
             "CREATE INDEX knowledge_chunk_search ON knowledge_chunk USING gin (search_vector)"
         )
+    kb_term_stats_compact()  # the load's statements left their term counts as deltas
+    with connection.cursor() as cursor:
         cursor.execute("ANALYZE knowledge_chunk")
         cursor.execute("ANALYZE knowledge_document")
+        cursor.execute("ANALYZE knowledge_term")
     return time.perf_counter() - started
 
 
