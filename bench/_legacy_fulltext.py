@@ -1,11 +1,13 @@
 """The full-text statement as it was before term statistics (main at a357b6e), kept so the
 latency benchmark can time it against the current one in the same run, on the same data.
 
-Not used by the product. Word operands as ``knowledge.textsearch`` made them then.
+Not used by the product. Word operands as ``knowledge.textsearch`` made them then (a Korean
+particle stripped down to a one-syllable stem).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -13,7 +15,7 @@ from django.db import connection
 
 from knowledge.fusion import rrf_fuse
 from knowledge.selectors import RRF_K, SELECTIVE_SHARE, CandidateRow, Candidates
-from knowledge.textsearch import query_words
+from knowledge.textsearch import _HANGUL, _KOREAN_PARTICLES, MAX_QUERY_TERMS, STOPWORDS, fold
 
 
 def legacy_candidates(
@@ -26,7 +28,7 @@ def legacy_candidates(
     use_text: bool = True,
 ) -> Candidates:
     """``kb_candidates`` as it was: IDF counted per query, ``ts_rank`` over every candidate."""
-    terms = [term.operand for term in query_words(query)] if use_text else []
+    terms = _legacy_terms(query) if use_text else []
     params: dict[str, Any] = {
         "vector": "[" + ",".join(f"{value:.7g}" for value in vector) + "]",
         "model": model,
@@ -51,6 +53,24 @@ def legacy_candidates(
         rows=rows,
         best_distance=rows[vector_ids[0]].distance if vector_ids else None,
     )
+
+
+def _legacy_terms(query: str) -> list[str]:
+    words = list(dict.fromkeys(re.findall(r"\w+", fold(query))))
+    kept = [word for word in words if word not in STOPWORDS] or words
+    terms: list[str] = []
+    for word in kept[:MAX_QUERY_TERMS]:
+        if _HANGUL.search(word):
+            for particle in _KOREAN_PARTICLES:
+                if word.endswith(particle) and len(word) > len(particle):
+                    word = word[: -len(particle)]
+                    break
+            term = f"'{word}':*"
+        else:
+            term = "'" + word.replace("'", "''") + "'"
+        if term not in terms:
+            terms.append(term)
+    return terms
 
 
 _SEARCH_SQL = """

@@ -51,6 +51,7 @@ _KOREAN_PARTICLES = tuple(
     )
 )
 MAX_QUERY_TERMS = 24
+_MIN_KOREAN_STEM = 2
 
 STOPWORDS = frozenset(
     _split(
@@ -121,7 +122,10 @@ def query_words(query: str) -> list[QueryTerm]:
 def _term(word: str) -> QueryTerm:
     if _HANGUL.search(word):
         for particle in _KOREAN_PARTICLES:
-            if word.endswith(particle) and len(word) > len(particle):
+            # The stem keeps two syllables: many nouns end in a syllable that is also a
+            # particle (휴가, 사이, 정도), and a one-syllable prefix (휴:*) would match a good
+            # part of the Korean vocabulary, slowly and mostly wrongly.
+            if word.endswith(particle) and len(word) - len(particle) >= _MIN_KOREAN_STEM:
                 word = word[: -len(particle)]
                 break
         return QueryTerm(word, prefix=True)
