@@ -49,7 +49,7 @@ def kb_reindex(
     Stale means: no embedding yet, embedded from other text, or embedded by a model other than
     ``embedder``'s. Each batch locks its chunks with ``FOR UPDATE SKIP LOCKED`` while embedding
     them, so an overlapping run takes other chunks; neither writes a chunk the other embedded.
-    A run with nothing stale costs three small queries. ``progress`` gets each batch size.
+    A run with nothing stale costs a few small queries. ``progress`` gets each batch size.
     Documents whose chunks are all fresh end ``ready``, and the full-text term statistics
     of the edits that queued this run are folded in (``kb_term_stats_compact``).
     """
