@@ -132,6 +132,50 @@ class Corpus:
         return [" ".join(self.words[row]) for row in middle]
 
 
+class MixedCorpus(Corpus):
+    """Half English-like, half Korean-like chunks in one tenant (a mixed EN/KO knowledge base).
+
+    Korean pseudo-words are two or three Hangul syllables, Zipf-distributed like the others,
+    and carry a particle half the time in text ("…를", "…에서") as Korean does; questions
+    attach a particle to every word, so retrieval strips it and matches the stem as a prefix.
+    Several syllables double as particles (가, 이, 도, 나, 과), as in real Korean nouns (휴가).
+    """
+
+    HANGUL = "가나다라마바사아자차카타파하서고이도과로"
+    PARTICLES = ("은", "는", "을", "를", "에", "에서", "의", "도", "로", "가", "이")
+
+    def __init__(self, *, seed: int = 11, vocabulary: int = 30_000) -> None:
+        super().__init__(seed=seed, vocabulary=vocabulary)
+        syllables = list(self.HANGUL)
+        tails = ["", *syllables]
+        korean = [a + b + c for a in syllables for b in syllables for c in tails]
+        self.korean = np.array(korean)[self.rng.permutation(len(korean))[:vocabulary]]
+        self.korean_p = self.word_p[: len(self.korean)] / self.word_p[: len(self.korean)].sum()
+
+    def texts(self, count: int, words: int = 120) -> list[str]:
+        english = super().texts(count - count // 2, words)
+        return [*english, *self._korean_texts(count // 2, words)]
+
+    def _korean_texts(self, count: int, words: int) -> list[str]:
+        picks = self.rng.choice(len(self.korean), size=(count, words), p=self.korean_p)
+        particles = self.rng.integers(0, 2 * len(self.PARTICLES), size=(count, words))
+        return [
+            " ".join(
+                word + (self.PARTICLES[p] if p < len(self.PARTICLES) else "")
+                for word, p in zip(self.korean[row], marks, strict=True)
+            )
+            for row, marks in zip(picks, particles, strict=True)
+        ]
+
+    def korean_query_words(self, count: int, words: int = 4) -> list[str]:
+        middle = self.rng.integers(50, 5_000, size=(count, words))
+        particles = self.rng.integers(0, len(self.PARTICLES), size=(count, words))
+        return [
+            " ".join(self.korean[i] + self.PARTICLES[p] for i, p in zip(row, marks, strict=True))
+            for row, marks in zip(middle, particles, strict=True)
+        ]
+
+
 def load_chunks(
     *, total: int, corpus: Corpus, model: str, per_document: int = 100, batch: int = 5_000
 ) -> float:
@@ -143,6 +187,7 @@ def load_chunks(
     from pgvector.psycopg import register_vector
 
     from knowledge.ingest.chunking import content_hash
+    from knowledge.term_stats import kb_term_stats_compact
 
     started = time.perf_counter()
     with connection.cursor() as cursor:
@@ -208,8 +253,11 @@ def load_chunks(
         cursor.execute(
             "CREATE INDEX knowledge_chunk_search ON knowledge_chunk USING gin (search_vector)"
         )
+    kb_term_stats_compact()  # the load's statements left their term counts as deltas
+    with connection.cursor() as cursor:
         cursor.execute("ANALYZE knowledge_chunk")
         cursor.execute("ANALYZE knowledge_document")
+        cursor.execute("ANALYZE knowledge_term")
     return time.perf_counter() - started
 
 

@@ -21,6 +21,7 @@ from knowledge.embedder import get_embedder
 from knowledge.embeddings import Embedder
 from knowledge.ingest.chunking import ChunkDraft, embedding_text
 from knowledge.models import Chunk, Document
+from knowledge.term_stats import kb_term_stats_compact
 
 
 @dataclass(frozen=True)
@@ -48,8 +49,9 @@ def kb_reindex(
     Stale means: no embedding yet, embedded from other text, or embedded by a model other than
     ``embedder``'s. Each batch locks its chunks with ``FOR UPDATE SKIP LOCKED`` while embedding
     them, so an overlapping run takes other chunks; neither writes a chunk the other embedded.
-    A run with nothing stale costs three small queries. ``progress`` gets each batch size.
-    Documents whose chunks are all fresh end ``ready``.
+    A run with nothing stale costs a few small queries. ``progress`` gets each batch size.
+    Documents whose chunks are all fresh end ``ready``, and the full-text term statistics
+    of the edits that queued this run are folded in (``kb_term_stats_compact``).
     """
     embedder = embedder or get_embedder()
     batch_size = batch_size or settings.EMBEDDINGS_BATCH_SIZE
@@ -72,6 +74,7 @@ def kb_reindex(
         if progress is not None:
             progress(len(batch))
     _documents_mark_ready(model=model)
+    kb_term_stats_compact()
     return ReindexReport(embedded=embedded, batches=batches, model=model)
 
 

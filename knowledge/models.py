@@ -184,3 +184,39 @@ class KnowledgeSettings(models.Model):
 
     def __str__(self) -> str:
         return "Knowledge settings"
+
+
+class TermStatistic(models.Model):
+    """How many chunks of this schema hold a full-text lexeme (its document frequency).
+
+    Full-text ranking weighs query words by inverse document frequency; counting a word's
+    chunks per query cost a GIN scan and a heap visit per matching chunk (most of a search at
+    100k chunks). Kept by statement triggers on ``knowledge_chunk`` (migration 0003), whoever
+    writes chunks: each statement appends its net change to ``TermStatisticDelta`` (appends
+    never wait on each other's row locks), and ``kb_term_stats_compact`` folds the deltas in
+    here. A reader adds both. The row with the empty lexeme (never a real lexeme) holds the
+    number of chunks with a full-text vector. Per tenant schema, like every knowledge table.
+    """
+
+    lexeme = models.TextField(primary_key=True, db_collation="C")
+    df = models.BigIntegerField()
+
+    class Meta:
+        db_table = "knowledge_term"
+
+    def __str__(self) -> str:
+        return f"{self.lexeme}: {self.df}"
+
+
+class TermStatisticDelta(models.Model):
+    """A net change of one lexeme's document frequency, not yet folded into ``TermStatistic``."""
+
+    id = models.BigAutoField(primary_key=True)
+    lexeme = models.TextField(db_collation="C", db_index=True)
+    delta = models.BigIntegerField()
+
+    class Meta:
+        db_table = "knowledge_term_delta"
+
+    def __str__(self) -> str:
+        return f"{self.lexeme}: {self.delta:+d}"

@@ -5,10 +5,11 @@ distance (HNSW) and the best full-text matches (GIN), with everything a hit show
 fuses them with reciprocal rank fusion (knowledge/fusion.py).
 
 Full-text ranking is BM25-like: every query word is weighted by its inverse document
-frequency, counted in the same statement, times ``ts_rank`` of that word (which saturates
-with term frequency and, with normalisation 1, dampens long chunks). Plain ``ts_rank`` over an
-OR query has no IDF, so "the" would count as much as "Normandy"; knowledge/textsearch.py
-explains the ``simple`` configuration.
+frequency, read from the schema's term statistics (``knowledge_term``, kept by triggers,
+knowledge/term_stats.py), times ``ts_rank`` of that word (which saturates with term frequency
+and, with normalisation 1, dampens long chunks). Plain ``ts_rank`` over an OR query has no IDF,
+so "the" would count as much as "Normandy"; knowledge/textsearch.py explains the ``simple``
+configuration. docs/knowledge.md has the design and docs/performance.md its cost at 100k chunks.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from knowledge.embedder import get_embedder
 from knowledge.embeddings import Embedder
 from knowledge.fusion import is_weak, rrf_fuse
 from knowledge.query_cache import embed_query_cached
-from knowledge.textsearch import query_terms
+from knowledge.textsearch import QueryTerm, query_words
 
 RRF_K = 60
 MAX_K = 50
@@ -34,6 +35,15 @@ MAX_K = 50
 # (or the rarest word, when all are common); common words still add to the score of those
 # candidates. Same quality on SQuAD, less work at 100k chunks (docs/performance.md).
 SELECTIVE_SHARE = 0.1
+# ... rarest first, while their chunks add up to at most this many rows (the rarest word is
+# always taken): each row found costs a heap visit, whatever the corpus size.
+SELECTIVE_ROWS = 2_000
+# Candidates ranked exactly (ts_rank per query word): the best of the pool by the IDF of the
+# selective words each holds (known from the GIN index alone). A SQuAD-sized base never fills
+# it, so its ranking is exact; at 100k chunks it bounds the work per query.
+TEXT_POOL = 400
+# Above every code point: ``lexeme <= word || _TOP`` ends a prefix's range in "C" order.
+_TOP = "\U0010ffff"
 
 
 @dataclass(frozen=True)
@@ -160,16 +170,18 @@ def kb_candidates(
     live in another space. ``kb_eval`` and the benchmarks use this directly to score each
     list on its own.
     """
-    terms = query_terms(query) if use_text else []
+    terms = query_words(query) if use_text else []
     params: dict[str, Any] = {
         "vector": _vector_literal(vector),
         "model": model,
-        "terms": terms,
+        **_term_params(terms),
         "limit": limit if use_vector else 0,
         "text_limit": limit if terms else 0,
         "tags": tags or [],
         "filter_tags": bool(tags),
         "selective_share": SELECTIVE_SHARE,
+        "selective_rows": SELECTIVE_ROWS,
+        "pool": TEXT_POOL,
     }
     with connection.cursor() as cursor:
         cursor.execute(_SEARCH_SQL, params)
@@ -210,55 +222,88 @@ def _hit(candidates: Candidates, chunk_id: int, fused: float) -> SearchHit:
     )
 
 
+def _term_params(terms: list[QueryTerm]) -> dict[str, list[str]]:
+    """Each word's tsquery operand and the range of lexemes its statistics are read from
+    (one lexeme, or every lexeme under a prefix)."""
+    return {
+        "operands": [term.operand for term in terms],
+        "low": [term.lexeme for term in terms],
+        "high": [term.lexeme + _TOP if term.prefix else term.lexeme for term in terms],
+    }
+
+
 def _vector_literal(vector: Sequence[float]) -> str:
     return "[" + ",".join(f"{value:.7g}" for value in vector) + "]"
 
 
 # The statement, CTE by CTE:
-#   terms     each query word as a tsquery with its document frequency (a GIN lookup each);
-#   corpus    the number of chunks, from the planner's statistics when it has them;
-#   selective the words that pick full-text candidates (see SELECTIVE_SHARE);
-#   text_pool chunks holding a selective word;
+#   terms     each query word as a tsquery, numbered;
+#   counts    its document frequency from the term statistics (compacted rows plus deltas not
+#             yet folded in; a prefix sums its lexemes, capped at the corpus size below);
+#   corpus    the number of chunks with a full-text vector (the statistics' empty lexeme);
+#   weighted  the words found at all, with their IDF;
+#   selective the words that pick full-text candidates (SELECTIVE_SHARE, SELECTIVE_ROWS);
+#   text_pool the chunks holding a selective word (GIN bitmap scans, no vector read), best
+#             ``pool`` by the IDF of the selective words they hold;
 #   text_hits those chunks scored Σ idf · ts_rank over every query word, best ``text_limit``;
 #   vector_hits the ``limit`` nearest chunks by cosine distance (HNSW index);
 #   the final SELECT joins both lists to the chunk and document rows, with ranks.
 # Filters (active documents, tags) apply inside both lists.
 _SEARCH_SQL = """
 WITH terms AS (
-    SELECT q, (SELECT count(*) FROM knowledge_chunk c WHERE c.search_vector @@ q) AS df
-      FROM unnest(%(terms)s::text[]) AS operand,
-           LATERAL to_tsquery('simple', operand) AS q
+    SELECT t.n, t.low, t.high, q
+      FROM unnest(%(operands)s::text[], %(low)s::text[], %(high)s::text[])
+               WITH ORDINALITY AS t(operand, low, high, n),
+           LATERAL to_tsquery('simple', t.operand) AS q
      WHERE numnode(q) > 0
 ),
 corpus AS (
-    SELECT greatest(
-               (SELECT reltuples FROM pg_class WHERE oid = 'knowledge_chunk'::regclass),
-               (SELECT max(df) FROM terms),
-               1
-           )::float AS n
+    SELECT greatest(coalesce(sum(s.df), 0), 1)::float AS n
+      FROM (SELECT df FROM knowledge_term WHERE lexeme = ''
+            UNION ALL
+            SELECT delta FROM knowledge_term_delta WHERE lexeme = '') AS s
+),
+counts AS (
+    SELECT t.n, t.q, least(coalesce(sum(s.df), 0), (SELECT n FROM corpus)) AS df
+      FROM terms t
+      LEFT JOIN LATERAL (
+          SELECT df FROM knowledge_term
+           WHERE lexeme >= t.low AND lexeme <= t.high AND lexeme <> ''
+          UNION ALL
+          SELECT delta FROM knowledge_term_delta
+           WHERE lexeme >= t.low AND lexeme <= t.high AND lexeme <> ''
+      ) AS s ON true
+     GROUP BY t.n, t.q
 ),
 weighted AS (
-    SELECT q, df, ln(1 + (corpus.n - df + 0.5) / (df + 0.5)) AS idf
-      FROM terms, corpus
-     WHERE df > 0
+    SELECT c.n, c.q, c.df, ln(1 + (corpus.n - c.df + 0.5) / (c.df + 0.5)) AS idf
+      FROM counts c, corpus
+     WHERE c.df > 0
 ),
 selective AS (
-    SELECT w.q FROM weighted w, corpus WHERE w.df <= %(selective_share)s * corpus.n
-    UNION
-    SELECT rarest.q FROM (SELECT q FROM weighted ORDER BY df LIMIT 1) AS rarest
+    SELECT q, idf
+      FROM (SELECT q, idf, df,
+                   sum(df) OVER (ORDER BY df, n) AS rows_so_far,
+                   row_number() OVER (ORDER BY df, n) AS rarity
+              FROM weighted) AS w, corpus
+     WHERE w.rarity = 1
+        OR (w.df <= %(selective_share)s * corpus.n AND w.rows_so_far <= %(selective_rows)s)
 ),
-text_pool AS (
-    SELECT DISTINCT c.id FROM selective s JOIN knowledge_chunk c ON c.search_vector @@ s.q
-),
-text_hits AS (
-    SELECT c.id, sum(w.idf * ts_rank(c.search_vector, w.q, 1)) AS score
-      FROM text_pool p
-      JOIN knowledge_chunk c ON c.id = p.id
-      JOIN weighted w ON c.search_vector @@ w.q
+text_pool AS MATERIALIZED (
+    SELECT c.id, c.ctid AS tid, sum(s.idf) AS held
+      FROM selective s
+      JOIN knowledge_chunk c ON c.search_vector @@ s.q
       JOIN knowledge_document d ON d.id = c.document_id
      WHERE d.is_active
        AND (NOT %(filter_tags)s OR d.tags && %(tags)s::varchar[])
-     GROUP BY c.id
+     GROUP BY c.id, c.ctid
+     ORDER BY held DESC, c.id
+     LIMIT %(pool)s
+),
+text_hits AS (
+    SELECT c.id, (SELECT sum(w.idf * ts_rank(c.search_vector, w.q, 1)) FROM weighted w) AS score
+      FROM text_pool p
+      JOIN knowledge_chunk c ON c.ctid = p.tid  -- the row version the pool found, no index
      ORDER BY score DESC, c.id
      LIMIT %(text_limit)s
 ),

@@ -12,8 +12,9 @@ configuration or ``pg_trgm``:
 * Korean attaches particles to words ("휴가를", "휴가는"): query words in Hangul lose a trailing
   particle and match as prefixes (``휴가:*``).
 * ``simple`` keeps stopwords; the query drops the common ones (several languages) and the
-  ranking weighs every remaining word by its inverse document frequency, measured in the same
-  SQL statement (knowledge/selectors.py), so frequent words count for little.
+  ranking weighs every remaining word by its inverse document frequency, read from the
+  schema's term statistics (``knowledge_term``, knowledge/selectors.py), so frequent words
+  count for little.
 
 docs/performance.md has the retrieval quality this gives on SQuAD.
 """
@@ -22,12 +23,15 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from dataclasses import dataclass
 
 # Latin letters with diacritics fold to their base letter; other scripts are left alone
 # (decomposing Hangul syllables into jamo would break matching).
 _LATIN_RANGE = re.compile(r"[\u00c0-\u024f\u1e00-\u1eff]")
 _SPECIAL_FOLDS = str.maketrans({"ß": "ss", "æ": "ae", "œ": "oe", "ø": "o", "ł": "l", "đ": "d"})
-_WORD = re.compile(r"\w+")
+# Words as PostgreSQL's parser cuts them for ``to_tsvector``: "_" separates words there too,
+# so a query word always names one lexeme that the term statistics can count.
+_WORD = re.compile(r"[^\W_]+")
 _HANGUL = re.compile(r"[\uac00-\ud7af]")
 
 
@@ -47,6 +51,7 @@ _KOREAN_PARTICLES = tuple(
     )
 )
 MAX_QUERY_TERMS = 24
+_MIN_KOREAN_STEM = 2
 
 STOPWORDS = frozenset(
     _split(
@@ -82,8 +87,23 @@ def _strip_accent(match: re.Match[str]) -> str:
     return "".join(char for char in decomposed if not unicodedata.combining(char))
 
 
-def query_terms(query: str) -> list[str]:
-    """The words of a question to look up, as ``to_tsquery('simple', …)`` operands.
+@dataclass(frozen=True)
+class QueryTerm:
+    """One word of a question: the lexeme to look up and whether it matches as a prefix
+    (Korean words, whose particles vary: ``휴가`` finds 휴가를 and 휴가는)."""
+
+    lexeme: str
+    prefix: bool = False
+
+    @property
+    def operand(self) -> str:
+        """The ``to_tsquery('simple', …)`` operand: quoted, so no character is an operator."""
+        quoted = "'" + self.lexeme.replace("'", "''") + "'"
+        return quoted + ":*" if self.prefix else quoted
+
+
+def query_words(query: str) -> list[QueryTerm]:
+    """The words of a question to look up.
 
     Folded, stopwords dropped, each word once, at most ``MAX_QUERY_TERMS``. Hangul words lose
     a trailing particle and become prefix matches. A query made only of stopwords keeps them,
@@ -91,20 +111,22 @@ def query_terms(query: str) -> list[str]:
     """
     words = list(dict.fromkeys(_WORD.findall(fold(query))))
     kept = [word for word in words if word not in STOPWORDS] or words
-    terms: list[str] = []
+    terms: list[QueryTerm] = []
     for word in kept[:MAX_QUERY_TERMS]:
-        term = _lexeme(word)
-        if term and term not in terms:
+        term = _term(word)
+        if term not in terms:
             terms.append(term)
     return terms
 
 
-def _lexeme(word: str) -> str:
-    """A tsquery operand: quoted (so no character is an operator), a prefix for Korean."""
+def _term(word: str) -> QueryTerm:
     if _HANGUL.search(word):
         for particle in _KOREAN_PARTICLES:
-            if word.endswith(particle) and len(word) > len(particle):
+            # The stem keeps two syllables: many nouns end in a syllable that is also a
+            # particle (휴가, 사이, 정도), and a one-syllable prefix (휴:*) would match a good
+            # part of the Korean vocabulary, slowly and mostly wrongly.
+            if word.endswith(particle) and len(word) - len(particle) >= _MIN_KOREAN_STEM:
                 word = word[: -len(particle)]
                 break
-        return f"'{word}':*"
-    return "'" + word.replace("'", "''") + "'"
+        return QueryTerm(word, prefix=True)
+    return QueryTerm(word)
