@@ -214,6 +214,11 @@ class FakeTwilioServer(FakeHttpProvider):
     def release(self) -> None:
         self._open.set()
 
+    def reset(self) -> None:
+        """Answer everything again, at once and successfully (between tests sharing the fake)."""
+        self._failing.clear()
+        self.release()
+
     def answer(self, request: RecordedRequest) -> ScriptedResponse:
         while not self._open.wait(0.05):
             if self._stopping.is_set():
