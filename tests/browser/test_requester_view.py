@@ -57,6 +57,17 @@ def school(alpha: TenantSetup, twilio: FakeTwilioServer) -> Iterator[TenantSetup
     twilio.reset()
 
 
+# Upper bounds, not expectations: a turn on a loaded two-core machine (the offline model's
+# first call loads it) has been seen to take over 30 s, the pages' default.
+SLOW = 120_000
+
+
+def _open(sign_in: SignIn, school: TenantSetup, who: str) -> Any:
+    page = sign_in(school, who)
+    page.set_default_timeout(SLOW)
+    return page
+
+
 def _ask(page: Any, text: str) -> None:
     page.get_by_label("Message").fill(text)
     page.get_by_label("Message").press("Enter")
@@ -81,10 +92,10 @@ def test_an_edit_shows_before_and_after_and_each_recipient_goes_queued_then_sent
     twilio: FakeTwilioServer,
     screenshot_dir: Path,
 ) -> None:
-    approver = sign_in(school, "approver")
+    approver = _open(sign_in, school, "approver")
     approver.goto(approver.url.rstrip("/") + "/approvals/")
     approver.locator("[data-testid=connection][data-state=connected]").wait_for()
-    staff = sign_in(school, "staff")
+    staff = _open(sign_in, school, "staff")
     _ask(staff, REQUEST)
     staff.locator("[data-testid=action-card][data-status=pending]").wait_for()
     sent_before = len(twilio.requests)
@@ -136,10 +147,10 @@ def test_a_recipient_the_provider_refuses_shows_failed_with_the_reason_on_both_c
     sign_in: SignIn, school: TenantSetup, worker: Process, twilio: FakeTwilioServer
 ) -> None:
     twilio.fail_for("+12025550101", FakeTwilioServer.error(400, 21211, REASON.split(": ", 1)[1]))
-    approver = sign_in(school, "approver")
+    approver = _open(sign_in, school, "approver")
     approver.goto(approver.url.rstrip("/") + "/approvals/")
     approver.locator("[data-testid=connection][data-state=connected]").wait_for()
-    staff = sign_in(school, "staff")
+    staff = _open(sign_in, school, "staff")
     _ask(staff, REQUEST)
     staff.locator("[data-testid=action-card][data-status=pending]").wait_for()
     approver.goto(staff.url)  # the approver decides from the conversation itself
