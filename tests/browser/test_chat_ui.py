@@ -92,7 +92,7 @@ def test_a_knowledge_answer_streams_in_with_citations_and_survives_a_reload(
     assert page.locator("[data-testid=message-assistant]").count() == 2
 
 
-def test_an_approver_edits_and_approves_an_sms_live_and_the_staff_card_turns_executed(
+def test_an_approver_edits_and_approves_an_sms_live_and_the_staff_card_says_sent_to_all(
     sign_in: SignIn, school: TenantSetup, worker: Process, screenshot_dir: Path
 ) -> None:
     approver = sign_in(school, "approver")

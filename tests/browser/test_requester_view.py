@@ -167,3 +167,34 @@ def test_a_recipient_the_provider_refuses_shows_failed_with_the_reason_on_both_c
         status = card.locator("[data-testid=action-status]")
         status.filter(has_text=f"Sent to 1 of 2, 1 failed: {REASON}").wait_for()
     assert staff.locator("[data-testid=edited]").count() == 0  # approved as proposed
+
+
+def test_a_rejection_reaches_the_requesters_open_page_worded_with_the_approver_and_note(
+    sign_in: SignIn, school: TenantSetup, worker: Process, twilio: FakeTwilioServer
+) -> None:
+    approver = _open(sign_in, school, "approver")
+    approver.goto(approver.url.rstrip("/") + "/approvals/")
+    approver.locator("[data-testid=connection][data-state=connected]").wait_for()
+    staff = _open(sign_in, school, "staff")
+    _ask(staff, REQUEST)
+    staff_card = staff.locator("[data-testid=action-card][data-status=pending]")
+    staff_card.wait_for()
+    assert staff_card.locator("[data-testid=approvers]").inner_text() == (
+        "Who can approve: Approvers group (1 person)"
+    )
+    sent_before = len(twilio.requests)
+
+    inbox_card = approver.locator("#inbox-list [data-testid=action-card]")
+    inbox_card.get_by_label("Note (optional)").fill("not today")
+    inbox_card.get_by_role("button", name="Reject").click()
+
+    rejected = staff.locator("[data-testid=action-card][data-status=rejected]")
+    rejected.wait_for()
+    assert rejected.locator("[data-testid=action-status]").inner_text() == "Rejected"
+    approver_name = school.approver.user.get_username()
+    assert f"Decided by {approver_name}: “not today”" in rejected.inner_text()
+    assert rejected.locator("[data-testid=deliveries]").count() == 0
+    reply = staff.locator("[data-testid=message-assistant]", has_text="was rejected by")
+    reply.wait_for()
+    assert f"was rejected by {approver_name}: “not today”" in reply.inner_text()
+    assert len(twilio.requests) == sent_before  # nothing was sent
