@@ -284,6 +284,8 @@ def edit_payload(action: PendingAction) -> dict[str, Any] | None:
     if edited is None:
         return None
     changes = argument_changes(edited.data.get("before") or {}, edited.data.get("after") or {})
+    if not changes:  # normalised back to the proposal: nothing to show (as on the card)
+        return None
     return {
         "by": edited.actor.get_username() if edited.actor else None,
         "at": edited.at.isoformat(),

@@ -197,6 +197,8 @@ def edit_view(action: PendingAction) -> EditView | None:
         )
         for change in argument_changes(before, after)
     ]
+    if not changes:  # an "edit" the tool normalised back to the proposal changed nothing
+        return None
     return EditView(by=edited.actor.get_username() if edited.actor else "", changes=changes)
 
 

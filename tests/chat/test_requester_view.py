@@ -100,6 +100,25 @@ def test_an_approval_without_an_edit_has_no_edited_marker(in_tenant_a: Tenant) -
     assert action_payload(action, full=False)["edited"] is None
 
 
+def test_an_edit_that_normalises_back_to_the_proposal_shows_no_marker(
+    in_tenant_a: Tenant,
+) -> None:
+    staff, approver = _people(in_tenant_a)
+    _parents()
+    action = _propose(staff)
+
+    pending_action_decide(
+        action_id=action.id,
+        user=approver,
+        decision="approve",
+        arguments={"to": [" Parents "], "body": "The bus is 10 minutes late  "},
+    )
+
+    action.refresh_from_db()
+    assert action_card(action, viewer=staff).edit is None
+    assert action_payload(action, full=False)["edited"] is None
+
+
 def test_the_action_frame_carries_who_edited_and_the_changes(in_tenant_a: Tenant) -> None:
     staff, approver = _people(in_tenant_a)
     _parents()
