@@ -204,6 +204,13 @@ def announcement_of_action(*, action_id: uuid.UUID) -> Announcement | None:
     return Announcement.objects.filter(action_id=action_id).first()
 
 
+def action_deliveries(*, action_id: uuid.UUID | str) -> list[OutboundMessage]:
+    """The messages an action queued, one per recipient, in the order they were queued."""
+    return list(
+        OutboundMessage.objects.filter(action_id=action_id).select_related("contact").order_by("pk")
+    )
+
+
 def audience_size(*, group: ContactGroup | None) -> int:
     contacts = Contact.objects.filter(opted_out=False)
     return (contacts.filter(groups=group) if group else contacts).count()

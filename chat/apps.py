@@ -62,12 +62,24 @@ class ChatConfig(AppConfig):
                 name="chat: expire overdue pending actions in every tenant",
             )
         ]
+        from actions.signals import outbound_message_changed
+
         post_migrate.connect(_reader_role_after_migrate, dispatch_uid="chat_reader_role")
+        outbound_message_changed.connect(
+            _publish_delivery_change, dispatch_uid="chat_publish_delivery_change"
+        )
         post_save.connect(
             _end_sessions_of_inactive_user,
             sender=settings.AUTH_USER_MODEL,
             dispatch_uid="chat_end_sessions_of_inactive_user",
         )
+
+
+def _publish_delivery_change(sender: Any, action_id: Any, **kwargs: Any) -> None:
+    """A recipient's message was sent or failed: its action's cards update live."""
+    from chat.services.deliveries import action_delivery_publish
+
+    action_delivery_publish(action_id=action_id)
 
 
 def _end_sessions_of_inactive_user(sender: Any, instance: Any, **kwargs: Any) -> None:

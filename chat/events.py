@@ -25,7 +25,10 @@ import redis
 from channels.layers import get_channel_layer
 from django.conf import settings
 
+from actions.selectors import action_deliveries
+from chat.argument_changes import argument_changes
 from chat.models import Conversation, Message, PendingAction
+from chat.selectors import action_edit
 
 logger = logging.getLogger(__name__)
 
@@ -263,6 +266,8 @@ def action_payload(action: PendingAction, *, full: bool) -> dict[str, Any]:
         return {
             **base,
             "result": action.result or ({"error": action.error} if action.error else {}),
+            "edited": edit_payload(action),
+            "deliveries": deliveries_payload(action),
         }
     return {
         **base,
@@ -271,6 +276,38 @@ def action_payload(action: PendingAction, *, full: bool) -> dict[str, Any]:
         "requested_by": action.requested_by.get_username(),
         "created_at": action.created_at.isoformat(),
     }
+
+
+def edit_payload(action: PendingAction) -> dict[str, Any] | None:
+    """Who edited the arguments before approving, and the changed fields only; None if no edit."""
+    edited = action_edit(action=action)
+    if edited is None:
+        return None
+    changes = argument_changes(edited.data.get("before") or {}, edited.data.get("after") or {})
+    if not changes:  # normalised back to the proposal: nothing to show (as on the card)
+        return None
+    return {
+        "by": edited.actor.get_username() if edited.actor else None,
+        "at": edited.at.isoformat(),
+        "changes": [change.as_payload() for change in changes],
+    }
+
+
+def deliveries_payload(action: PendingAction) -> list[dict[str, Any]]:
+    """One entry per recipient of a message action (queued → sent | failed, with the provider's
+    reason); empty for other tools and before the action ran."""
+    if action.status not in PendingAction.APPROVED_SINCE:
+        return []
+    return [
+        {
+            "id": str(message.uuid),
+            "to": message.to_address,
+            "contact": message.contact.name if message.contact else None,
+            "status": message.status,
+            "error": message.error,
+        }
+        for message in action_deliveries(action_id=action.id)
+    ]
 
 
 def done_payload(message: Message) -> dict[str, Any]:
@@ -348,7 +385,8 @@ class PublishingEvents:
 
 
 def publish_action(*, schema: str, action: PendingAction) -> None:
-    """An action's decision, announced to everyone watching its conversation."""
+    """An action's decision, or a change in its recipients' delivery, announced to everyone
+    watching its conversation (and the tenant's approvers)."""
     append_event(
         schema=schema,
         conversation_uuid=str(action.conversation.uuid),

@@ -109,6 +109,10 @@ class PendingAction(models.Model):
     )
     # The tool ran and has an outcome to report.
     FINISHED: ClassVar[frozenset[str]] = frozenset({Status.EXECUTED, Status.FAILED})
+    # A person approved it (perhaps after editing its arguments): running or done.
+    APPROVED_SINCE: ClassVar[frozenset[str]] = frozenset(
+        {Status.APPROVED, Status.EXECUTING, Status.EXECUTED, Status.FAILED}
+    )
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="actions")

@@ -10,24 +10,33 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.utils.safestring import SafeString, mark_safe
 
-from actions.tools.base import UnknownToolError
+from actions.models import OutboundMessage
+from actions.selectors import action_deliveries
+from actions.tools.base import UnknownToolError, WriteTool
 from actions.tools.registry import get_tool
+from chat.argument_changes import argument_changes
 from chat.models import Message, PendingAction
 from chat.rendering import citation_chips, render_markdown
-from chat.selectors import action_approvers
+from chat.selectors import action_approvers, action_edit
 from chat.services.actions import decide_refusal, is_overdue, waited_hours
 
-# The words a card uses for each status, from the reader's side.
+# The words a card uses for each status, from the reader's side. Approved and executing say
+# what the tool is doing (its ``progress_label``); executed messages say how many were sent.
 STATUS_LABELS = {
     PendingAction.Status.PENDING: "Waiting for approval",
-    PendingAction.Status.APPROVED: "Approved, running…",
     PendingAction.Status.REJECTED: "Rejected",
-    PendingAction.Status.EXECUTING: "Running…",
-    PendingAction.Status.EXECUTED: "Executed",
+    PendingAction.Status.EXECUTED: "Done",
     PendingAction.Status.FAILED: "Failed",
     PendingAction.Status.EXPIRED: "Expired",
     PendingAction.Status.WITHDRAWN: "Withdrawn",
 }
+DELIVERY_LABELS = {
+    OutboundMessage.Status.QUEUED: "Queued",
+    OutboundMessage.Status.SENDING: "Sending…",
+    OutboundMessage.Status.SENT: "Sent",
+    OutboundMessage.Status.FAILED: "Failed",
+}
+_UNSETTLED = frozenset({OutboundMessage.Status.QUEUED, OutboundMessage.Status.SENDING})
 
 
 @dataclass(frozen=True)
@@ -67,6 +76,35 @@ class Field:
 
 
 @dataclass(frozen=True)
+class ChangeView:
+    """One argument an approver changed: old → new text, or the names added and removed."""
+
+    field: str
+    label: str
+    before: str | None
+    after: str | None
+    added: list[str]
+    removed: list[str]
+
+
+@dataclass(frozen=True)
+class EditView:
+    by: str
+    changes: list[ChangeView]
+
+
+@dataclass(frozen=True)
+class DeliveryView:
+    """One recipient of a message action and what became of their message."""
+
+    to: str  # the address
+    name: str  # the contact's name, or "" for a bare address
+    status: str  # queued | sending | sent | failed
+    status_label: str
+    error: str  # the provider's reason (failed), or the last transient error (queued again)
+
+
+@dataclass(frozen=True)
 class ActionCard:
     id: str
     conversation: str
@@ -87,20 +125,35 @@ class ActionCard:
     # For the requester of a pending action: "Approvers group (2 people)".
     approvers: str = ""
     expires_at: Any = None  # while pending: when it stops being approvable
+    edit: EditView | None = None  # the approver changed the arguments before approving
+    deliveries: list[DeliveryView] = field(default_factory=list)  # message actions, once run
+
+
+def _tool(tool_name: str) -> WriteTool[Any] | None:
+    try:
+        return get_tool(tool_name)
+    except UnknownToolError:  # an action of a tool this code no longer ships
+        return None
 
 
 def _tool_label(tool_name: str) -> str:
-    try:
-        return get_tool(tool_name).label
-    except UnknownToolError:  # an action of a tool this code no longer ships
-        return tool_name
+    tool = _tool(tool_name)
+    return tool.label if tool is not None else tool_name
+
+
+def _schema(tool_name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    tool = _tool(tool_name)
+    if tool is None:
+        return {"properties": {name: {} for name in arguments}}
+    return tool.args_schema.model_json_schema()
+
+
+def _label(name: str, spec: dict[str, Any]) -> str:
+    return str(spec.get("title") or name.replace("_", " ").capitalize())
 
 
 def _fields(tool_name: str, arguments: dict[str, Any]) -> list[Field]:
-    try:
-        schema = get_tool(tool_name).args_schema.model_json_schema()
-    except UnknownToolError:
-        schema = {"properties": {name: {} for name in arguments}}
+    schema = _schema(tool_name, arguments)
     required = set(schema.get("required", []))
     fields = []
     for name, spec in schema.get("properties", {}).items():
@@ -109,7 +162,7 @@ def _fields(tool_name: str, arguments: dict[str, Any]) -> list[Field]:
 
 
 def _field(name: str, spec: dict[str, Any], value: Any, *, required: bool) -> Field:
-    label = str(spec.get("title") or name.replace("_", " ").capitalize())
+    label = _label(name, spec)
     help_text = str(spec.get("description") or "")
     kind, shown, choices = "json", json.dumps(value, ensure_ascii=False, indent=2), []
     types = {option.get("type") for option in spec.get("anyOf", [])} or {spec.get("type")}
@@ -126,15 +179,90 @@ def _field(name: str, spec: dict[str, Any], value: Any, *, required: bool) -> Fi
     return Field(name, label, help_text, kind, shown, required, choices)
 
 
+def edit_view(action: PendingAction) -> EditView | None:
+    """What the approver changed before approving, field by field, or None (no edit)."""
+    edited = action_edit(action=action)
+    if edited is None:
+        return None
+    before, after = edited.data.get("before") or {}, edited.data.get("after") or {}
+    properties = _schema(action.tool, after).get("properties", {})
+    changes = [
+        ChangeView(
+            field=change.field,
+            label=_label(change.field, properties.get(change.field, {})),
+            before=change.before,
+            after=change.after,
+            added=change.added,
+            removed=change.removed,
+        )
+        for change in argument_changes(before, after)
+    ]
+    if not changes:  # an "edit" the tool normalised back to the proposal changed nothing
+        return None
+    return EditView(by=edited.actor.get_username() if edited.actor else "", changes=changes)
+
+
+def delivery_views(action: PendingAction) -> list[DeliveryView]:
+    """Each recipient's message and its status; empty for actions that send nothing (and
+    before an approved action ran: nothing is queued until then)."""
+    if action.status not in PendingAction.APPROVED_SINCE:
+        return []
+    return [
+        DeliveryView(
+            to=message.to_address,
+            name=message.contact.name if message.contact else "",
+            status=message.status,
+            status_label=DELIVERY_LABELS.get(
+                OutboundMessage.Status(message.status), message.status
+            ),
+            error=message.error,
+        )
+        for message in action_deliveries(action_id=action.id)
+    ]
+
+
+def status_label(action: PendingAction, deliveries: list[DeliveryView]) -> str:
+    """The card's status in words: "Approved — sending…", "Sent to 3 of 3", "Sent to 2 of 3,
+    1 failed: <the provider's reason>"."""
+    Status = PendingAction.Status
+    tool = _tool(action.tool)
+    progress = tool.progress_label if tool is not None else WriteTool.progress_label
+    if action.status in (Status.APPROVED, Status.EXECUTING):
+        return progress
+    if action.status == Status.EXECUTED and deliveries:
+        total = len(deliveries)
+        sent = sum(1 for d in deliveries if d.status == OutboundMessage.Status.SENT)
+        failed = [d for d in deliveries if d.status == OutboundMessage.Status.FAILED]
+        if any(d.status in _UNSETTLED for d in deliveries):
+            return f"{progress} ({sent} of {total} sent)"
+        if not failed:
+            return f"Sent to {sent} of {total}"
+        if len(failed) == 1:
+            return f"Sent to {sent} of {total}, 1 failed: {failed[0].error}"
+        return f"Sent to {sent} of {total}, {len(failed)} failed"
+    return STATUS_LABELS.get(Status(action.status), action.status)
+
+
+def _outcome(action: PendingAction, deliveries: list[DeliveryView]) -> str:
+    if action.status == PendingAction.Status.FAILED:
+        return action.error or str(action.result.get("error", "")) or "the action failed"
+    if action.status == PendingAction.Status.EXECUTED and deliveries:
+        # The summary says "queued for 3": the status and the list say more. Only who was
+        # left out is news.
+        skipped = action.result.get("skipped") or []
+        names = ", ".join(f"{s.get('name')} ({s.get('reason')})" for s in skipped)
+        return f"Skipped {len(skipped)}: {names}" if skipped else ""
+    if action.status == PendingAction.Status.EXECUTED:
+        return str(action.result.get("summary") or action.result.get("detail") or "")
+    return ""
+
+
 def action_card(action: PendingAction, *, viewer: User) -> ActionCard:
     refusal = decide_refusal(action=action, user=viewer)
     pending = action.is_decidable
-    outcome = ""
-    if action.status == PendingAction.Status.FAILED:
-        outcome = action.error or str(action.result.get("error", "")) or "the action failed"
-    elif action.status == PendingAction.Status.EXECUTED:
-        outcome = str(action.result.get("summary") or action.result.get("detail") or "")
-    elif action.status == PendingAction.Status.EXPIRED or is_overdue(action):
+    deliveries = delivery_views(action)
+    outcome = _outcome(action, deliveries)
+    if action.status == PendingAction.Status.EXPIRED or is_overdue(action):
         outcome = (
             f"Expired after {waited_hours(action)} h without a decision; it can no longer be "
             "approved. Nothing was sent or changed."
@@ -147,7 +275,7 @@ def action_card(action: PendingAction, *, viewer: User) -> ActionCard:
         tool_label=_tool_label(action.tool),
         description=action.description,
         status=action.status,
-        status_label=STATUS_LABELS.get(PendingAction.Status(action.status), action.status),
+        status_label=status_label(action, deliveries),
         requested_by=action.requested_by.get_username(),
         created_at=action.created_at,
         fields=_fields(action.tool, action.arguments),
@@ -159,4 +287,6 @@ def action_card(action: PendingAction, *, viewer: User) -> ActionCard:
         decided_by=action.decided_by.get_username() if action.decided_by else "",
         approvers=str(action_approvers(action=action)) if pending and mine else "",
         expires_at=action.expires_at if pending else None,
+        edit=edit_view(action),
+        deliveries=deliveries,
     )

@@ -103,6 +103,19 @@ def action_approvers(*, action: PendingAction) -> Approvers:
     return Approvers(group=label, people=members.count())
 
 
+def action_edit(*, action: PendingAction) -> ActionEvent | None:
+    """The approver's edit of ``action`` (its arguments before and after), if it was edited.
+    Only an approval edits, so a pending or never-approved action is not even queried."""
+    if action.decided_by_id is None or action.status not in PendingAction.APPROVED_SINCE:
+        return None
+    return (
+        ActionEvent.objects.filter(action=action, kind=ActionEvent.Kind.EDITED)
+        .select_related("actor")
+        .order_by("-at")
+        .first()
+    )
+
+
 def action_to_withdraw(
     *, conversation: Conversation, user: User, tool: str | None
 ) -> PendingAction | None:

@@ -37,6 +37,7 @@ from actions.delivery import (
 )
 from actions.models import OutboundMessage
 from actions.selectors import RecipientPlan
+from actions.signals import outbound_message_changed
 from core.celery import app as celery_app
 from core.schema import current_schema
 
@@ -171,7 +172,11 @@ def _resolve_abandoned(message_id: int) -> DeliveryAttempt:
     ``sending`` for longer than any send takes (its worker died). Then it is marked failed,
     never re-sent; a younger ``sending`` row asks the caller to look again when it would be
     abandoned (its sender may still be alive)."""
-    row = OutboundMessage.objects.filter(pk=message_id).values("status", "last_attempt_at").first()
+    row = (
+        OutboundMessage.objects.filter(pk=message_id)
+        .values("status", "last_attempt_at", "action_id")
+        .first()
+    )
     if row is None or row["status"] != Status.SENDING:
         return DeliveryAttempt("skipped")
     started = row["last_attempt_at"] or timezone.now()
@@ -185,6 +190,7 @@ def _resolve_abandoned(message_id: int) -> DeliveryAttempt:
     ).update(status=Status.FAILED, error=UNKNOWN_DELIVERY)
     if marked:
         logger.error("message %s: %s", message_id, UNKNOWN_DELIVERY)
+        _announce_change(message_id=message_id, action_id=row["action_id"])
         return DeliveryAttempt(Status.FAILED)
     return DeliveryAttempt("skipped")
 
@@ -232,12 +238,29 @@ def _transient_failure(message: OutboundMessage, error: TransientDeliveryError) 
 
 def _finish(message: OutboundMessage, status: str, **fields: Any) -> DeliveryAttempt:
     """Leave ``sending`` for ``status``; only the claiming worker can, so this never races."""
-    OutboundMessage.objects.filter(pk=message.pk, status=Status.SENDING).update(
+    left = OutboundMessage.objects.filter(pk=message.pk, status=Status.SENDING).update(
         status=status, **fields
     )
     if status == Status.FAILED:
         logger.warning("message %s failed: %s", message.pk, fields.get("error"))
+    if left:
+        _announce_change(message_id=message.pk, action_id=message.action_id)
     return DeliveryAttempt(status)
+
+
+def _announce_change(*, message_id: int, action_id: uuid.UUID) -> None:
+    """Tell listeners (the requester's and approvers' cards) once the new status is committed.
+    A listener's failure is logged, never raised: the message has left either way, and a
+    retried task must not look as if the send had failed."""
+
+    def send() -> None:
+        for receiver, outcome in outbound_message_changed.send_robust(
+            sender=OutboundMessage, action_id=action_id, message_id=message_id
+        ):
+            if isinstance(outcome, Exception):
+                logger.warning("%r on message %s failed: %r", receiver, message_id, outcome)
+
+    transaction.on_commit(send)
 
 
 def outbound_messages_requeue_stale(*, older_than: timedelta = timedelta(minutes=10)) -> int:

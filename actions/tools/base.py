@@ -113,6 +113,8 @@ class WriteTool(_BaseTool[ArgsT]):
     kind: ClassVar[ToolKind] = "write"
     # Write calls are announced with their pending action, in this stage.
     stage: ClassVar[str] = "awaiting_approval"
+    # The card's status once approved, until the effect is done (for people, like ``label``).
+    progress_label: ClassVar[str] = "Approved — running…"
 
     @abstractmethod
     def validate(self, arguments: dict[str, Any]) -> ArgsT:

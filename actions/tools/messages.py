@@ -51,6 +51,7 @@ class _MessageTool(WriteTool[Any]):
 
     channel: ClassVar[str]
     noun: ClassVar[str]  # what one message is called in a sentence: "SMS", "E-mail"
+    progress_label: ClassVar[str] = "Approved — sending…"
 
     def validate(self, arguments: dict[str, Any]) -> Any:
         args = self.parse(arguments)

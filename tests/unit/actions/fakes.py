@@ -198,6 +198,38 @@ class FakeTwilioServer(FakeHttpProvider):
         self.account_sid = account_sid
         self.auth_token = auth_token
         self._sids = itertools.count(1)
+        self._failing: dict[str, ScriptedResponse] = {}
+        self._open = threading.Event()
+        self._open.set()
+
+    def fail_for(self, to: str, response: ScriptedResponse) -> None:
+        """Answer every message to ``to`` with ``response`` (concurrent sends to several numbers
+        arrive in any order, so a failure scripted by position would hit any of them)."""
+        self._failing[to] = response
+
+    def hold(self) -> None:
+        """Keep every answer back until ``release()``: messages stay in flight meanwhile."""
+        self._open.clear()
+
+    def release(self) -> None:
+        self._open.set()
+
+    def reset(self) -> None:
+        """Answer everything again, at once and successfully (between tests sharing the fake)."""
+        self._failing.clear()
+        self.release()
+
+    def answer(self, request: RecordedRequest) -> ScriptedResponse:
+        while not self._open.wait(0.05):
+            if self._stopping.is_set():
+                break
+        form = request.body if isinstance(request.body, dict) else {}
+        failing = self._failing.get(str(form.get("To")))
+        if failing is not None:
+            with self._lock:
+                self.requests.append(request)
+            return failing
+        return super().answer(request)
 
     @staticmethod
     def error(status: int, code: int, message: str, **headers: str) -> ScriptedResponse:
