@@ -558,6 +558,20 @@ function inboxPage() {
     if (details) details.open = true;
   }
 
+  // Ages as the server words them (chat/presenters.py _age), kept current while the page is open.
+  function refreshAges() {
+    for (const card of document.querySelectorAll("#inbox .card[data-created]")) {
+      const minutes = Math.max(0, Math.floor((Date.now() / 1000 - Number(card.dataset.created)) / 60));
+      const age = $("summary .age", card);
+      if (!age) continue;
+      if (minutes < 1) age.textContent = "just now";
+      else if (minutes < 60) age.textContent = `${minutes} min ago`;
+      else if (minutes < 48 * 60) age.textContent = `${Math.floor(minutes / 60)} h ago`;
+      else age.textContent = `${Math.floor(minutes / (24 * 60))} days ago`;
+    }
+  }
+  setInterval(refreshAges, 60_000);
+
   inboxChanged = apply;
   filters.addEventListener("input", apply);
   filters.addEventListener("submit", (event) => event.preventDefault());

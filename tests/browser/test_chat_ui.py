@@ -115,7 +115,7 @@ def test_an_approver_edits_and_approves_an_sms_live_and_the_staff_card_turns_exe
     # A bad edit is refused with the reason, in the card, and nothing is lost.
     inbox_card.get_by_label("To", exact=True).fill("Nobody We Know")
     inbox_card.get_by_role("button", name="Approve").click()
-    problem = inbox_card.locator(".form-error")
+    problem = inbox_card.locator(".form-error:not([hidden])")  # the one error shown
     problem.wait_for()
     assert "Nobody We Know" in problem.inner_text()
     assert inbox_card.get_attribute("data-status") == "pending"
