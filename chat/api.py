@@ -22,6 +22,7 @@ from chat.models import Conversation, PendingAction
 from chat.openapi import openapi_document
 from chat.selectors import actions_visible
 from chat.services.actions import Decision, action_get
+from chat.services.bulk_decisions import MAX_BULK_DECISIONS, ItemDecision, actions_decide_each
 from chat.services.realtime import (
     action_decide,
     action_withdraw,
@@ -38,6 +39,7 @@ from core.jsonapi import (
     api_view_async,
     in_tenant,
     json_body,
+    translate,
 )
 
 IDEMPOTENCY_SECONDS = 24 * 3600
@@ -200,6 +202,59 @@ def action_approve(request: HttpRequest, action: str) -> JsonResponse:
 @idempotent
 def action_reject(request: HttpRequest, action: str) -> JsonResponse:
     return _decide(request, action, "reject")
+
+
+def _action_ids(body: dict[str, Any]) -> list[str]:
+    """``actions``: 1 to MAX_BULK_DECISIONS distinct action uuids, each named once."""
+    ids = body.get("actions")
+    if not isinstance(ids, list) or not ids:
+        raise ApiError(400, "bad_request", "'actions' must be a non-empty list of action ids")
+    if len(ids) > MAX_BULK_DECISIONS:
+        raise ApiError(
+            400, "bad_request", f"'actions' lists {len(ids)} ids; at most {MAX_BULK_DECISIONS}"
+        )
+    parsed = [_action_id(item) for item in ids]
+    repeated = next((i for n, i in enumerate(parsed) if i in parsed[:n]), None)
+    if repeated is not None:
+        raise ApiError(400, "bad_request", f"'actions' names {repeated} twice")
+    return parsed
+
+
+def _action_id(item: Any) -> str:
+    try:
+        return str(uuid.UUID(item))
+    except (TypeError, ValueError, AttributeError):  # not a string, or not a uuid
+        raise ApiError(
+            400, "bad_request", f"'actions': {str(item)[:60]!r} is not an action id"
+        ) from None
+
+
+def _item_json(item: ItemDecision) -> dict[str, Any]:
+    if item.action is not None:
+        return {"action": item.action_id, "ok": True, "status": item.action.status}
+    assert item.refusal is not None
+    _status, code = translate(item.refusal, ERRORS) or (409, "invalid_state")
+    return {
+        "action": item.action_id,
+        "ok": False,
+        "error": {"code": code, "message": str(item.refusal)},
+    }
+
+
+@api_view(ERRORS, methods=["POST"])
+@idempotent
+def actions_decide(request: HttpRequest) -> JsonResponse:
+    """Approve (as proposed) or reject several actions; one result per action, in order."""
+    body = json_body(request)
+    decision, note = body.get("decision"), body.get("note", "")
+    if decision not in ("approve", "reject"):
+        raise ApiError(400, "bad_request", "'decision' must be approve or reject")
+    if not isinstance(note, str):
+        raise ApiError(400, "bad_request", "'note' must be a string")
+    results = actions_decide_each(
+        user=api_caller(request), action_ids=_action_ids(body), decision=decision, note=note
+    )
+    return JsonResponse({"decision": decision, "results": [_item_json(r) for r in results]})
 
 
 @api_view(ERRORS, methods=["POST"])

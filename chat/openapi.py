@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from chat.models import Message, PendingAction
+from chat.services.bulk_decisions import MAX_BULK_DECISIONS
 
 _ERROR = {"$ref": "#/components/schemas/Error"}
 _ACTION = {"$ref": "#/components/schemas/Action"}
@@ -265,6 +266,70 @@ def openapi_document() -> dict[str, Any]:
                             "up to 200 actions",
                         ),
                         **_errors(400, 401),
+                    },
+                }
+            },
+            "/api/actions/decide": {
+                "post": {
+                    "summary": "Approve (as proposed) or reject several actions at once: each "
+                    "is decided on its own, exactly as by its own approve/reject, and answers "
+                    "its own result (an id of another tenant is not_found and decides nothing)",
+                    "parameters": [_IDEMPOTENCY],
+                    "requestBody": {
+                        "required": True,
+                        "content": {
+                            "application/json": {
+                                "schema": {
+                                    "type": "object",
+                                    "required": ["decision", "actions"],
+                                    "properties": {
+                                        "decision": {
+                                            "type": "string",
+                                            "enum": ["approve", "reject"],
+                                        },
+                                        "actions": {
+                                            "type": "array",
+                                            "items": _UUID,
+                                            "minItems": 1,
+                                            "maxItems": MAX_BULK_DECISIONS,
+                                            "uniqueItems": True,
+                                        },
+                                        "note": {"type": "string"},
+                                    },
+                                }
+                            }
+                        },
+                    },
+                    "responses": {
+                        "200": _json(
+                            _object(
+                                decision={"type": "string", "enum": ["approve", "reject"]},
+                                results={
+                                    "type": "array",
+                                    "items": {
+                                        "type": "object",
+                                        "required": ["action", "ok"],
+                                        "properties": {
+                                            "action": _UUID,
+                                            "ok": {"type": "boolean"},
+                                            "status": {
+                                                "type": "string",
+                                                "enum": PendingAction.Status.values,
+                                            },
+                                            "error": _object(
+                                                code={"type": "string"},
+                                                message={"type": "string"},
+                                            ),
+                                        },
+                                    },
+                                },
+                            ),
+                            "one result per action, in the order asked: `ok` with the new "
+                            "`status`, or an `error` whose code is the one the single-action "
+                            "endpoint would answer (not_found, forbidden, expired, "
+                            "invalid_state)",
+                        ),
+                        **_errors(400, 401, 413),
                     },
                 }
             },

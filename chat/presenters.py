@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from django.contrib.auth.models import User
+from django.utils import timezone
 from django.utils.safestring import SafeString, mark_safe
 
 from actions.models import OutboundMessage
@@ -19,6 +22,7 @@ from chat.models import Message, PendingAction
 from chat.rendering import citation_chips, render_markdown
 from chat.selectors import action_approvers, action_edit
 from chat.services.actions import decide_refusal, is_overdue, waited_hours
+from tenants.selectors import tenant_zone
 
 # The words a card uses for each status, from the reader's side. Approved and executing say
 # what the tool is doing (its ``progress_label``); executed messages say how many were sent.
@@ -72,7 +76,9 @@ class Field:
     kind: str
     value: str
     required: bool
-    choices: list[str] = field(default_factory=list)
+    choices: list[tuple[str, str]] = field(default_factory=list)  # (value, words for people)
+    # For a moment: the same moment in the tenant's time zone, as people read it.
+    reads_as: str = ""
 
 
 @dataclass(frozen=True)
@@ -127,6 +133,11 @@ class ActionCard:
     expires_at: Any = None  # while pending: when it stops being approvable
     edit: EditView | None = None  # the approver changed the arguments before approving
     deliveries: list[DeliveryView] = field(default_factory=list)  # message actions, once run
+    # The inbox's one-line summary and filters.
+    recipients: str = ""  # "to Kim Minji, Lee Jun +3 more"
+    age: str = ""  # "12 min ago"
+    mine: bool = False  # the viewer asked for it
+    search_text: str = ""  # lower-case words the inbox's search matches
 
 
 def _tool(tool_name: str) -> WriteTool[Any] | None:
@@ -152,22 +163,24 @@ def _label(name: str, spec: dict[str, Any]) -> str:
     return str(spec.get("title") or name.replace("_", " ").capitalize())
 
 
-def _fields(tool_name: str, arguments: dict[str, Any]) -> list[Field]:
+def _fields(tool_name: str, arguments: dict[str, Any], zone: ZoneInfo) -> list[Field]:
     schema = _schema(tool_name, arguments)
     required = set(schema.get("required", []))
     fields = []
     for name, spec in schema.get("properties", {}).items():
-        fields.append(_field(name, spec, arguments.get(name), required=name in required))
+        fields.append(_field(name, spec, arguments.get(name), required=name in required, zone=zone))
     return fields
 
 
-def _field(name: str, spec: dict[str, Any], value: Any, *, required: bool) -> Field:
+def _field(name: str, spec: dict[str, Any], value: Any, *, required: bool, zone: ZoneInfo) -> Field:
     label = _label(name, spec)
     help_text = str(spec.get("description") or "")
-    kind, shown, choices = "json", json.dumps(value, ensure_ascii=False, indent=2), []
+    kind, shown, choices, reads_as = "json", json.dumps(value, ensure_ascii=False, indent=2), [], ""
     types = {option.get("type") for option in spec.get("anyOf", [])} or {spec.get("type")}
     if spec.get("enum"):
-        kind, shown, choices = "choice", str(value or ""), [str(c) for c in spec["enum"]]
+        # A tool name as a choice (a reminder's action) reads as the tool's label.
+        kind, shown = "choice", str(value or "")
+        choices = [(str(c), _tool_label(str(c))) for c in spec["enum"]]
     elif spec.get("type") == "array" and spec.get("items", {}).get("type") == "string":
         kind, shown = "lines", "\n".join(str(item) for item in value or [])
     elif types == {"string", "null"}:
@@ -176,7 +189,9 @@ def _field(name: str, spec: dict[str, Any], value: Any, *, required: bool) -> Fi
         text = "" if value is None else str(value)
         long_text = name in {"body", "text", "message"} or len(text) > 60 or "\n" in text
         kind, shown = ("textarea" if long_text else "text"), text
-    return Field(name, label, help_text, kind, shown, required, choices)
+        if spec.get("format") == "date-time":
+            reads_as = _local_time(text, zone)
+    return Field(name, label, help_text, kind, shown, required, choices, reads_as)
 
 
 def edit_view(action: PendingAction) -> EditView | None:
@@ -257,7 +272,57 @@ def _outcome(action: PendingAction, deliveries: list[DeliveryView]) -> str:
     return ""
 
 
-def action_card(action: PendingAction, *, viewer: User) -> ActionCard:
+def _local_time(text: str, zone: ZoneInfo) -> str:
+    """``2026-11-24T00:00:00Z`` → "Tue 24 Nov 2026, 09:00 (Asia/Seoul)"; "" if not a moment."""
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        return ""
+    if moment.tzinfo is None:
+        return ""
+    return f"{moment.astimezone(zone):%a %d %b %Y, %H:%M} ({zone.key})"
+
+
+def _recipients(tool_name: str, arguments: dict[str, Any], zone: ZoneInfo) -> str:
+    """Who an action reaches, in a few words: "to Kim Minji, Lee Jun +3 more", "for Parents",
+    and for a reminder, its own action's recipients and when."""
+    to = arguments.get("to")
+    if isinstance(to, list) and to:
+        names = [str(name) for name in to]
+        more = f" +{len(names) - 2} more" if len(names) > 2 else ""
+        return f"to {', '.join(names[:2])}{more}"
+    if "audience" in arguments:
+        return f"for {arguments['audience'] or 'everyone'}"
+    inner = arguments.get("arguments")
+    if isinstance(inner, dict) and isinstance(arguments.get("tool"), str):
+        when = _local_time(str(arguments.get("due_at", "")), zone)
+        words = [_tool_label(arguments["tool"]), _recipients(arguments["tool"], inner, zone)]
+        return " ".join(word for word in [*words, f"on {when}" if when else ""] if word)
+    return ""
+
+
+def _age(moment: datetime, now: datetime) -> str:
+    """How long ago, the way people say it in a list: "just now", "12 min ago", "3 h ago"."""
+    minutes = max(0, int((now - moment).total_seconds() // 60))
+    if minutes < 1:
+        return "just now"
+    if minutes < 60:
+        return f"{minutes} min ago"
+    if minutes < 48 * 60:
+        return f"{minutes // 60} h ago"
+    return f"{minutes // (24 * 60)} days ago"
+
+
+def _search_text(action: PendingAction, label: str, arguments: dict[str, Any]) -> str:
+    """What the inbox's search looks in: the description, who asked, and every argument's
+    words (recipients, subject, body)."""
+    words = [label, action.description, action.requested_by.get_username()]
+    words.append(json.dumps(arguments, ensure_ascii=False))
+    return " ".join(words).lower()
+
+
+def action_card(action: PendingAction, *, viewer: User, zone: ZoneInfo | None = None) -> ActionCard:
+    """``zone``: the tenant's time zone, when the caller already has it (a list of cards)."""
     refusal = decide_refusal(action=action, user=viewer)
     pending = action.is_decidable
     deliveries = delivery_views(action)
@@ -268,17 +333,19 @@ def action_card(action: PendingAction, *, viewer: User) -> ActionCard:
             "approved. Nothing was sent or changed."
         )
     mine = action.requested_by_id == viewer.pk
+    zone = zone or tenant_zone()
+    label = _tool_label(action.tool)
     return ActionCard(
         id=str(action.id),
         conversation=str(action.conversation.uuid),
         tool=action.tool,
-        tool_label=_tool_label(action.tool),
+        tool_label=label,
         description=action.description,
         status=action.status,
         status_label=status_label(action, deliveries),
         requested_by=action.requested_by.get_username(),
         created_at=action.created_at,
-        fields=_fields(action.tool, action.arguments),
+        fields=_fields(action.tool, action.arguments, zone),
         can_decide=pending and refusal is None and not is_overdue(action),
         can_withdraw=pending and mine,
         refusal=refusal,
@@ -289,4 +356,8 @@ def action_card(action: PendingAction, *, viewer: User) -> ActionCard:
         expires_at=action.expires_at if pending else None,
         edit=edit_view(action),
         deliveries=deliveries,
+        recipients=_recipients(action.tool, action.arguments, zone),
+        age=_age(action.created_at, timezone.now()),
+        mine=mine,
+        search_text=_search_text(action, label, action.arguments),
     )

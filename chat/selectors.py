@@ -36,22 +36,45 @@ def decidable_tools(*, user: User) -> list[str]:
     ]
 
 
+def _self_approvable(tools: list[str]) -> list[str]:
+    """Those of ``tools`` whose policy lets a requester decide their own actions."""
+    return [
+        name for name, policy in policies().items() if name in tools and policy.allow_self_approval
+    ]
+
+
 def _waiting_for(*, tools: list[str], viewer: User | None) -> QuerySet[PendingAction]:
-    """Pending actions of ``tools``, less those ``viewer`` snoozed until later."""
+    """Pending actions of ``tools`` that ``viewer`` can act on: less those they snoozed until
+    later, and less their own requests that the policy does not let them decide (those wait
+    for someone else: ``waiting_for_others``)."""
     waiting = PendingAction.objects.filter(status=PendingAction.Status.PENDING, tool__in=tools)
     if viewer is not None:
         snoozed = ActionSnooze.objects.filter(
             action=OuterRef("pk"), user=viewer, until__gt=timezone.now()
         )
-        waiting = waiting.exclude(Exists(snoozed))
+        waiting = waiting.exclude(Exists(snoozed)).exclude(
+            Q(requested_by=viewer) & ~Q(tool__in=_self_approvable(tools))
+        )
     return waiting
 
 
 def inbox_actions(*, tools: list[str], viewer: User | None = None) -> QuerySet[PendingAction]:
-    """Every pending action of the tenant for ``tools`` (see ``decidable_tools``), newest first;
-    with ``viewer``, not those they snoozed (they come back when the snooze ends)."""
+    """Every pending action of the tenant for ``tools`` (see ``decidable_tools``), newest first,
+    at most ``INBOX_LIMIT``; with ``viewer``, not those they snoozed (they come back when the
+    snooze ends) nor their own that someone else must decide."""
     return (
         _waiting_for(tools=tools, viewer=viewer)
+        .select_related("requested_by", "decided_by", "conversation")
+        .order_by("-created_at")[:INBOX_LIMIT]
+    )
+
+
+def waiting_for_others(*, viewer: User, tools: list[str]) -> QuerySet[PendingAction]:
+    """``viewer``'s own pending requests that someone else must decide (all of them, less those
+    of ``tools`` whose policy allows self-approval: those are in the viewer's inbox)."""
+    return (
+        PendingAction.objects.filter(status=PendingAction.Status.PENDING, requested_by=viewer)
+        .exclude(tool__in=_self_approvable(tools))
         .select_related("requested_by", "decided_by", "conversation")
         .order_by("-created_at")[:INBOX_LIMIT]
     )
@@ -72,6 +95,7 @@ def actions_visible(*, user: User) -> QuerySet[PendingAction]:
 
 
 def inbox_count(*, tools: list[str], viewer: User | None = None) -> int:
+    """How many requests ``inbox_actions`` would list without its limit (the nav badge)."""
     if not tools:
         return 0
     return _waiting_for(tools=tools, viewer=viewer).count()

@@ -17,6 +17,7 @@ urlpatterns = [
     path("api/conversations/<uuid:conversation>/events/", api.conversation_events),
     path("api/conversations/<uuid:conversation>/cancel/", api.conversation_cancel_view),
     path("api/actions/", api.actions_list),
+    path("api/actions/decide", api.actions_decide),
     path("api/actions/<uuid:action>/approve", api.action_approve),
     path("api/actions/<uuid:action>/reject", api.action_reject),
     path("api/actions/<uuid:action>/withdraw", api.action_withdraw_view),

@@ -17,18 +17,26 @@ from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
+from django.utils import timezone
 from django.views.decorators.http import require_GET
 
 from chat.agent.llm import is_offline, model_label
 from chat.events import replay_start
 from chat.models import Conversation, Message
 from chat.presenters import action_card, message_view
-from chat.selectors import conversation_list, decidable_tools, inbox_actions, inbox_count
+from chat.selectors import (
+    conversation_list,
+    decidable_tools,
+    inbox_actions,
+    inbox_count,
+    waiting_for_others,
+)
 from chat.services.actions import ActionNotFound, action_get
 from chat.services.realtime import conversation_for_viewer
 from chat.services.turns import ConversationNotFound
 from core.jsonapi import error_response
 from core.schema import current_schema
+from tenants.selectors import tenant_zone
 
 # The second line of defence behind server-side sanitising: even if markup slipped through, the
 # browser would run no inline script or handler and fetch nothing from another origin.
@@ -136,30 +144,51 @@ def message_fragment(request: HttpRequest, conversation: str, message: str) -> H
 @login_required
 @require_GET
 def action_fragment(request: HttpRequest, action: str) -> HttpResponse:
-    """One action card, for the conversation page and the inbox (``?inbox=1`` adds context)."""
+    """One action card, for the conversation page and the inbox (``?inbox=1``: the inbox's
+    one-line card with its context; ``&open=1``: unfolded, as the reader had it)."""
     user = _user(request)
     try:
         found = action_get(action_id=action)
     except ActionNotFound:
         raise Http404("no such action") from None
     _viewable(user, str(found.conversation.uuid))  # who may see the card: as for the thread
-    return render(
-        request,
-        "chat/_action_card.html",
-        {"card": action_card(found, viewer=user), "in_inbox": request.GET.get("inbox") == "1"},
-    )
+    zone = tenant_zone()
+    context = {
+        "card": action_card(found, viewer=user, zone=zone),
+        "in_inbox": request.GET.get("inbox") == "1",
+        "open": request.GET.get("open") == "1",
+    }
+    with timezone.override(zone):  # times on the card read in the tenant's zone
+        return render(request, "chat/_action_card.html", context)
 
 
 @strict_csp
 @login_required
 @require_GET
 def approvals_inbox(request: HttpRequest) -> HttpResponse:
+    """What the approver can decide (at most INBOX_LIMIT, saying how many more wait), and,
+    apart, their own requests waiting for someone else."""
     user = _user(request)
     tools = decidable_tools(user=user)
     if not tools:
         raise PermissionDenied("only approvers have an approvals inbox")
-    cards = [action_card(a, viewer=user) for a in inbox_actions(tools=tools, viewer=user)]
-    return render(request, "chat/inbox.html", {**_chrome(request, tools=tools), "cards": cards})
+    zone = tenant_zone()
+    cards = [
+        action_card(a, viewer=user, zone=zone) for a in inbox_actions(tools=tools, viewer=user)
+    ]
+    mine = [
+        action_card(a, viewer=user, zone=zone) for a in waiting_for_others(viewer=user, tools=tools)
+    ]
+    chrome = _chrome(request, tools=tools)
+    context = {
+        **chrome,
+        "cards": cards,
+        "mine": mine,
+        "not_listed": max(0, chrome["inbox_count"] - len(cards)),
+        "zone": zone.key,
+    }
+    with timezone.override(zone):
+        return render(request, "chat/inbox.html", context)
 
 
 @login_required

@@ -27,7 +27,7 @@ def _page(
     context = {
         "tenant_name": request.tenant.name,  # type: ignore[attr-defined]
         "is_approver": bool(tools),
-        "inbox_count": inbox_count(tools=tools),
+        "inbox_count": inbox_count(tools=tools, viewer=user),
         "channels": Channel.choices,
         "form": form,
         "error": error,

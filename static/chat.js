@@ -168,8 +168,12 @@ async function decide(form, decision) {
 
 async function refreshCard(actionId) {
   const existing = document.querySelector(`.card[data-action="${actionId}"]`);
-  const inInbox = Boolean(existing?.closest("#inbox-list"));
-  const card = await fragment(`/actions/${actionId}/card/${inInbox ? "?inbox=1" : ""}`);
+  const inInbox = Boolean(existing?.closest("#inbox"));
+  // An inbox card comes back as the reader had it: unfolded or one line, with its bulk result.
+  const open = existing?.querySelector("details.unfold")?.open ? "&open=1" : "";
+  const card = await fragment(`/actions/${actionId}/card/${inInbox ? `?inbox=1${open}` : ""}`);
+  const result = existing?.querySelector(".item-result:not([hidden])");
+  if (result) card.querySelector(".item-result")?.replaceWith(result);
   if (existing) existing.replaceWith(card);
   return card;
 }
@@ -219,10 +223,8 @@ async function snooze(button) {
     card.querySelectorAll("button[data-snooze]").forEach((b) => (b.disabled = false));
     return;
   }
-  const list = card.closest("#inbox-list");
   card.remove();
-  const empty = $("#empty-inbox");
-  if (list && empty) empty.hidden = list.children.length > 0;
+  inboxChanged();
   refreshCount();
 }
 
@@ -423,10 +425,168 @@ function chatPage() {
 
 // -- the approvals inbox ------------------------------------------------------------------------
 
+// Set by inboxPage: re-applies the filters and the counts after a card came or went.
+let inboxChanged = () => {};
+
+// How the notice words what happened to a request that left the list (the feed's statuses).
+const LEFT_AS = {
+  approved: "was approved",
+  executing: "was approved",
+  executed: "was approved and carried out",
+  failed: "was approved but failed",
+  rejected: "was rejected",
+  withdrawn: "was withdrawn by whoever asked",
+  expired: "expired",
+};
+// The age filter's ranges, in seconds waited.
+const AGES = { hour: [0, 3600], day: [3600, 86400], older: [86400, Infinity] };
+// The bulk endpoint's limit per request (docs/api.md); more selected cards go in several.
+const BULK_LIMIT = 50;
+
 function inboxPage() {
   const list = $("#inbox-list");
-  const empty = $("#empty-inbox");
-  const sync = () => (empty.hidden = list.children.length > 0);
+  const waiting = $("#waiting-list");
+  const filters = $("#inbox-filters");
+  const pickAll = $("#pick-all");
+  const notice = $("#inbox-notice");
+  const bulkButtons = [...document.querySelectorAll("[data-bulk]")];
+  const cards = () => [...list.querySelectorAll(":scope > .card")];
+  const pickable = () => cards().filter((card) => !card.hidden && $(".pick", card));
+  const picked = () => pickable().filter((card) => $(".pick", card).checked);
+
+  function matches(card) {
+    const wanted = new FormData(filters);
+    const words = String(wanted.get("q") || "").trim().toLowerCase().split(/\s+/).filter(Boolean);
+    if (!words.every((word) => card.dataset.search.includes(word))) return false;
+    if (wanted.get("tool") && card.dataset.tool !== wanted.get("tool")) return false;
+    if (wanted.get("requester") && card.dataset.requester !== wanted.get("requester")) return false;
+    const range = AGES[wanted.get("age")];
+    if (range) {
+      const waited = Date.now() / 1000 - Number(card.dataset.created);
+      if (waited < range[0] || waited >= range[1]) return false;
+    }
+    return true;
+  }
+
+  // The tool and requester choices are those of the cards listed now (they come and go live).
+  function fillChoices(select, values) {
+    const current = select.value;
+    const distinct = [...new Set(values)].sort((a, b) => a.localeCompare(b));
+    select.replaceChildren(select.options[0], ...distinct.map((value) => new Option(value, value)));
+    select.value = distinct.includes(current) ? current : "";
+  }
+
+  function apply() {
+    const all = cards();
+    fillChoices(filters.elements.tool, all.map((card) => card.dataset.tool));
+    fillChoices(filters.elements.requester, all.map((card) => card.dataset.requester));
+    let shown = 0;
+    for (const card of all) {
+      card.hidden = !matches(card);
+      const box = $(".pick", card);
+      if (card.hidden && box) box.checked = false; // never decide what one cannot see
+      if (!card.hidden) shown++;
+    }
+    $("#shown-count").textContent = all.length ? `Showing ${shown} of ${all.length}` : "";
+    $("#empty-inbox").hidden = all.length > 0;
+    $("#no-match").hidden = !(all.length > 0 && shown === 0);
+    $("#empty-waiting").hidden = waiting.children.length > 0;
+    updateBulk();
+  }
+
+  function updateBulk() {
+    const count = picked().length;
+    for (const button of bulkButtons) {
+      const verb = button.dataset.bulk === "approve" ? "Approve" : "Reject";
+      button.disabled = count === 0;
+      button.textContent = count ? `${verb} ${count} selected` : `${verb} selected`;
+    }
+    const candidates = pickable().length;
+    pickAll.checked = candidates > 0 && count === candidates;
+    pickAll.indeterminate = count > 0 && count < candidates;
+  }
+
+  let noticeTimer = null;
+  function showNotice(words) {
+    notice.textContent = words;
+    notice.hidden = false;
+    clearTimeout(noticeTimer);
+    noticeTimer = setTimeout(() => (notice.hidden = true), 8000);
+  }
+
+  function showResult(card, words, failed) {
+    const line = $(".item-result", card);
+    line.textContent = words;
+    line.classList.toggle("failed", failed);
+    line.hidden = false;
+  }
+
+  async function decideSelected(decision) {
+    const chosen = picked();
+    bulkButtons.forEach((button) => (button.disabled = true));
+    const done = decision === "approve" ? "Approved" : "Rejected";
+    for (let start = 0; start < chosen.length; start += BULK_LIMIT) {
+      const batch = chosen.slice(start, start + BULK_LIMIT);
+      const response = await fetch("/api/actions/decide", {
+        method: "POST",
+        credentials: "same-origin",
+        headers: { "Content-Type": "application/json", "X-CSRFToken": csrf, "Idempotency-Key": uuid4() },
+        body: JSON.stringify({ decision, actions: batch.map((card) => card.dataset.action) }),
+      });
+      const payload = await response.json().catch(() => ({}));
+      if (!response.ok) {
+        showNotice(payload.error?.message || `The ${decision} failed (${response.status}).`);
+        break;
+      }
+      for (const result of payload.results) {
+        // The feed may already have refreshed the card: find it again by its id.
+        const card = list.querySelector(`.card[data-action="${result.action}"]`);
+        if (!card) continue;
+        const box = $(".pick", card);
+        if (box) box.checked = false;
+        if (result.ok) showResult(card, done, false);
+        else showResult(card, `Not ${done.toLowerCase()}: ${result.error.message}`, true);
+      }
+    }
+    updateBulk();
+  }
+
+  // A link to one request (a notification's "Open: …/approvals/#action-<id>") unfolds it.
+  function unfoldTarget() {
+    if (!location.hash.startsWith("#action-")) return;
+    const details = document.getElementById(location.hash.slice(1))?.querySelector("details.unfold");
+    if (details) details.open = true;
+  }
+
+  // Ages as the server words them (chat/presenters.py _age), kept current while the page is open.
+  function refreshAges() {
+    for (const card of document.querySelectorAll("#inbox .card[data-created]")) {
+      const minutes = Math.max(0, Math.floor((Date.now() / 1000 - Number(card.dataset.created)) / 60));
+      const age = $("summary .age", card);
+      if (!age) continue;
+      if (minutes < 1) age.textContent = "just now";
+      else if (minutes < 60) age.textContent = `${minutes} min ago`;
+      else if (minutes < 48 * 60) age.textContent = `${Math.floor(minutes / 60)} h ago`;
+      else age.textContent = `${Math.floor(minutes / (24 * 60))} days ago`;
+    }
+  }
+  setInterval(refreshAges, 60_000);
+
+  inboxChanged = apply;
+  filters.addEventListener("input", apply);
+  filters.addEventListener("submit", (event) => event.preventDefault());
+  pickAll.addEventListener("change", () => {
+    pickable().forEach((card) => ($(".pick", card).checked = pickAll.checked));
+    updateBulk();
+  });
+  list.addEventListener("change", (event) => {
+    if (event.target.matches(".pick")) updateBulk();
+  });
+  bulkButtons.forEach((button) => button.addEventListener("click", () => decideSelected(button.dataset.bulk)));
+  window.addEventListener("hashchange", unfoldTarget);
+  unfoldTarget();
+  apply();
+
   let handled = Promise.resolve();
   connection.handlers.push((frame) => {
     if (frame.type !== "pending" && frame.type !== "action") return;
@@ -435,26 +595,32 @@ function inboxPage() {
   async function onFeed(frame) {
     refreshCount();
     const id = frame.action.id;
-    const existing = list.querySelector(`[data-action="${id}"]`);
+    const existing = document.querySelector(`#inbox .card[data-action="${id}"]`);
     if (frame.type === "pending" && !existing) {
-      list.prepend(await fragment(`/actions/${id}/card/?inbox=1`));
-    } else if (frame.type === "action" && existing) {
+      const card = await fragment(`/actions/${id}/card/?inbox=1`);
+      (card.dataset.waitsForOthers === "1" ? waiting : list).prepend(card);
+    } else if (frame.type === "action" && existing && !existing.dataset.leaving) {
+      // Decided, withdrawn or expired: the card shows its new state for a moment, then goes.
       const card = await refreshCard(id);
+      card.dataset.leaving = "1";
+      const what = LEFT_AS[frame.action.status] || `is ${frame.action.status}`;
+      showNotice(`${card.dataset.tool} asked by ${card.dataset.requester} ${what}; it left the list.`);
       setTimeout(() => {
         card.remove();
-        sync();
-      }, 4000); // long enough to read the outcome
+        apply();
+      }, 4000);
     }
-    sync();
+    apply();
   }
-  // After a dropped connection the feed may have missed arrivals: refetch the whole list.
+  // After a dropped connection the feed may have missed arrivals: refetch both lists.
   let first = true;
   connection.onOpen.push(async () => {
     if (first) return void (first = false);
     const response = await fetch(location.href, { credentials: "same-origin" });
     const page = new DOMParser().parseFromString(await response.text(), "text/html");
     list.replaceChildren(...page.querySelector("#inbox-list").children);
-    sync();
+    waiting.replaceChildren(...page.querySelector("#waiting-list").children);
+    apply();
     refreshCount();
   });
 }

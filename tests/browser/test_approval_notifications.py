@@ -135,7 +135,7 @@ def test_the_approver_is_emailed_and_the_link_opens_the_card_in_the_inbox(
     card.wait_for()
     assert card.evaluate("card => card.matches(':target')")  # the card the link named
     assert card.get_attribute("data-status") == "pending"
-    assert card.locator("[data-testid=approve]").is_visible()
+    card.locator("[data-testid=approve]").wait_for()  # the linked card unfolds by itself
     mailbox = approver.context.new_page()
     mailbox.set_content(f"<pre style='font: 15px/1.4 sans-serif'>{html.escape(body)}</pre>")
     mailbox.screenshot(path=str(screenshot_dir / "notification-email.png"))

@@ -41,9 +41,9 @@ def test_an_expired_request_cannot_be_approved_and_the_requester_sees_why(
         PendingAction.objects.filter(pk=action.pk).update(
             created_at=day_ago, expires_at=day_ago + timedelta(hours=24)
         )
-    approver.locator("#inbox-list [data-testid=action-card]").get_by_role(
-        "button", name="Approve"
-    ).click()
+    inbox_card = approver.locator("#inbox-list [data-testid=action-card]")
+    inbox_card.locator("[data-testid=card-summary]").click()  # unfold the one-line card
+    inbox_card.get_by_role("button", name="Approve").click()
 
     expired_in_inbox = approver.locator(
         "#inbox-list [data-testid=action-card][data-status=expired]"

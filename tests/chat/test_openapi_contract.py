@@ -118,6 +118,10 @@ def _happy_call(world: World, method: str, path: str) -> tuple[str, dict[str, An
             f"/api/actions/{world.to_approve}/snooze",
             {"until": "1h"},
         ),
+        ("post", "/api/actions/decide"): (
+            "/api/actions/decide",
+            {"decision": "reject", "actions": [world.to_reject, str(uuid.uuid4())]},
+        ),
         ("get", "/api/kb/search/"): ("/api/kb/search/?q=sick+leave&k=3", None),
     }
     assert sorted(calls) == OPERATIONS, "give every documented operation a call here"
@@ -238,6 +242,10 @@ _BAD_INPUT = {
     ("post", "/api/actions/{action}/reject"): ("/api/actions/{action}/reject", {"note": 7}),
     ("post", "/api/actions/{action}/withdraw"): ("/api/actions/{action}/withdraw", {"note": []}),
     ("post", "/api/actions/{action}/snooze"): ("/api/actions/{action}/snooze", {"until": "soon"}),
+    ("post", "/api/actions/decide"): (
+        "/api/actions/decide",
+        {"decision": "approve", "actions": ["not-an-id"]},
+    ),
     ("get", "/api/kb/search/"): ("/api/kb/search/?q=leave&k=0", None),
 }
 

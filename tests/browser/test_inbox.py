@@ -1,0 +1,221 @@
+"""The approvals inbox at scale in a real Chromium, against real daphne and a real Celery worker:
+one-line cards, filters, bulk approval executing each action once, the approver's own requests
+apart from the badge, and decided cards leaving another approver's open inbox live."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Callable
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.utils import timezone
+from django_tenants.utils import tenant_context
+from playwright.sync_api import expect
+
+from actions.models import Contact, ContactGroup, OutboundMessage
+from chat.models import ActionEvent, Conversation, PendingAction
+from chat.services.actions import pending_action_propose
+from chat.tokens import api_token_create
+from tenants.roles import APPROVER, STAFF
+from tests.browser.conftest import SignIn
+from tests.e2e.conftest import Account, Api, TenantSetup
+from tests.e2e.processes import Process
+from tests.tenants.factories import make_user
+
+pytestmark = [pytest.mark.e2e, pytest.mark.browser]
+
+
+def _wait_for(condition: Callable[[], Any], timeout: float = 180.0) -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.2)
+    raise AssertionError(f"condition not met within {timeout}s")
+
+
+@pytest.fixture
+def school(alpha: TenantSetup) -> TenantSetup:
+    with tenant_context(alpha.tenant):
+        parents = ContactGroup.objects.create(name="Parents")
+        for index, name in enumerate(["Kim Minji", "Lee Jun"]):
+            contact = Contact.objects.create(name=name, phone=f"+1202555010{index}")
+            contact.groups.add(parents)
+        Contact.objects.create(name="Emma Wilson", phone="+12025550111")
+    return alpha
+
+
+def _request_sms(web: int, school: TenantSetup, account: Account, texts: list[str]) -> None:
+    """Ask for each SMS in its own conversation over the HTTP API (the offline model proposes
+    it, the worker runs the turn), and wait until every one waits for approval."""
+    api = Api(web, school.host, account.token)
+    with tenant_context(school.tenant):
+        before = PendingAction.objects.filter(requested_by=account.user).count()
+    for text in texts:
+        assert api.post("/api/conversations/", {"text": text}).status_code == 202
+
+    def all_pending() -> bool:
+        with tenant_context(school.tenant):
+            mine = PendingAction.objects.filter(requested_by=account.user)
+            return mine.filter(status=PendingAction.Status.PENDING).count() == before + len(texts)
+
+    # The first turn of a fresh worker loads the offline model: allow it time on a busy machine.
+    _wait_for(all_pending, timeout=240)
+
+
+def _open_inbox(page: Any, school: TenantSetup, web: int) -> None:
+    page.goto(f"http://{school.host}:{web}/approvals/")
+    page.locator("[data-testid=connection][data-state=connected]").wait_for()
+
+
+def test_filtering_and_bulk_approving_five_requests_executes_each_exactly_once(
+    sign_in: SignIn, school: TenantSetup, worker: Process, web: int
+) -> None:
+    teacher = make_user(school.tenant, "a-teacher", role=STAFF)
+    with tenant_context(school.tenant):
+        _, teacher_token = api_token_create(user=teacher, name="e2e")
+    trips = [
+        f"Send an SMS to Parents saying Trip money is due on Friday, reminder {n}" for n in range(5)
+    ]
+    _request_sms(web, school, school.staff, trips)
+    _request_sms(
+        web,
+        school,
+        Account(teacher, teacher_token),
+        [
+            "Send an SMS to Emma Wilson saying Trip photos are online",
+            "Send an SMS to Parents saying Library books are due",
+        ],
+    )
+    approver = sign_in(school, "approver")
+    _open_inbox(approver, school, web)
+    cards = approver.locator("#inbox-list [data-testid=action-card]")
+    assert cards.count() == 7
+    assert approver.locator("[data-testid=inbox-count]").inner_text() == "7"
+
+    approver.get_by_test_id("filter-requester").select_option(school.staff.user.get_username())
+    approver.get_by_test_id("filter-search").fill("trip")
+    shown = approver.locator("#inbox-list [data-testid=action-card]:visible")
+    assert shown.count() == 5
+    assert approver.locator("[data-testid=shown-count]").inner_text() == "Showing 5 of 7"
+    approver.get_by_label("Select all shown").check()
+    approver.get_by_role("button", name="Approve 5 selected").click()
+
+    # Each card says it was approved, then leaves the list, live; the teacher's two stay.
+    expect(approver.locator("#inbox-list [data-testid=action-card]")).to_have_count(
+        2, timeout=60_000
+    )
+    assert "left the list" in approver.locator("[data-testid=inbox-notice]").inner_text()
+
+    def executed() -> list[PendingAction] | None:
+        with tenant_context(school.tenant):
+            done = list(
+                PendingAction.objects.filter(
+                    requested_by=school.staff.user, status=PendingAction.Status.EXECUTED
+                )
+            )
+        return done if len(done) == 5 else None
+
+    approved = _wait_for(executed)
+    with tenant_context(school.tenant):
+        per_action = Counter(OutboundMessage.objects.values_list("action_id", flat=True))
+        runs = Counter(
+            ActionEvent.objects.filter(kind=ActionEvent.Kind.EXECUTED).values_list(
+                "action_id", flat=True
+            )
+        )
+        still_waiting = PendingAction.objects.filter(requested_by=teacher)
+        assert {a.status for a in still_waiting} == {PendingAction.Status.PENDING}
+    assert per_action == {a.id: 2 for a in approved}  # two parents each, sent once
+    assert runs == {a.id: 1 for a in approved}
+    assert {a.decided_by_id for a in approved} == {school.approver.user.pk}
+
+
+def test_the_approvers_own_requests_wait_for_others_and_stay_out_of_the_badge(
+    sign_in: SignIn, school: TenantSetup, worker: Process, web: int
+) -> None:
+    _request_sms(web, school, school.staff, ["Send an SMS to Emma Wilson saying See you at 3"])
+    _request_sms(web, school, school.approver, ["Send an SMS to Parents saying Choir is cancelled"])
+    approver = sign_in(school, "approver")
+    assert approver.locator("[data-testid=inbox-count]").inner_text() == "1"
+    _open_inbox(approver, school, web)
+
+    assert approver.locator("#inbox-list [data-testid=action-card]").count() == 1
+    own = approver.locator("#waiting-list [data-testid=action-card]")
+    assert own.count() == 1
+    assert "Parents" in own.inner_text()
+    assert own.locator("[data-testid=pick]").count() == 0  # not theirs to decide
+
+    # Another request of their own arrives live: it joins "Waiting for others", not the badge.
+    _request_sms(web, school, school.approver, ["Send an SMS to Emma Wilson saying Call me back"])
+    own.nth(1).wait_for()
+    assert approver.locator("#inbox-list [data-testid=action-card]").count() == 1
+    expect(approver.locator("[data-testid=inbox-count]")).to_have_text("1")
+
+
+def test_a_card_decided_by_one_approver_leaves_the_other_approvers_open_inbox(
+    sign_in: SignIn, school: TenantSetup, worker: Process, web: int
+) -> None:
+    other = make_user(school.tenant, "a-approver2", role=APPROVER)
+    _request_sms(web, school, school.staff, ["Send an SMS to Emma Wilson saying Lunch is at noon"])
+    watching = sign_in(TenantSetup(school.tenant, school.staff, Account(other, "")), "approver")
+    _open_inbox(watching, school, web)
+    deciding = sign_in(school, "approver")
+    _open_inbox(deciding, school, web)
+    watched = watching.locator("#inbox-list [data-testid=action-card]")
+    assert watched.count() == 1
+
+    card = deciding.locator("#inbox-list [data-testid=action-card]")
+    card.locator("[data-testid=card-summary]").click()
+    card.get_by_role("button", name="Approve").click()
+
+    notice = watching.locator("[data-testid=inbox-notice]")
+    notice.wait_for(timeout=60_000)  # live over the WebSocket: this page was never reloaded
+    assert notice.inner_text() == "Send SMS asked by a-staff was approved; it left the list."
+    watched.wait_for(state="detached")
+    assert watching.get_by_text("Nothing is waiting for approval.").is_visible()
+
+
+def test_twenty_requests_stay_compact_and_one_unfolds_to_the_full_card(
+    sign_in: SignIn, school: TenantSetup, web: int, screenshot_dir: Path
+) -> None:
+    teacher = make_user(school.tenant, "a-teacher", role=STAFF)
+    requests: list[tuple[str, dict[str, Any]]] = [
+        ("send_sms", {"to": ["Parents"], "body": "The bus is 10 minutes late"}),
+        ("send_sms", {"to": ["Emma Wilson"], "body": "Please call the office"}),
+        ("create_announcement", {"title": "Sports day", "body": "Sports day moves to Friday."}),
+        ("send_sms", {"to": ["Kim Minji", "Lee Jun", "Emma Wilson"], "body": "Trip money due"}),
+    ]
+    with tenant_context(school.tenant):
+        for n in range(20):
+            tool, arguments = requests[n % len(requests)]
+            who = school.staff.user if n % 3 else teacher
+            action = pending_action_propose(
+                conversation=Conversation.objects.create(user=who),
+                tool_call_id=f"call_{n}",
+                tool=tool,
+                arguments=arguments,
+                requested_by_id=who.pk,
+            )
+            PendingAction.objects.filter(pk=action.pk).update(
+                created_at=timezone.now() - timedelta(minutes=7 * n + 2)
+            )
+    approver = sign_in(school, "approver", height=1100)
+    _open_inbox(approver, school, web)
+    cards = approver.locator("#inbox-list [data-testid=action-card]")
+    assert cards.count() == 20
+    heights = [box["height"] for box in (cards.nth(i).bounding_box() for i in range(20)) if box]
+    assert max(heights) < 60, "every card is one line until opened"
+
+    third = cards.nth(2)
+    third.locator("[data-testid=card-summary]").focus()
+    approver.keyboard.press("Enter")
+    assert third.get_by_role("button", name="Approve").is_visible()
+    assert third.get_by_label("Body", exact=True).input_value()
+    assert "send_sms" not in approver.locator("#inbox-list").inner_text()
+    approver.screenshot(path=str(screenshot_dir / "inbox.png"), full_page=True)
