@@ -4,15 +4,18 @@ form comes from the tool's argument schema. Templates only lay these out."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from datetime import datetime, tzinfo
 from typing import Any
 
 from django.contrib.auth.models import User
+from django.urls import reverse
 from django.utils.safestring import SafeString, mark_safe
 
 from actions.tools.base import UnknownToolError
 from actions.tools.registry import get_tool
-from chat.models import Message, PendingAction
+from chat.models import Conversation, Message, PendingAction
 from chat.rendering import citation_chips, render_markdown
 from chat.services.actions import decide_refusal
 
@@ -27,6 +30,32 @@ STATUS_LABELS = {
     PendingAction.Status.EXPIRED: "Expired",
     PendingAction.Status.WITHDRAWN: "Withdrawn",
 }
+
+
+@dataclass(frozen=True)
+class ConversationGroup:
+    label: str
+    conversations: list[Conversation]
+
+
+# The sidebar's date groups, by how many calendar days ago (in the tenant's time zone) a
+# conversation was last active: at most this many days ago → this label.
+DATE_GROUPS = [(0, "Today"), (1, "Yesterday"), (7, "Previous 7 days")]
+OLDER = "Older"
+
+
+def conversation_groups(
+    conversations: Iterable[Conversation], *, now: datetime, zone: tzinfo
+) -> list[ConversationGroup]:
+    """``conversations`` (most recent first) under date headings; empty groups left out."""
+    today = now.astimezone(zone).date()
+    groups: dict[str, list[Conversation]] = {}
+    for conversation in conversations:
+        days = (today - conversation.updated_at.astimezone(zone).date()).days
+        label = next((name for most, name in DATE_GROUPS if days <= most), OLDER)
+        groups.setdefault(label, []).append(conversation)
+    order = [name for _, name in DATE_GROUPS] + [OLDER]
+    return [ConversationGroup(name, groups[name]) for name in order if name in groups]
 
 
 @dataclass(frozen=True)
@@ -46,9 +75,19 @@ def message_view(message: Message) -> MessageView:
         role=message.role,
         status=message.status,
         html=mark_safe(render_markdown(message.content)),
-        citations=citation_chips(message.citations),
+        citations=[_with_link(chip) for chip in citation_chips(message.citations)],
         created_at=message.created_at,
     )
+
+
+def _with_link(chip: dict[str, Any]) -> dict[str, Any]:
+    """A chip with the address of its document, opened at the cited passage when known."""
+    if chip["document"] is None:
+        return {**chip, "url": ""}
+    url = reverse("document", args=[chip["document"]])
+    if chip["chunk"] is not None:
+        url += f"?chunk={chip['chunk']}#chunk-{chip['chunk']}"
+    return {**chip, "url": url}
 
 
 @dataclass(frozen=True)

@@ -13,8 +13,9 @@ INBOX_LIMIT = 200
 
 
 def conversation_list(*, user: User, query: str = "") -> QuerySet[Conversation]:
-    """The user's conversations, most recent first; ``query`` matches titles and message text."""
-    conversations = Conversation.objects.filter(user=user)
+    """The user's conversations (not those they deleted), most recent first; ``query``
+    matches titles and message text."""
+    conversations = Conversation.objects.live().filter(user=user)
     query = query.strip()
     if query:
         in_messages = Message.objects.filter(conversation=OuterRef("pk"), content__icontains=query)
