@@ -39,7 +39,7 @@ def test_a_citation_link_opens_the_document_with_the_passage_highlighted(
 
     assert response.status_code == 200
     page = response.content.decode()
-    assert 'class="topbar"' in page and "<h1 id=\"document-title\">Leave policy</h1>" in page
+    assert 'class="topbar"' in page and '<h1 id="document-title">Leave policy</h1>' in page
     marked = page.split(f'<mark id="chunk-{chunk.pk}"', 1)[1].split("</mark>", 1)[0]
     assert "doctor&#x27;s note" in marked and "25 days" not in marked
     assert "25 days of paid annual leave" in page  # the rest of the document is there too
@@ -49,9 +49,7 @@ def test_a_citation_link_opens_the_document_with_the_passage_highlighted(
 def test_the_document_opens_whole_without_a_passage(tenant_a: Tenant) -> None:
     document, _ = _policy(tenant_a)
 
-    response = _signed_in(tenant_a, make_user(tenant_a, "sam")).get(
-        f"/kb/documents/{document.pk}/"
-    )
+    response = _signed_in(tenant_a, make_user(tenant_a, "sam")).get(f"/kb/documents/{document.pk}/")
 
     assert response.status_code == 200
     assert b"<mark" not in response.content and b"25 days" in response.content
@@ -102,9 +100,7 @@ def test_a_deactivated_document_is_not_found(tenant_a: Tenant) -> None:
     with tenant_context(tenant_a):
         Document.objects.filter(pk=document.pk).update(is_active=False)
 
-    response = _signed_in(tenant_a, make_user(tenant_a, "sam")).get(
-        f"/kb/documents/{document.pk}/"
-    )
+    response = _signed_in(tenant_a, make_user(tenant_a, "sam")).get(f"/kb/documents/{document.pk}/")
 
     assert response.status_code == 404
 
