@@ -4,9 +4,11 @@ form comes from the tool's argument schema. Templates only lay these out."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
+from itertools import pairwise
 from typing import Any
 
 from django.contrib.auth.models import User
@@ -56,6 +58,61 @@ def conversation_groups(
         groups.setdefault(label, []).append(conversation)
     order = [name for _, name in DATE_GROUPS] + [OLDER]
     return [ConversationGroup(name, groups[name]) for name in order if name in groups]
+
+
+@dataclass(frozen=True)
+class TextPiece:
+    text: str
+    cited: bool
+    # The first cited piece carries the passage's anchor (``#chunk-<id>`` scrolls to it).
+    anchor: bool = False
+
+
+@dataclass(frozen=True)
+class TextLine:
+    """One line of a document: ``level`` 1 to 6 for a markdown heading (its ``#`` marks dropped),
+    0 for body text, and an empty ``pieces`` for a blank line."""
+
+    level: int
+    pieces: list[TextPiece]
+
+    @property
+    def aria_level(self) -> int:
+        return min(self.level + 1, 6)  # the page's own h1 is the document's title
+
+
+_HEADING = re.compile(r"(#{1,6})[ \t]+")
+
+
+def document_lines(text: str, *, span: tuple[int, int] | None) -> list[TextLine]:
+    """A document's text as lines to lay out, each cut where it enters or leaves ``span`` (the
+    cited passage), so the passage can be marked across headings and paragraphs."""
+    lines = []
+    start = 0
+    for line in text.split("\n"):
+        end = start + len(line)
+        heading = _HEADING.match(line)
+        body = start + (heading.end() if heading else 0)
+        cuts = sorted({body, end, *(min(max(edge, body), end) for edge in span or ())})
+        pieces = [
+            TextPiece(text[a:b], cited=span is not None and span[0] <= a and b <= span[1])
+            for a, b in pairwise(cuts)
+            if a < b
+        ]
+        lines.append(TextLine(len(heading.group(1)) if heading else 0, pieces))
+        start = end + 1
+    return _anchored(lines)
+
+
+def _anchored(lines: list[TextLine]) -> list[TextLine]:
+    for number, line in enumerate(lines):
+        for index, piece in enumerate(line.pieces):
+            if piece.cited:
+                pieces = [*line.pieces]
+                pieces[index] = TextPiece(piece.text, cited=True, anchor=True)
+                lines[number] = TextLine(line.level, pieces)
+                return lines
+    return lines
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from django.db.models import Exists, OuterRef, Q, QuerySet
 from actions.tools.registry import approval_refusal, policies
 from chat.models import ActionEvent, Conversation, Message, PendingAction
 
-CONVERSATION_LIST_LIMIT = 50
+CONVERSATION_LIST_LIMIT = 100  # the sidebar scrolls on its own; search finds older ones
 INBOX_LIMIT = 200
 
 

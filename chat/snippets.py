@@ -20,4 +20,6 @@ def word_snippet(text: str, limit: int = SNIPPET_MAX_CHARS) -> str:
     else:
         space = head.rfind(" ")
         kept = head[:space].rstrip() if space > 0 else flat[:room]
-    return kept.rstrip(" ,;:-\u2013\u2014") + ELLIPSIS  # no dangling comma or dash
+    kept = kept.rstrip(" ,;:-\u2013\u2014")  # no dangling comma or dash
+    # After a whole sentence the ellipsis stands apart ("next year. …", not "year.…").
+    return f"{kept} {ELLIPSIS}" if kept.endswith((".", "!", "?")) else kept + ELLIPSIS

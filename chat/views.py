@@ -24,7 +24,7 @@ from django.views.decorators.http import require_GET
 from chat.agent.llm import is_offline, model_label
 from chat.events import replay_start
 from chat.models import Conversation, Message
-from chat.presenters import action_card, conversation_groups, message_view
+from chat.presenters import action_card, conversation_groups, document_lines, message_view
 from chat.selectors import conversation_list, decidable_tools, inbox_actions, inbox_count
 from chat.services.actions import ActionNotFound, action_get
 from chat.services.realtime import conversation_for_viewer
@@ -156,7 +156,11 @@ def document_page(request: HttpRequest, document: int) -> HttpResponse:
     return render(
         request,
         "chat/document.html",
-        {**_chrome(request, tools=decidable_tools(user=user)), "reading": reading},
+        {
+            **_chrome(request, tools=decidable_tools(user=user)),
+            "reading": reading,
+            "lines": document_lines(reading.document.text, span=reading.span),
+        },
     )
 
 

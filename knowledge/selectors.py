@@ -305,43 +305,33 @@ class DocumentNotFound(Exception):
 
 @dataclass(frozen=True)
 class DocumentReading:
-    """A document's text split around the passage to highlight (all of it in ``before`` when
-    none was asked for or found)."""
+    """A document and where in its text the passage to highlight is."""
 
     document: Document
-    before: str
-    passage: str
-    after: str
-    # The highlighted chunk's id (its anchor), None when none is highlighted.
+    # The highlighted chunk's id (its anchor) and its span in ``document.text``, or None.
     chunk: int | None
+    span: tuple[int, int] | None
     # A chunk was asked for but the document has no such chunk any more (it was edited and
     # reindexed since the citation): the page says so instead of highlighting something else.
     passage_missing: bool
 
 
 def document_for_reading(*, document_id: int, chunk_id: int | None = None) -> DocumentReading:
-    """An active document of the current tenant, with chunk ``chunk_id`` (if it is one of its
-    chunks) cut out to be highlighted; anything else raises ``DocumentNotFound``."""
+    """An active document of the current tenant, with the span of chunk ``chunk_id`` (if it is
+    one of its chunks) to highlight; anything else raises ``DocumentNotFound``."""
     if not 0 < document_id <= MAX_ID:
         raise DocumentNotFound("no such document")
     document = Document.objects.filter(pk=document_id, is_active=True).first()
     if document is None:
         raise DocumentNotFound("no such document")
-    text = document.text
     if chunk_id is None:
-        return DocumentReading(document, text, "", "", None, passage_missing=False)
+        return DocumentReading(document, None, None, passage_missing=False)
     chunk = (
         Chunk.objects.filter(pk=chunk_id, document=document).only("char_start", "char_end").first()
         if 0 < chunk_id <= MAX_ID
         else None
     )
-    if chunk is None or not 0 <= chunk.char_start < chunk.char_end <= len(text):
-        return DocumentReading(document, text, "", "", None, passage_missing=True)
-    return DocumentReading(
-        document,
-        before=text[: chunk.char_start],
-        passage=text[chunk.char_start : chunk.char_end],
-        after=text[chunk.char_end :],
-        chunk=chunk.pk,
-        passage_missing=False,
-    )
+    if chunk is None or not 0 <= chunk.char_start < chunk.char_end <= len(document.text):
+        return DocumentReading(document, None, None, passage_missing=True)
+    span = (chunk.char_start, chunk.char_end)
+    return DocumentReading(document, chunk.pk, span, passage_missing=False)

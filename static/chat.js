@@ -369,6 +369,7 @@ function chatPage() {
     if (!words) return;
     if (counter.over()) {
       counter.warn();
+      text.focus(); // so trimming can start at once
       return;
     }
     showError("");
