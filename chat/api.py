@@ -23,6 +23,7 @@ from chat.openapi import openapi_document
 from chat.selectors import actions_visible
 from chat.services.actions import Decision, action_get
 from chat.services.bulk_decisions import MAX_BULK_DECISIONS, ItemDecision, actions_decide_each
+from chat.services.conversations import conversation_delete, conversation_rename
 from chat.services.realtime import (
     action_decide,
     action_withdraw,
@@ -118,9 +119,26 @@ def _accept(request: HttpRequest, *, conversation_uuid: str | None) -> JsonRespo
     )
 
 
-@api_view(ERRORS, methods=["GET"])
+@api_view(ERRORS, methods=["GET", "PATCH", "DELETE"])
 def conversation_detail(request: HttpRequest, conversation: str) -> JsonResponse:
-    found = conversation_for_viewer(user=api_caller(request), conversation_uuid=str(conversation))
+    """GET: the conversation; PATCH ``{"title"}``: rename it; DELETE: delete it (soft). Only
+    its owner renames or deletes; after a delete it is not found for them."""
+    user = api_caller(request)
+    if request.method == "PATCH":
+        body = json_body(request)
+        if "title" not in body:
+            raise ApiError(400, "bad_request", "'title' is required")
+        renamed = conversation_rename(
+            user=user, conversation_uuid=str(conversation), title=body["title"]
+        )
+        return JsonResponse({"conversation": str(renamed.uuid), "title": renamed.title})
+    if request.method == "DELETE":
+        deleted = conversation_delete(user=user, conversation_uuid=str(conversation))
+        assert deleted.deleted_at is not None  # the service just set it
+        return JsonResponse(
+            {"conversation": str(deleted.uuid), "deleted_at": deleted.deleted_at.isoformat()}
+        )
+    found = conversation_for_viewer(user=user, conversation_uuid=str(conversation))
     return JsonResponse(_conversation_json(found))
 
 

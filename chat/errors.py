@@ -15,6 +15,7 @@ from chat.services.actions import (
     ActionPermissionDenied,
     ActionStateError,
 )
+from chat.services.conversations import ConversationHasPendingAction, ConversationTitleInvalid
 from chat.services.realtime import ConversationBusy, SendFailed
 from chat.services.snoozes import SnoozeInvalid
 from chat.services.turns import ConversationNotFound, TurnInvalid
@@ -23,6 +24,8 @@ from core.jsonapi import ErrorTable
 
 ERRORS: ErrorTable = {
     ConversationNotFound: (404, "not_found"),
+    ConversationTitleInvalid: (400, "invalid"),
+    ConversationHasPendingAction: (409, "invalid_state"),
     TurnInvalid: (400, "invalid"),
     ConversationBusy: (409, "conversation_busy"),
     SendFailed: (503, "send_failed"),

@@ -9,14 +9,28 @@ from django.conf import settings
 from django.db import models
 
 
+class ConversationQuerySet(models.QuerySet["Conversation"]):
+    def live(self) -> ConversationQuerySet:
+        """Not deleted by their owner: what every door that lists or opens a conversation by
+        its uuid for its owner starts from."""
+        return self.filter(deleted_at__isnull=True)
+
+
 class Conversation(models.Model):
+    TITLE_MAX_CHARS = 200
+
     uuid = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="conversations"
     )
-    title = models.CharField(max_length=200, blank=True)
+    title = models.CharField(max_length=TITLE_MAX_CHARS, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+    # Set when the owner deletes it. Soft, because its pending actions, their audit trail and
+    # usage rows must outlive it: an approver may still need the context of a request.
+    deleted_at = models.DateTimeField(null=True, blank=True)
+
+    objects = ConversationQuerySet.as_manager()
 
     class Meta:
         ordering = ["-updated_at"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from chat.models import Message, PendingAction
+from chat.models import Conversation, Message, PendingAction
 from chat.services.bulk_decisions import MAX_BULK_DECISIONS
 
 _ERROR = {"$ref": "#/components/schemas/Error"}
@@ -63,6 +63,18 @@ _SEND = {
                 "in a first send retried) returns the original 202 and runs nothing."
             ),
         },
+    },
+}
+_RENAME = {
+    "type": "object",
+    "required": ["title"],
+    "properties": {
+        "title": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": Conversation.TITLE_MAX_CHARS,
+            "description": "Not blank; whitespace is collapsed (code invalid otherwise).",
+        }
     },
 }
 _ACCEPTED = {
@@ -188,7 +200,31 @@ def openapi_document() -> dict[str, Any]:
                         ),
                         **_errors(401, 404),
                     },
-                }
+                },
+                "patch": {
+                    "summary": "Rename a conversation (its owner only)",
+                    "parameters": [_path_uuid("conversation")],
+                    "requestBody": {
+                        "required": True,
+                        "content": {"application/json": {"schema": _RENAME}},
+                    },
+                    "responses": {
+                        "200": _json(
+                            _object(conversation=_UUID, title={"type": "string"}),
+                            "renamed; the title as stored (trimmed, on one line)",
+                        ),
+                        **_errors(400, 401, 403, 404, 413),
+                    },
+                },
+                "delete": {
+                    "summary": "Delete a conversation (its owner only; soft: it is then not "
+                    "found for them, and its actions' audit trail stays)",
+                    "parameters": [_path_uuid("conversation")],
+                    "responses": {
+                        "200": _json(_object(conversation=_UUID, deleted_at=_TIME), "deleted"),
+                        **_errors(401, 403, 404, 409),
+                    },
+                },
             },
             "/api/conversations/{conversation}/messages/": {
                 "post": {

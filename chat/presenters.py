@@ -4,12 +4,16 @@ form comes from the tool's argument schema. Templates only lay these out."""
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, tzinfo
+from itertools import pairwise
 from typing import Any
 from zoneinfo import ZoneInfo
 
 from django.contrib.auth.models import User
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.safestring import SafeString, mark_safe
 
@@ -18,7 +22,7 @@ from actions.selectors import action_deliveries
 from actions.tools.base import UnknownToolError, WriteTool
 from actions.tools.registry import get_tool
 from chat.argument_changes import argument_changes
-from chat.models import Message, PendingAction
+from chat.models import Conversation, Message, PendingAction
 from chat.rendering import citation_chips, render_markdown
 from chat.selectors import action_approvers, action_edit
 from chat.services.actions import decide_refusal, is_overdue, waited_hours
@@ -44,6 +48,87 @@ _UNSETTLED = frozenset({OutboundMessage.Status.QUEUED, OutboundMessage.Status.SE
 
 
 @dataclass(frozen=True)
+class ConversationGroup:
+    label: str
+    conversations: list[Conversation]
+
+
+# The sidebar's date groups, by how many calendar days ago (in the tenant's time zone) a
+# conversation was last active: at most this many days ago → this label.
+DATE_GROUPS = [(0, "Today"), (1, "Yesterday"), (7, "Previous 7 days")]
+OLDER = "Older"
+
+
+def conversation_groups(
+    conversations: Iterable[Conversation], *, now: datetime, zone: tzinfo
+) -> list[ConversationGroup]:
+    """``conversations`` (most recent first) under date headings; empty groups left out."""
+    today = now.astimezone(zone).date()
+    groups: dict[str, list[Conversation]] = {}
+    for conversation in conversations:
+        days = (today - conversation.updated_at.astimezone(zone).date()).days
+        label = next((name for most, name in DATE_GROUPS if days <= most), OLDER)
+        groups.setdefault(label, []).append(conversation)
+    order = [name for _, name in DATE_GROUPS] + [OLDER]
+    return [ConversationGroup(name, groups[name]) for name in order if name in groups]
+
+
+@dataclass(frozen=True)
+class TextPiece:
+    text: str
+    cited: bool
+    # The first cited piece carries the passage's anchor (``#chunk-<id>`` scrolls to it).
+    anchor: bool = False
+
+
+@dataclass(frozen=True)
+class TextLine:
+    """One line of a document: ``level`` 1 to 6 for a markdown heading (its ``#`` marks dropped),
+    0 for body text, and an empty ``pieces`` for a blank line."""
+
+    level: int
+    pieces: list[TextPiece]
+
+    @property
+    def aria_level(self) -> int:
+        return min(self.level + 1, 6)  # the page's own h1 is the document's title
+
+
+_HEADING = re.compile(r"(#{1,6})[ \t]+")
+
+
+def document_lines(text: str, *, span: tuple[int, int] | None) -> list[TextLine]:
+    """A document's text as lines to lay out, each cut where it enters or leaves ``span`` (the
+    cited passage), so the passage can be marked across headings and paragraphs."""
+    lines = []
+    start = 0
+    for line in text.split("\n"):
+        end = start + len(line)
+        heading = _HEADING.match(line)
+        body = start + (heading.end() if heading else 0)
+        cuts = sorted({body, end, *(min(max(edge, body), end) for edge in span or ())})
+        pieces = [
+            TextPiece(text[a:b], cited=span is not None and span[0] <= a and b <= span[1])
+            for a, b in pairwise(cuts)
+            if a < b
+        ]
+        lines.append(TextLine(len(heading.group(1)) if heading else 0, pieces))
+        start = end + 1
+    return _anchored(lines)
+
+
+def _anchored(lines: list[TextLine]) -> list[TextLine]:
+    for number, line in enumerate(lines):
+        for index, piece in enumerate(line.pieces):
+            if piece.cited:
+                pieces = [*line.pieces]
+                pieces[index] = TextPiece(piece.text, cited=True, anchor=True)
+                lines[number] = TextLine(line.level, pieces)
+                return lines
+    return lines
+
+
+@dataclass(frozen=True)
 class MessageView:
     uuid: str
     role: str
@@ -60,9 +145,19 @@ def message_view(message: Message) -> MessageView:
         role=message.role,
         status=message.status,
         html=mark_safe(render_markdown(message.content)),
-        citations=citation_chips(message.citations),
+        citations=[_with_link(chip) for chip in citation_chips(message.citations)],
         created_at=message.created_at,
     )
+
+
+def _with_link(chip: dict[str, Any]) -> dict[str, Any]:
+    """A chip with the address of its document, opened at the cited passage when known."""
+    if chip["document"] is None:
+        return {**chip, "url": ""}
+    url = reverse("document", args=[chip["document"]])
+    if chip["chunk"] is not None:
+        url += f"?chunk={chip['chunk']}#chunk-{chip['chunk']}"
+    return {**chip, "url": url}
 
 
 @dataclass(frozen=True)

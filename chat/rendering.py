@@ -22,6 +22,8 @@ from markdown_it.renderer import RendererHTML
 from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
 
+from chat.snippets import ELLIPSIS, SNIPPET_MAX_CHARS, word_snippet
+
 ALLOWED_TAGS = {
     "a",
     "blockquote",
@@ -99,7 +101,8 @@ def sanitize_html(html: str) -> str:
 
 
 def citation_chips(citations: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Citations as the template shows them, numbered and with only what the page needs."""
+    """Citations as the template shows them, numbered and with only what the page needs:
+    the document's title, a snippet cut where a word ends, and the ids the link needs."""
     chips = []
     for citation in citations or []:
         number = citation.get("n")
@@ -109,8 +112,21 @@ def citation_chips(citations: list[dict[str, Any]]) -> list[dict[str, Any]]:
             {
                 "n": number,
                 "title": str(citation.get("title") or "Untitled"),
-                "snippet": str(citation.get("snippet") or ""),
-                "document": citation.get("document"),
+                "snippet": _snippet(str(citation.get("snippet") or "")),
+                "document": _id(citation.get("document")),
+                "chunk": _id(citation.get("chunk")),
             }
         )
     return chips
+
+
+def _snippet(stored: str) -> str:
+    # Citations stored before snippets were cut at a word kept the first 240 characters as
+    # they were, often mid-word: drop that last partial word and mark the cut.
+    if len(stored) >= SNIPPET_MAX_CHARS and not stored.endswith(ELLIPSIS):
+        return word_snippet(stored, limit=len(stored) - 1)
+    return word_snippet(stored)
+
+
+def _id(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None

@@ -12,13 +12,14 @@ from actions.tools.registry import approval_refusal, policies, tool_policy
 from chat.models import ActionEvent, ActionSnooze, Conversation, Message, PendingAction
 from tenants.roles import APPROVER
 
-CONVERSATION_LIST_LIMIT = 50
+CONVERSATION_LIST_LIMIT = 100  # the sidebar scrolls on its own; search finds older ones
 INBOX_LIMIT = 200
 
 
 def conversation_list(*, user: User, query: str = "") -> QuerySet[Conversation]:
-    """The user's conversations, most recent first; ``query`` matches titles and message text."""
-    conversations = Conversation.objects.filter(user=user)
+    """The user's conversations (not those they deleted), most recent first; ``query``
+    matches titles and message text."""
+    conversations = Conversation.objects.live().filter(user=user)
     query = query.strip()
     if query:
         in_messages = Message.objects.filter(conversation=OuterRef("pk"), content__icontains=query)

@@ -8,6 +8,7 @@ urlpatterns = [
     path("c/<uuid:conversation>/", views.chat_page, name="conversation"),
     path("c/<uuid:conversation>/m/<uuid:message>/", views.message_fragment, name="message"),
     path("actions/<uuid:action>/card/", views.action_fragment, name="action-card"),
+    path("kb/documents/<int:document>/", views.document_page, name="document"),
     path("approvals/", views.approvals_inbox, name="approvals"),
     path("approvals/count/", views.approvals_count, name="approvals-count"),
     # The HTTP API (docs/openapi.json).

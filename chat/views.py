@@ -12,6 +12,7 @@ from functools import wraps
 from itertools import chain
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
@@ -23,7 +24,7 @@ from django.views.decorators.http import require_GET
 from chat.agent.llm import is_offline, model_label
 from chat.events import replay_start
 from chat.models import Conversation, Message
-from chat.presenters import action_card, message_view
+from chat.presenters import action_card, conversation_groups, document_lines, message_view
 from chat.selectors import (
     conversation_list,
     decidable_tools,
@@ -36,6 +37,7 @@ from chat.services.realtime import conversation_for_viewer
 from chat.services.turns import ConversationNotFound
 from core.jsonapi import error_response
 from core.schema import current_schema
+from knowledge.selectors import DocumentNotFound, document_for_reading
 from tenants.selectors import tenant_zone
 
 # The second line of defence behind server-side sanitising: even if markup slipped through, the
@@ -99,8 +101,12 @@ def chat_page(request: HttpRequest, conversation: str | None = None) -> HttpResp
     query = request.GET.get("q", "")[:200]
     context: dict[str, Any] = {
         **_chrome(request, tools=decidable_tools(user=user)),
-        "conversations": conversation_list(user=user, query=query),
+        "groups": conversation_groups(
+            conversation_list(user=user, query=query), now=timezone.now(), zone=tenant_zone()
+        ),
         "query": query,
+        "max_chars": settings.CHAT_MAX_MESSAGE_CHARS,
+        "title_max": Conversation.TITLE_MAX_CHARS,
         "conversation": None,
         "items": [],
         "after": 0,
@@ -129,6 +135,41 @@ def _thread(conversation: Conversation, *, viewer: User) -> list[dict[str, Any]]
         ),
     )
     return sorted(items, key=lambda item: item["at"])
+
+
+@strict_csp
+@login_required
+@require_GET
+def document_page(request: HttpRequest, document: int) -> HttpResponse:
+    """A knowledge-base document, read-only, with the passage ``?chunk=<id>`` highlighted (the
+    link of a citation). Any signed-in member of the tenant may read its active documents: the
+    assistant quotes them to everyone."""
+    user = _user(request)
+    raw_chunk = request.GET.get("chunk")
+    if raw_chunk is not None and not (raw_chunk.isascii() and raw_chunk.isdigit()):
+        return _error_page(
+            request,
+            status=400,
+            code="bad_request",
+            heading="This link is not right",
+            detail="The passage in this address is not a number. Open the source again from "
+            "the conversation.",
+        )
+    # Past 20 digits it is no id of ours (and Python refuses to parse thousands of digits).
+    chunk = None if raw_chunk is None else int(raw_chunk) if len(raw_chunk) <= 20 else 0
+    try:
+        reading = document_for_reading(document_id=document, chunk_id=chunk)
+    except DocumentNotFound:
+        raise Http404("no such document") from None
+    return render(
+        request,
+        "chat/document.html",
+        {
+            **_chrome(request, tools=decidable_tools(user=user)),
+            "reading": reading,
+            "lines": document_lines(reading.document.text, span=reading.span),
+        },
+    )
 
 
 @login_required
@@ -216,15 +257,27 @@ def _error_page(
     return response
 
 
+# What a refused page says, by the view that refused: the generic words otherwise.
+FORBIDDEN_WORDS = {
+    "approvals": (
+        "Only approvers can open the approvals inbox",
+        "Your role here is to ask; approvers decide the actions the assistant proposes. You "
+        "can follow your own requests in their conversations.",
+    ),
+}
+
+
 def forbidden_page(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
-    return _error_page(
-        request,
-        status=403,
-        code="forbidden",
-        heading="You don't have access to this page",
-        detail="Your role in this organisation does not include it. Ask a tenant admin if you "
-        "think it should.",
+    match = getattr(request, "resolver_match", None)
+    heading, detail = FORBIDDEN_WORDS.get(
+        getattr(match, "url_name", "") or "",
+        (
+            "You don't have access to this page",
+            "Your role in this organisation does not include it. Ask a tenant admin if you "
+            "think it should.",
+        ),
     )
+    return _error_page(request, status=403, code="forbidden", heading=heading, detail=detail)
 
 
 def not_found_page(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:

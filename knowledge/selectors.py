@@ -26,6 +26,7 @@ from core.metrics import KB_RETRIEVAL
 from knowledge.embedder import get_embedder
 from knowledge.embeddings import Embedder
 from knowledge.fusion import is_weak, rrf_fuse
+from knowledge.models import Chunk, Document
 from knowledge.query_cache import embed_query_cached
 from knowledge.textsearch import QueryTerm, query_words
 
@@ -334,3 +335,48 @@ SELECT c.id, c.document_id, d.title, c.ordinal, c.text, c.heading_path,
   LEFT JOIN ranked_text t ON t.id = c.id
  WHERE c.id IN (SELECT id FROM vector_hits UNION SELECT id FROM text_hits)
 """
+
+
+# -- reading one document (the page a citation links to) ----------------------------------------
+
+
+# The largest bigint: an id in an address beyond it is simply not found (never a database error).
+MAX_ID = 2**63 - 1
+
+
+class DocumentNotFound(Exception):
+    """No active document with that id in the current tenant's schema."""
+
+
+@dataclass(frozen=True)
+class DocumentReading:
+    """A document and where in its text the passage to highlight is."""
+
+    document: Document
+    # The highlighted chunk's id (its anchor) and its span in ``document.text``, or None.
+    chunk: int | None
+    span: tuple[int, int] | None
+    # A chunk was asked for but the document has no such chunk any more (it was edited and
+    # reindexed since the citation): the page says so instead of highlighting something else.
+    passage_missing: bool
+
+
+def document_for_reading(*, document_id: int, chunk_id: int | None = None) -> DocumentReading:
+    """An active document of the current tenant, with the span of chunk ``chunk_id`` (if it is
+    one of its chunks) to highlight; anything else raises ``DocumentNotFound``."""
+    if not 0 < document_id <= MAX_ID:
+        raise DocumentNotFound("no such document")
+    document = Document.objects.filter(pk=document_id, is_active=True).first()
+    if document is None:
+        raise DocumentNotFound("no such document")
+    if chunk_id is None:
+        return DocumentReading(document, None, None, passage_missing=False)
+    chunk = (
+        Chunk.objects.filter(pk=chunk_id, document=document).only("char_start", "char_end").first()
+        if 0 < chunk_id <= MAX_ID
+        else None
+    )
+    if chunk is None or not 0 <= chunk.char_start < chunk.char_end <= len(document.text):
+        return DocumentReading(document, None, None, passage_missing=True)
+    span = (chunk.char_start, chunk.char_end)
+    return DocumentReading(document, chunk.pk, span, passage_missing=False)

@@ -277,12 +277,22 @@ function chatPage() {
     composerError.hidden = !words;
   };
 
+  // A new conversation goes on top of the "Today" group (made when today had none yet).
   function addToHistory(uuid, title) {
-    const list = $("[data-testid=history]");
-    if (!list) return;
-    list.querySelector(".empty")?.remove();
-    list.querySelectorAll("[aria-current]").forEach((link) => link.removeAttribute("aria-current"));
+    const groups = $("[data-testid=history]");
+    if (!groups) return;
+    groups.querySelector(".empty")?.remove();
+    groups.querySelectorAll("[aria-current]").forEach((link) => link.removeAttribute("aria-current"));
+    let list = groups.querySelector("h2.history-group:first-child + ul");
+    if (groups.querySelector("h2.history-group:first-child")?.textContent !== "Today") {
+      const heading = document.createElement("h2");
+      heading.className = "history-group";
+      heading.textContent = "Today";
+      list = document.createElement("ul");
+      groups.prepend(heading, list);
+    }
     const item = document.createElement("li");
+    item.dataset.conversation = uuid;
     const link = document.createElement("a");
     link.href = `/c/${uuid}/`;
     link.textContent = title.slice(0, 80);
@@ -388,11 +398,18 @@ function chatPage() {
     if (conversation) connection.send({ type: "chat.subscribe", conversation, after: seen });
   });
 
+  conversationControls(() => conversation);
   if (!composer) return;
+  const counter = characterCounter(text, showError);
   composer.addEventListener("submit", (event) => {
     event.preventDefault();
     const words = text.value.trim();
     if (!words) return;
+    if (counter.over()) {
+      counter.warn();
+      text.focus(); // so trimming can start at once
+      return;
+    }
     showError("");
     const clientId = uuid4();
     const bubble = document.createElement("article");
@@ -406,6 +423,7 @@ function chatPage() {
     append(bubble);
     connection.send({ type: "chat.send", conversation, text: words, client_id: clientId });
     text.value = "";
+    counter.update();
     setStatus(STAGES.thinking);
     setRunning(true);
   });
@@ -421,6 +439,87 @@ function chatPage() {
   // At phone width the conversation list starts folded, so the thread is what one sees first.
   if (matchMedia("(max-width: 720px)").matches) $(".history-toggle")?.removeAttribute("open");
   scrollDown();
+}
+
+// -- the message box's character counter ------------------------------------------------------
+
+// The server refuses a message over CHAT_MAX_MESSAGE_CHARS, so the page says so before sending.
+// Nothing is ever cut: a paste that goes over stays whole and the user trims it themselves.
+function characterCounter(text, showError) {
+  const max = Number(text.dataset.max || 4000);
+  const display = $("#char-count");
+  const length = () => text.value.trim().length;
+  const over = () => length() > max;
+  const warn = () =>
+    showError(`Your message is ${length().toLocaleString()} characters; the most is ${max.toLocaleString()}. ` +
+      `Shorten it by ${(length() - max).toLocaleString()} characters to send it.`);
+  let warned = false;
+  function update() {
+    const tooLong = over();
+    display.textContent = `${length().toLocaleString()} / ${max.toLocaleString()}`;
+    display.classList.toggle("over", tooLong);
+    text.setAttribute("aria-invalid", String(tooLong));
+    if (tooLong) warn();
+    else if (warned) showError(""); // only clear our own warning, not a server error
+    warned = tooLong;
+  }
+  text.addEventListener("input", update);
+  update();
+  return { over, warn, update };
+}
+
+// -- rename and delete the open conversation -----------------------------------------------------
+
+async function conversationRequest(id, method, body) {
+  const response = await fetch(`/api/conversations/${id}/`, {
+    method,
+    credentials: "same-origin",
+    headers: { "Content-Type": "application/json", "X-CSRFToken": csrf },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (response.ok) return null;
+  const payload = await response.json().catch(() => ({}));
+  return payload.error?.message || `That did not work (${response.status}).`;
+}
+
+function conversationControls(current) {
+  const form = $("#rename-form");
+  if (!form) return;
+  const title = $("#conversation-title");
+  const input = $("#rename-title");
+  const error = $("#conversation-error");
+  const say = (words) => {
+    error.textContent = words || "";
+    error.hidden = !words;
+  };
+  const editing = (on) => {
+    form.hidden = !on;
+    title.hidden = on;
+    $("#rename").hidden = on;
+    $("#delete").hidden = on;
+    if (on) input.focus();
+    else say("");
+  };
+  $("#rename").addEventListener("click", () => editing(true));
+  $("#rename-cancel").addEventListener("click", () => editing(false));
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const wanted = input.value;
+    const problem = await conversationRequest(current(), "PATCH", { title: wanted });
+    if (problem) return say(problem);
+    const shown = wanted.split(/\s+/).filter(Boolean).join(" ");
+    title.textContent = shown;
+    const link = $(`[data-testid=history] li[data-conversation="${current()}"] a`);
+    if (link) link.textContent = shown;
+    document.title = `${shown} · ${document.title.split(" · ").pop()}`;
+    editing(false);
+  });
+  $("#delete").addEventListener("click", async () => {
+    if (!confirm("Delete this conversation? It leaves your list and cannot be opened again.")) return;
+    const problem = await conversationRequest(current(), "DELETE");
+    if (problem) return say(problem);
+    location.assign("/");
+  });
 }
 
 // -- the approvals inbox ------------------------------------------------------------------------

@@ -257,6 +257,7 @@ def conversation_for_viewer(*, user: User, conversation_uuid: str) -> Conversati
     except ConversationNotFound:
         with_actions = (
             Conversation.objects.filter(uuid=conversation_uuid, actions__isnull=False)
+            .exclude(user=user)  # its owner deleted it: gone for them, context for approvers
             .distinct()
             .first()
         )
@@ -266,10 +267,10 @@ def conversation_for_viewer(*, user: User, conversation_uuid: str) -> Conversati
 
 
 def conversation_for_user(*, user: User, conversation_uuid: str) -> Conversation:
-    """The user's own conversation; anything else (another user's, another tenant's, not a
-    uuid) is indistinguishable from one that does not exist."""
+    """The user's own conversation; anything else (another user's, another tenant's, one they
+    deleted, not a uuid) is indistinguishable from one that does not exist."""
     try:
-        return Conversation.objects.get(uuid=conversation_uuid, user=user)
+        return Conversation.objects.live().get(uuid=conversation_uuid, user=user)
     except (Conversation.DoesNotExist, ValueError, TypeError):
         raise ConversationNotFound("no such conversation") from None
 

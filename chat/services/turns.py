@@ -40,6 +40,7 @@ from chat.services.answer_cache import (
 )
 from chat.services.routed_answers import RoutedAnswer, routed_answer
 from chat.services.usage import Usage, run_usage, usage_of, usage_payload, usage_record
+from chat.snippets import word_snippet
 from core import tracing
 from core.logs import log_context
 from core.metrics import AGENT_ERRORS, TIME_TO_FIRST_TOKEN, TURN_DURATION
@@ -156,7 +157,7 @@ def _store_message(
         conversation = Conversation.objects.create(user=user, title=text[:80])
     else:
         try:
-            conversation = Conversation.objects.get(uuid=conversation_uuid, user=user)
+            conversation = Conversation.objects.live().get(uuid=conversation_uuid, user=user)
         except (Conversation.DoesNotExist, ValueError, TypeError) as error:
             raise ConversationNotFound("no such conversation") from error
     message = Message.objects.create(
@@ -631,7 +632,13 @@ def _persist_final(run: _RunState, values: dict[str, Any]) -> Message:
     reply = next(m for m in reversed(messages) if isinstance(m, AIMessage))
     content = str(reply.content)
     citations = [
-        {"n": s["n"], "document": s["document"], "title": s["title"], "snippet": s["text"][:240]}
+        {
+            "n": s["n"],
+            "document": s["document"],
+            "chunk": s.get("chunk"),  # the passage the document view highlights
+            "title": s["title"],
+            "snippet": word_snippet(s["text"]),
+        }
         for s in values.get("sources", [])
         if f"[{s['n']}]" in content
     ]

@@ -59,7 +59,7 @@ def _ask(page: Any, text: str) -> None:
 
 
 def test_a_knowledge_answer_streams_in_with_citations_and_survives_a_reload(
-    sign_in: SignIn, school: TenantSetup, worker: Process, screenshot_dir: Path
+    sign_in: SignIn, school: TenantSetup, worker: Process
 ) -> None:
     page = sign_in(school, "staff")
     page.evaluate(WATCHER)
@@ -73,7 +73,6 @@ def test_a_knowledge_answer_streams_in_with_citations_and_survives_a_reload(
     assert "twenty days" in reply.inner_text()
     page.get_by_role("button", name="Source 1: Staff handbook").click()
     assert "twenty days" in page.locator("#source-dialog").inner_text()
-    page.screenshot(path=str(screenshot_dir / "chat.png"))
     page.get_by_role("button", name="Close").click()
 
     # Mid-stream reload: the page comes back, catches up and shows the finished reply once.

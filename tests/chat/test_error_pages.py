@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from django.test import Client
+from django.contrib.auth.models import AnonymousUser
+from django.core.exceptions import PermissionDenied
+from django.test import Client, RequestFactory
 
+from chat.views import forbidden_page
 from tenants.models import Tenant
 from tenants.roles import STAFF
 from tests.conftest import host_client
@@ -24,7 +27,19 @@ def test_a_staff_member_opening_the_approvals_inbox_gets_a_forbidden_page_in_the
 
     assert response.status_code == 403
     assert "chat/error.html" in [t.name for t in response.templates]
-    assert b'class="topbar"' in response.content and b"access to this page" in response.content
+    assert b'class="topbar"' in response.content
+    assert b"Only approvers can open the approvals inbox" in response.content
+    assert b'href="/"' in response.content and b"Back to the chat" in response.content
+
+
+def test_a_forbidden_page_of_another_view_keeps_the_general_words(tenant_a: Tenant) -> None:
+    request = RequestFactory(HTTP_HOST=f"{tenant_a.schema_name}.localhost").get("/somewhere/")
+    request.user = AnonymousUser()
+
+    response = forbidden_page(request, PermissionDenied())
+
+    assert response.status_code == 403
+    assert b"access to this page" in response.content and b"approvers" not in response.content
 
 
 def test_an_unknown_path_gets_a_not_found_page_in_the_app_layout(tenant_a: Tenant) -> None:

@@ -51,6 +51,8 @@ class World:
     to_approve: str
     to_reject: str
     to_withdraw: str
+    # The caller's second conversation, with no pending action: one that may be deleted.
+    to_delete: str
 
 
 @pytest.fixture
@@ -74,6 +76,7 @@ def world(tenant_a: Tenant) -> Iterator[World]:
                 )
                 for n, conversation in enumerate((theirs, theirs, own))
             ]
+            spare = Conversation.objects.create(user=caller, title="Sick leave")
             _, token = api_token_create(user=caller, name="contract")
         yield World(
             token=token,
@@ -81,6 +84,7 @@ def world(tenant_a: Tenant) -> Iterator[World]:
             to_approve=str(actions[0].id),
             to_reject=str(actions[1].id),
             to_withdraw=str(actions[2].id),
+            to_delete=str(spare.uuid),
         )
 
 
@@ -90,6 +94,14 @@ def _happy_call(world: World, method: str, path: str) -> tuple[str, dict[str, An
         ("post", "/api/conversations/"): ("/api/conversations/", {"text": "Hello"}),
         ("get", "/api/conversations/{conversation}/"): (
             f"/api/conversations/{world.conversation}/",
+            None,
+        ),
+        ("patch", "/api/conversations/{conversation}/"): (
+            f"/api/conversations/{world.conversation}/",
+            {"title": "Annual leave"},
+        ),
+        ("delete", "/api/conversations/{conversation}/"): (
+            f"/api/conversations/{world.to_delete}/",
             None,
         ),
         ("post", "/api/conversations/{conversation}/messages/"): (
@@ -137,6 +149,10 @@ def _client(token: str | None = None) -> Client:
 def _call(client: Client, method: str, url: str, body: Any) -> Any:
     if method == "get":
         return client.get(url)
+    if method == "delete":
+        return client.delete(url)
+    if method == "patch":
+        return client.patch(url, body, content_type="application/json")
     if body is None:
         return client.post(url)
     return client.post(url, body, content_type="application/json")
@@ -215,7 +231,8 @@ def test_each_operation_answers_404_in_the_documented_shape_for_an_unknown_id(
     world: World, method: str, path: str
 ) -> None:
     url, body = _happy_call(world, method, path)
-    for known in (world.conversation, world.to_approve, world.to_reject, world.to_withdraw):
+    known_ids = (world.conversation, world.to_delete, world.to_approve, world.to_reject)
+    for known in (*known_ids, world.to_withdraw):
         url = url.replace(known, str(uuid.uuid4()))
 
     response = _call(_client(world.token), method, url, body)
@@ -226,6 +243,10 @@ def test_each_operation_answers_404_in_the_documented_shape_for_an_unknown_id(
 
 _BAD_INPUT = {
     ("post", "/api/conversations/"): ("/api/conversations/", ["not", "an", "object"]),
+    ("patch", "/api/conversations/{conversation}/"): (
+        "/api/conversations/{conversation}/",
+        {"title": "   "},
+    ),
     ("post", "/api/conversations/{conversation}/messages/"): (
         "/api/conversations/{conversation}/messages/",
         {"text": 5},
