@@ -76,6 +76,7 @@ def _ask(page: Any, text: str) -> None:
 def _approve_in_inbox(approver: Any, *, body: str | None = None) -> None:
     card = approver.locator("#inbox-list [data-testid=action-card]")
     card.wait_for()
+    card.locator("[data-testid=card-summary]").click()  # the inbox lists one-line cards
     if body is not None:
         card.get_by_label("Body", exact=True).fill(body)
     card.get_by_role("button", name="Approve").click()
@@ -185,6 +186,7 @@ def test_a_rejection_reaches_the_requesters_open_page_worded_with_the_approver_a
     sent_before = len(twilio.requests)
 
     inbox_card = approver.locator("#inbox-list [data-testid=action-card]")
+    inbox_card.locator("[data-testid=card-summary]").click()  # the inbox lists one-line cards
     inbox_card.get_by_label("Note (optional)").fill("not today")
     inbox_card.get_by_role("button", name="Reject").click()
 
