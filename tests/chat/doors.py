@@ -3,9 +3,11 @@ token, and a wait for the reply a worker writes."""
 
 from __future__ import annotations
 
+import json
 import time
 from typing import Any
 
+from asgiref.sync import async_to_sync
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import User
 from django.test import Client
@@ -45,3 +47,27 @@ def wait_for_reply(tenant: Tenant, *, run_id: Any, seconds: float = 60) -> Messa
             return found
         time.sleep(0.2)
     raise AssertionError(f"no reply for run {run_id}")
+
+
+def frames_until_pong(
+    tenant: Tenant, user: User, frames: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """Send each frame as ``user`` on ``tenant``'s host, then a ping; return what came back
+    before the pong."""
+    with tenant_context(tenant):
+        _, token = api_token_create(user=user, name="ws")
+    host = tenant.get_primary_domain().domain
+
+    async def scenario() -> list[dict[str, Any]]:
+        socket = bearer_socket(host, token)
+        connected, _ = await socket.connect()
+        assert connected
+        for frame in [*frames, {"type": "ping"}]:
+            await socket.send_to(text_data=json.dumps(frame))
+        received = []
+        while (frame := json.loads(await socket.receive_from(timeout=10)))["type"] != "pong":
+            received.append(frame)
+        await socket.disconnect()
+        return received
+
+    return async_to_sync(scenario)()

@@ -8,7 +8,6 @@ from typing import Any
 import pytest
 from asgiref.sync import async_to_sync
 from channels.db import database_sync_to_async
-from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import Group
 from django_tenants.utils import tenant_context
 
@@ -17,9 +16,9 @@ from chat.events import action_payload, append_event
 from chat.models import Conversation, PendingAction
 from chat.services.actions import pending_action_propose
 from chat.tokens import api_token_create
-from config.asgi import application
 from tenants.models import Tenant
 from tenants.roles import STAFF
+from tests.chat.doors import bearer_socket
 from tests.tenants.factories import make_user
 
 
@@ -64,11 +63,7 @@ def test_an_approver_of_one_tool_receives_only_that_tools_pending_frames(
     host = tenant_a.get_primary_domain().domain
 
     async def frames_received() -> list[dict[str, Any]]:
-        socket = WebsocketCommunicator(
-            application,
-            "/ws/chat/",
-            headers=[(b"host", host.encode()), (b"authorization", f"Bearer {token}".encode())],
-        )
+        socket = bearer_socket(host, token)
         connected, _ = await socket.connect()
         assert connected
         await database_sync_to_async(_announce)(tenant_a, email)
@@ -108,11 +103,7 @@ def test_a_policy_change_mid_connection_counts_from_the_next_pending_frame(
             )
 
     async def frames_received() -> list[dict[str, Any]]:
-        socket = WebsocketCommunicator(
-            application,
-            "/ws/chat/",
-            headers=[(b"host", host.encode()), (b"authorization", f"Bearer {token}".encode())],
-        )
+        socket = bearer_socket(host, token)
         connected, _ = await socket.connect()
         assert connected
         await database_sync_to_async(_announce)(tenant_a, email)

@@ -3,15 +3,12 @@ and the WebSocket, for the owner only and never across tenants."""
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime, timedelta
 from typing import Any
 from uuid import uuid4
 from zoneinfo import ZoneInfo
 
 import pytest
-from asgiref.sync import async_to_sync
-from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import User
 from django.test import Client
 from django_tenants.utils import tenant_context
@@ -19,9 +16,9 @@ from django_tenants.utils import tenant_context
 from chat.models import Conversation, Message, PendingAction
 from chat.presenters import conversation_groups
 from chat.tokens import api_token_create
-from config.asgi import application
 from tenants.models import Tenant
 from tenants.roles import APPROVER, STAFF
+from tests.chat.doors import frames_until_pong
 from tests.conftest import host_client
 from tests.tenants.factories import http_login, make_user
 
@@ -230,31 +227,6 @@ def test_an_approver_still_sees_a_deleted_conversation_as_the_context_of_its_act
     assert approver.get(f"/c/{conversation.uuid}/").status_code == 200
 
 
-def _frames(tenant: Tenant, user: User, frames: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Send each frame, then a ping; return what came back before the pong."""
-    with tenant_context(tenant):
-        _, token = api_token_create(user=user, name="ws")
-    host = tenant.get_primary_domain().domain
-
-    async def scenario() -> list[dict[str, Any]]:
-        socket = WebsocketCommunicator(
-            application,
-            "/ws/chat/",
-            headers=[(b"host", host.encode()), (b"authorization", f"Bearer {token}".encode())],
-        )
-        connected, _ = await socket.connect()
-        assert connected
-        for frame in [*frames, {"type": "ping"}]:
-            await socket.send_to(text_data=json.dumps(frame))
-        received = []
-        while (frame := json.loads(await socket.receive_from(timeout=10)))["type"] != "pong":
-            received.append(frame)
-        await socket.disconnect()
-        return received
-
-    return async_to_sync(scenario)()
-
-
 @pytest.mark.django_db(transaction=True)
 def test_a_deleted_conversation_is_not_found_over_the_websocket(tenant_a: Tenant) -> None:
     sam = make_user(tenant_a, "sam")
@@ -262,7 +234,7 @@ def test_a_deleted_conversation_is_not_found_over_the_websocket(tenant_a: Tenant
     _signed_in(tenant_a, sam).delete(f"/api/conversations/{conversation.uuid}/")
     uuid = str(conversation.uuid)
 
-    received = _frames(
+    received = frames_until_pong(
         tenant_a,
         sam,
         [

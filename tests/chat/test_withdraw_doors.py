@@ -6,8 +6,6 @@ import json
 from typing import Any
 
 import pytest
-from asgiref.sync import async_to_sync
-from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import User
 from django.test import Client
 from django_tenants.utils import tenant_context
@@ -17,12 +15,10 @@ from actions.models import Contact
 from chat.agent.nodes import NOT_RUN_REPLIES
 from chat.models import ActionEvent, Conversation, PendingAction
 from chat.services.actions import pending_action_propose
-from chat.tokens import api_token_create
-from config.asgi import application
 from tenants.models import Tenant
 from tenants.roles import APPROVER
 from tests.chat.conftest import TurnRunner
-from tests.chat.doors import token_client, wait_for_reply
+from tests.chat.doors import frames_until_pong, token_client, wait_for_reply
 from tests.chat.scripted import ScriptedChatModel, tool_call
 from tests.tenants.factories import make_user
 
@@ -143,31 +139,6 @@ def test_withdraw_answers_get_with_method_not_allowed(tenant_a: Tenant) -> None:
 # -- WebSocket ------------------------------------------------------------------------------------
 
 
-def _frames(tenant: Tenant, user: User, frames: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Send each frame, then a ping; return what came back before the pong."""
-    with tenant_context(tenant):
-        _, token = api_token_create(user=user, name="ws")
-    host = tenant.get_primary_domain().domain
-
-    async def scenario() -> list[dict[str, Any]]:
-        socket = WebsocketCommunicator(
-            application,
-            "/ws/chat/",
-            headers=[(b"host", host.encode()), (b"authorization", f"Bearer {token}".encode())],
-        )
-        connected, _ = await socket.connect()
-        assert connected
-        for frame in [*frames, {"type": "ping"}]:
-            await socket.send_to(text_data=json.dumps(frame))
-        received = []
-        while (frame := json.loads(await socket.receive_from(timeout=10)))["type"] != "pong":
-            received.append(frame)
-        await socket.disconnect()
-        return received
-
-    return async_to_sync(scenario)()
-
-
 @pytest.mark.django_db(transaction=True)
 def test_a_bad_withdraw_frame_gets_an_error_and_the_next_one_withdraws(
     tenant_a: Tenant, celery_worker_thread: None
@@ -175,7 +146,7 @@ def test_a_bad_withdraw_frame_gets_an_error_and_the_next_one_withdraws(
     staff = make_user(tenant_a, "sam")
     action = _pending(tenant_a, staff)
 
-    received = _frames(
+    received = frames_until_pong(
         tenant_a,
         staff,
         [
@@ -198,7 +169,7 @@ def test_a_withdraw_frame_for_another_tenants_action_is_not_found(
 ) -> None:
     action = _pending(tenant_a, make_user(tenant_a, "sam"))
 
-    received = _frames(
+    received = frames_until_pong(
         tenant_b,
         make_user(tenant_b, "sam"),
         [{"type": "action.withdraw", "action": str(action.id)}],
