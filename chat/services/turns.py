@@ -424,8 +424,14 @@ class _Notice:
 
 
 def _continuation(state: StateSnapshot) -> Any:
-    """What a redelivered run does: continue from the checkpoint, never start over."""
-    if not state.next:
+    """What a redelivered run does: continue from the checkpoint, never start over.
+
+    Finished means no task is left at all. A worker killed after a node's writes were saved but
+    before the checkpoint that follows them leaves that node as a task with a result: LangGraph
+    leaves it out of ``state.next``, yet the step is not committed. Taking that for the end
+    stored the last AIMessage of the checkpoint (the tool call, empty) as the reply; continuing
+    applies the saved writes without running the node again and goes on to the model."""
+    if not state.tasks:
         return _Finished()
     if any(task.interrupts for task in state.tasks):
         return _Paused()

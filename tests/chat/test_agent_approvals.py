@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 import pytest
 from django.db import connections
 from django_tenants.utils import tenant_context
+from langchain_core.messages import AIMessage
+from langgraph.checkpoint.postgres import PostgresSaver
 
 from actions.models import Contact, OutboundMessage
 from chat.models import ActionEvent, Message, PendingAction
@@ -30,8 +33,6 @@ SMS = {"to": ["Parents"], "body": "School closes at 1pm today"}
 
 
 def _sms_model(*, confirm: str = "Sent.") -> ScriptedChatModel:
-    from langchain_core.messages import AIMessage
-
     return ScriptedChatModel(replies=[tool_call("send_sms", **SMS), AIMessage(confirm)])
 
 
@@ -216,6 +217,45 @@ def test_a_resumed_turn_finishes_an_interrupted_action_without_a_second_message(
     assert reply is not None and reply.content == "Sent."
     assert PendingAction.objects.get(pk=action.id).status == PendingAction.Status.EXECUTED
     assert list(OutboundMessage.objects.order_by("pk").values_list("uuid", flat=True)) == before
+    assert ActionEvent.objects.filter(action_id=action.id, kind="executed").count() == 1
+
+
+class _WorkerKilled(BaseException):
+    """Stands for SIGKILL: nothing in the turn catches it."""
+
+
+def test_a_resume_killed_after_the_approval_step_was_saved_but_not_its_checkpoint_still_replies(
+    proposed: tuple[PendingAction, ScriptedChatModel],
+    people_a: People,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The approval node's writes are saved as soon as it ends; the checkpoint after it comes
+    # next. A worker killed in between leaves the node with a result and out of
+    # ``state.next``: the rescuing run must continue to the model, not store the tool call's
+    # empty text as the reply (seen as an empty ``done`` in tests/faults).
+    action, model = proposed
+    model.replies.append(AIMessage("Sent."))  # the dead run may have asked the model already
+    pending_action_decide(action_id=action.id, user=people_a.approver, decision="approve")
+    paused = PostgresSaver.put
+
+    def killed_before_the_next_checkpoint(self: PostgresSaver, *args: Any, **kw: Any) -> Any:
+        raise _WorkerKilled()
+
+    monkeypatch.setattr(PostgresSaver, "put", killed_before_the_next_checkpoint)
+    with pytest.raises(_WorkerKilled):
+        turn_resume(
+            action=PendingAction.objects.get(pk=action.id), events=CollectingEvents(), model=model
+        )
+    monkeypatch.setattr(PostgresSaver, "put", paused)
+    sent = list(OutboundMessage.objects.values_list("uuid", flat=True))
+
+    reply = turn_resume(
+        action=PendingAction.objects.get(pk=action.id), events=CollectingEvents(), model=model
+    )
+
+    assert reply is not None and reply.content == "Sent."
+    assert len(sent) == 2, "the dead run made the messages"
+    assert list(OutboundMessage.objects.values_list("uuid", flat=True)) == sent
     assert ActionEvent.objects.filter(action_id=action.id, kind="executed").count() == 1
 
 
