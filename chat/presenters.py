@@ -234,6 +234,14 @@ class ActionCard:
     mine: bool = False  # the viewer asked for it
     search_text: str = ""  # lower-case words the inbox's search matches
 
+    @property
+    def partly_failed(self) -> bool:
+        """Carried out, yet a recipient's message failed: the card must not look like a plain
+        success (its colour says "look at this", its status line says who and why)."""
+        return self.status == PendingAction.Status.EXECUTED and any(
+            d.status == OutboundMessage.Status.FAILED for d in self.deliveries
+        )
+
 
 def _tool(tool_name: str) -> WriteTool[Any] | None:
     try:

@@ -222,6 +222,9 @@ def test_delivery_changes_are_published_as_action_frames_with_every_recipient(
         ("Kim Minji", "sent"),
         ("Lee Jun", "sent"),
     ]
+    with tenant_context(tenant_a):
+        card = action_card(PendingAction.objects.get(pk=action.pk), viewer=action.requested_by)
+    assert card.status_label == "Sent to 2 of 2" and not card.partly_failed
 
 
 def test_a_failing_recipient_shows_failed_with_the_providers_reason(
@@ -237,6 +240,7 @@ def test_a_failing_recipient_shows_failed_with_the_providers_reason(
         card = action_card(action, viewer=action.requested_by)
     reason = "Twilio error 21211: The 'To' number +12025550101 is not a valid phone number."
     assert card.status_label == f"Sent to 1 of 2, 1 failed: {reason}"
+    assert card.partly_failed, "a card with a failed recipient does not look like a success"
     failed = [d for d in card.deliveries if d.status == "failed"]
     assert [(d.name, d.error) for d in failed] == [("Lee Jun", reason)]
     frame = wait_until(lambda: _last_frame_shows_all_settled(tenant_a, action))
