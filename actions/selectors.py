@@ -237,7 +237,7 @@ def approval_refusal(
     if not user.is_authenticated or not user.is_active:
         return "you are not signed in"
     if user.pk == requested_by_id and not policy.allow_self_approval:
-        return f"{policy.tool_name} actions need someone else's approval"
+        return "your own requests need someone else's approval"  # the card shows it to people
     group_filter = Q(pk=policy.approver_group_id) if policy.approver_group_id else Q(name=APPROVER)
     if not Group.objects.filter(group_filter, user__pk=user.pk).exists():
         group = policy.approver_group.name if policy.approver_group else APPROVER

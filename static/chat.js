@@ -307,6 +307,19 @@ function chatPage() {
     scrollDown();
   }
 
+  // A user message shown before (or without) a page render; text only, never markup.
+  function userBubble(words, data) {
+    const bubble = document.createElement("article");
+    bubble.className = "msg msg-user";
+    Object.assign(bubble.dataset, data);
+    bubble.dataset.testid = "message-user";
+    const body = document.createElement("div");
+    body.className = "msg-body plain";
+    body.textContent = words;
+    bubble.append(body);
+    return bubble;
+  }
+
   function streamingBubble() {
     let bubble = $(".msg.streaming", thread);
     if (!bubble) {
@@ -332,6 +345,15 @@ function chatPage() {
     if (frame.seq <= seen) return; // a replay of something already shown
     seen = frame.seq;
     switch (frame.type) {
+      case "message":
+        // The question, as it was stored: another tab (or the page rendered before it) needs
+        // it; the tab that sent it already shows it under the uuid ``accepted`` gave it.
+        if (!thread.querySelector(`[data-message="${frame.message}"]`)) {
+          append(userBubble(frame.text, { message: frame.message }));
+          setStatus(STAGES.thinking);
+          setRunning(true);
+        }
+        break;
       case "status":
         setStatus(STAGES[frame.stage] || frame.stage);
         setRunning(frame.stage !== "awaiting_approval");
@@ -412,15 +434,7 @@ function chatPage() {
     }
     showError("");
     const clientId = uuid4();
-    const bubble = document.createElement("article");
-    bubble.className = "msg msg-user";
-    bubble.dataset.clientId = clientId;
-    bubble.dataset.testid = "message-user";
-    const body = document.createElement("div");
-    body.className = "msg-body plain";
-    body.textContent = words;
-    bubble.append(body);
-    append(bubble);
+    append(userBubble(words, { clientId }));
     connection.send({ type: "chat.send", conversation, text: words, client_id: clientId });
     text.value = "";
     counter.update();

@@ -133,7 +133,7 @@ def test_self_approval_is_refused_unless_the_policy_allows_it(in_tenant_a: Tenan
     policy.allow_self_approval = True
     allowed = approval_refusal(policy=policy, user=approver, requested_by_id=approver.pk)
 
-    assert refused == "send_sms actions need someone else's approval"
+    assert refused == "your own requests need someone else's approval"
     assert allowed is None
 
 

@@ -91,6 +91,39 @@ def test_a_knowledge_answer_streams_in_with_citations_and_survives_a_reload(
     assert page.locator("[data-testid=message-assistant]").count() == 2
 
 
+def test_a_second_tab_on_the_conversation_shows_the_question_as_it_is_sent_and_the_reply(
+    sign_in: SignIn, school: TenantSetup, worker: Process
+) -> None:
+    first = sign_in(school, "staff")
+    _ask(first, "How many days of annual leave do staff get?")
+    first.locator("[data-testid=message-assistant]").wait_for()
+    second = first.context.new_page()  # the same person, another tab
+    second.goto(first.url)
+    second.locator("[data-testid=connection][data-state=connected]").wait_for()
+
+    _ask(first, "How do I request annual leave?")
+
+    question = second.locator("[data-testid=message-user]").nth(1)
+    question.wait_for()
+    assert question.inner_text().strip() == "How do I request annual leave?"
+    with tenant_context(school.tenant):
+        asked = Message.objects.get(content="How do I request annual leave?")
+    assert question.get_attribute("data-message") == str(asked.uuid)
+    for page in (first, second):
+        page.locator("[data-testid=message-assistant]").nth(1).wait_for(timeout=60_000)
+        page.wait_for_function("!document.querySelector('.msg.streaming')")
+        # Each tab shows each message once, the question above its reply.
+        assert page.locator("[data-testid=message-user]").count() == 2
+        assert page.locator("[data-testid=message-assistant]").count() == 2
+        order = page.evaluate(
+            "[...document.querySelectorAll('#thread .msg')].map((m) => m.dataset.testid)"
+        )
+        assert order == ["message-user", "message-assistant"] * 2
+    with tenant_context(school.tenant):
+        reply = Message.objects.get(run_id=asked.uuid, role=Message.Role.ASSISTANT)
+    assert second.locator(f"[data-message='{reply.uuid}']").count() == 1
+
+
 def test_an_approver_edits_and_approves_an_sms_live_and_the_staff_card_says_sent_to_all(
     sign_in: SignIn, school: TenantSetup, worker: Process, screenshot_dir: Path
 ) -> None:
