@@ -384,6 +384,28 @@ class PublishingEvents:
         self._emit({"type": "error", "code": code, "message": message})
 
 
+def message_payload(message: Message) -> dict[str, Any]:
+    """A stored user message, so every tab watching the conversation shows the question."""
+    return {
+        "type": "message",
+        "message": str(message.uuid),
+        "role": message.role,
+        "text": message.content,
+        "created_at": message.created_at.isoformat(),
+    }
+
+
+def publish_message(*, schema: str, message: Message) -> None:
+    """A stored user message, announced to everyone watching its conversation. Not waited
+    for: the event is stored when this returns, and a reader that misses it live refills it
+    from the log."""
+    append_event_nowait(
+        schema=schema,
+        conversation_uuid=str(message.conversation.uuid),
+        payload=message_payload(message),
+    )
+
+
 def publish_action(*, schema: str, action: PendingAction) -> None:
     """An action's decision, or a change in its recipients' delivery, announced to everyone
     watching its conversation (and the tenant's approvers)."""

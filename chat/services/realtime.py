@@ -28,7 +28,7 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
 
-from chat.events import PublishingEvents, publish_action
+from chat.events import PublishingEvents, publish_action, publish_message
 from chat.models import Conversation, Message, PendingAction
 from chat.selectors import decidable_tools
 from chat.services.actions import (
@@ -142,6 +142,12 @@ def message_send(
                         "a reply is still being written in this conversation; send again after "
                         "it finishes (or cancel it)"
                     )
+                # Announced before the turn is queued, so it comes before the turn's events. A
+                # failure here costs other tabs the question, never the reply: robust.
+                schema = current_schema()
+                transaction.on_commit(
+                    lambda: publish_message(schema=schema, message=message), robust=True
+                )
             elif _unanswered(message) and reservation.acquire():
                 created = False  # the same message, queued again: not a new one
             else:
