@@ -20,8 +20,8 @@ from chat.errors import ERRORS
 from chat.events import MAX_SEQ, action_payload, follow_events
 from chat.models import Conversation, PendingAction
 from chat.openapi import openapi_document
+from chat.pending_actions import Decision, action_get
 from chat.selectors import actions_visible
-from chat.services.actions import Decision, action_get
 from chat.services.bulk_decisions import MAX_BULK_DECISIONS, ItemDecision, actions_decide_each
 from chat.services.conversations import conversation_delete, conversation_rename
 from chat.services.realtime import (

@@ -62,6 +62,9 @@ class ChatConfig(AppConfig):
                 name="chat: expire overdue pending actions in every tenant",
             )
         ]
+        # Services queue chat's tasks by name (core.celery.queue), so every process that may
+        # queue one (web, worker, shell) registers them here, not only a starting worker.
+        import chat.tasks  # noqa: F401
         from actions.signals import outbound_message_changed
 
         post_migrate.connect(_reader_role_after_migrate, dispatch_uid="chat_reader_role")

@@ -8,7 +8,7 @@ subclass before its base.
 
 from __future__ import annotations
 
-from chat.services.actions import (
+from chat.pending_actions import (
     ActionExpired,
     ActionInvalidArguments,
     ActionNotFound,

@@ -23,9 +23,9 @@ from actions.tools.base import UnknownToolError, WriteTool
 from actions.tools.registry import get_tool
 from chat.argument_changes import argument_changes
 from chat.models import Conversation, Message, PendingAction
+from chat.pending_actions import decide_refusal, is_overdue, waited_hours
 from chat.rendering import citation_chips, render_markdown
 from chat.selectors import action_approvers, action_edit
-from chat.services.actions import decide_refusal, is_overdue, waited_hours
 from tenants.selectors import tenant_zone
 
 # The words a card uses for each status, from the reader's side. Approved and executing say

@@ -24,6 +24,7 @@ from django.views.decorators.http import require_GET
 from chat.agent.llm import is_offline, model_label
 from chat.events import replay_start
 from chat.models import Conversation, Message
+from chat.pending_actions import ActionNotFound, action_get
 from chat.presenters import action_card, conversation_groups, document_lines, message_view
 from chat.selectors import (
     conversation_list,
@@ -32,7 +33,6 @@ from chat.selectors import (
     inbox_count,
     waiting_for_others,
 )
-from chat.services.actions import ActionNotFound, action_get
 from chat.services.realtime import conversation_for_viewer
 from chat.services.turns import ConversationNotFound
 from core.jsonapi import error_response

@@ -56,6 +56,19 @@ app = CeleryApp("countersign", task_cls=CountersignTask)
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
+
+def queue(task_name: str, *args: Any, countdown: float | None = None) -> None:
+    """Queue a task by its name. Services queue work this way instead of importing the task
+    module, which imports the services it calls: the circle the import contracts forbid. The
+    task must be registered in this process (each app's ``ready`` imports its tasks), and is
+    the same object as the imported one, so patching its ``delay`` in tests still works."""
+    task = app.tasks[task_name]
+    if countdown is None:
+        task.delay(*args)
+    else:
+        task.apply_async(args, countdown=countdown)
+
+
 # Task leases, lock renewal and the worker heartbeat (their signal handlers connect on import).
 from core import leases  # noqa: E402, F401
 

@@ -22,6 +22,7 @@ class NotificationsConfig(AppConfig):
     }
 
     def ready(self) -> None:
+        import notifications.tasks  # noqa: F401  (services queue them by name)
         from chat.signals import action_pending
         from notifications.receivers import on_action_pending
 

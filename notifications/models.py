@@ -2,17 +2,59 @@
 
 from __future__ import annotations
 
+import re
 import uuid
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
+from django.core.validators import validate_email
 from django.db import models
+
+from actions.phone import InvalidPhoneNumber, normalize_e164
 
 
 class Channel(models.TextChoices):
     EMAIL = "email", "E-mail"
     TELEGRAM = "telegram", "Telegram"
     SMS = "sms", "SMS"
+
+
+# A Telegram chat id (a group's is negative) or a public @username.
+_TELEGRAM_CHAT = re.compile(r"-?\d{1,20}|@[A-Za-z][A-Za-z0-9_]{4,31}")
+ADDRESS_MAX_CHARS = 254
+
+
+class PreferenceInvalid(Exception):
+    """A preference the settings page or the admin cannot store; the message says why."""
+
+
+def preference_address_checked(*, channel: str, address: str) -> str:
+    """``address`` in its stored form for ``channel``, or ``PreferenceInvalid`` saying why.
+    An empty address is allowed for e-mail only (the account's own address is used)."""
+    address = address.strip()
+    if channel not in Channel.values:
+        raise PreferenceInvalid(f"channel must be one of {', '.join(Channel.values)}")
+    if len(address) > ADDRESS_MAX_CHARS:
+        raise PreferenceInvalid(f"the address is longer than {ADDRESS_MAX_CHARS} characters")
+    if channel == Channel.EMAIL:
+        if address:
+            try:
+                validate_email(address)
+            except ValidationError:
+                raise PreferenceInvalid(f"{address!r} is not an e-mail address") from None
+        return address
+    if not address:
+        raise PreferenceInvalid(f"{Channel(channel).label} needs an address")
+    if channel == Channel.SMS:
+        try:
+            return normalize_e164(address, settings.ACTIONS_PHONE_REGION or None)
+        except InvalidPhoneNumber as error:
+            raise PreferenceInvalid(str(error)) from None
+    if not _TELEGRAM_CHAT.fullmatch(address):
+        raise PreferenceInvalid(
+            f"{address!r} is not a Telegram chat id (digits) or @username (5 to 32 characters)"
+        )
+    return address
 
 
 class NotificationPreference(models.Model):
@@ -37,9 +79,7 @@ class NotificationPreference(models.Model):
         return f"{self.user} ({'quiet' if self.quiet else self.channel})"
 
     def clean(self) -> None:
-        """The admin form's check: the same rule as the settings page (services)."""
-        from notifications.services import PreferenceInvalid, preference_address_checked
-
+        """The admin form's check: the same rule as the settings page."""
         try:
             self.address = preference_address_checked(channel=self.channel, address=self.address)
         except PreferenceInvalid as error:

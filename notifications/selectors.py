@@ -1,7 +1,7 @@
 """Who is told of what (reads only, in the current tenant's schema).
 
 "Who may decide" is asked of the same rule the approval card and the inbox use
-(``chat.services.actions.decide_refusal``: the tool policy's approver group, or the approver
+(``chat.pending_actions.decide_refusal``: the tool policy's approver group, or the approver
 role, and no self-approval unless the policy allows it), so a notification never reaches a
 person the card would refuse.
 """
@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from django.contrib.auth.models import User
 
 from chat.models import PendingAction
+from chat.pending_actions import decide_refusal
 from chat.selectors import decidable_tools, inbox_actions
-from chat.services.actions import decide_refusal
 from notifications.models import ApprovalNotice, Channel, NotificationPreference
 
 

@@ -19,7 +19,6 @@ The flow (docs/notifications.md):
 from __future__ import annotations
 
 import logging
-import re
 import uuid
 from dataclasses import dataclass
 from datetime import timedelta
@@ -27,8 +26,6 @@ from datetime import timedelta
 import redis
 from django.conf import settings
 from django.contrib.auth.models import User
-from django.core.exceptions import ValidationError
-from django.core.validators import validate_email
 from django.db import transaction
 from django.db.models import F
 from django.urls import reverse
@@ -41,14 +38,20 @@ from actions.delivery import (
     TransientDeliveryError,
     backoff_seconds,
 )
-from actions.phone import InvalidPhoneNumber, normalize_e164
 from actions.tools.base import UnknownToolError
 from actions.tools.registry import get_tool
 from chat.models import PendingAction
+from core.celery import queue
 from core.metrics import APPROVAL_NOTIFICATIONS
 from core.schema import current_schema, current_tenant
 from notifications.digest_text import WaitingItem, digest_body, digest_sms, digest_subject
-from notifications.models import ApprovalDigest, ApprovalNotice, Channel, NotificationPreference
+from notifications.models import (
+    ApprovalDigest,
+    ApprovalNotice,
+    Channel,
+    NotificationPreference,
+    preference_address_checked,
+)
 from notifications.selectors import (
     actions_to_tell,
     approvers_of,
@@ -57,14 +60,6 @@ from notifications.selectors import (
 
 logger = logging.getLogger(__name__)
 Status = ApprovalDigest.Status
-
-# A Telegram chat id (a group's is negative) or a public @username.
-_TELEGRAM_CHAT = re.compile(r"-?\d{1,20}|@[A-Za-z][A-Za-z0-9_]{4,31}")
-ADDRESS_MAX_CHARS = 254
-
-
-class PreferenceInvalid(Exception):
-    """A preference the settings page or the admin cannot store; the message says why."""
 
 
 @dataclass(frozen=True)
@@ -76,35 +71,6 @@ class DigestAttempt:
 
 
 # -- preferences ---------------------------------------------------------------------------------
-
-
-def preference_address_checked(*, channel: str, address: str) -> str:
-    """``address`` in its stored form for ``channel``, or ``PreferenceInvalid`` saying why.
-    An empty address is allowed for e-mail only (the account's own address is used)."""
-    address = address.strip()
-    if channel not in Channel.values:
-        raise PreferenceInvalid(f"channel must be one of {', '.join(Channel.values)}")
-    if len(address) > ADDRESS_MAX_CHARS:
-        raise PreferenceInvalid(f"the address is longer than {ADDRESS_MAX_CHARS} characters")
-    if channel == Channel.EMAIL:
-        if address:
-            try:
-                validate_email(address)
-            except ValidationError:
-                raise PreferenceInvalid(f"{address!r} is not an e-mail address") from None
-        return address
-    if not address:
-        raise PreferenceInvalid(f"{Channel(channel).label} needs an address")
-    if channel == Channel.SMS:
-        try:
-            return normalize_e164(address, settings.ACTIONS_PHONE_REGION or None)
-        except InvalidPhoneNumber as error:
-            raise PreferenceInvalid(str(error)) from None
-    if not _TELEGRAM_CHAT.fullmatch(address):
-        raise PreferenceInvalid(
-            f"{address!r} is not a Telegram chat id (digits) or @username (5 to 32 characters)"
-        )
-    return address
 
 
 def preference_save(
@@ -152,15 +118,13 @@ def _redis() -> redis.Redis:
 
 def digest_schedule(*, user_id: int, countdown: float) -> bool:
     """Queue ``send_digest`` for ``user_id`` in ``countdown`` seconds, unless one already is."""
-    from notifications.tasks import send_digest
-
     client = _redis()
     # The flag outlives the task's countdown a little, so a lost task does not block for long.
     ttl_ms = int((max(countdown, 0.0) + 60) * 1000)
     if not client.set(_scheduled_flag(user_id), "1", nx=True, px=ttl_ms):
         return False
     try:
-        send_digest.apply_async((user_id,), countdown=max(countdown, 0.0))
+        queue("notifications.send_digest", user_id, countdown=max(countdown, 0.0))
     except Exception:
         client.delete(_scheduled_flag(user_id))
         raise

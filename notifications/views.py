@@ -16,8 +16,8 @@ from django.views.decorators.http import require_http_methods
 
 from chat.selectors import decidable_tools, inbox_count
 from chat.views import strict_csp
-from notifications.models import Channel, NotificationPreference
-from notifications.services import PreferenceInvalid, preference_save
+from notifications.models import Channel, NotificationPreference, PreferenceInvalid
+from notifications.services import preference_save
 
 
 def _page(

@@ -137,7 +137,7 @@ def approval(state: AgentState, config: RunnableConfig) -> dict[str, Any]:
     is idempotent: the pending action is keyed by conversation + tool call id.
     """
     from chat.models import Conversation, PendingAction
-    from chat.services.actions import pending_action_execute, pending_action_propose
+    from chat.pending_actions import pending_action_execute, pending_action_propose
 
     call = next(c for c in unanswered_calls(state) if read_tool(c["name"]) is None)
     with run_schema(config) as run:

@@ -49,7 +49,7 @@ def request_phrase(action: PendingAction) -> str:
 def not_run_reply(action: PendingAction) -> str:
     """The reply for an action that ended ``rejected``, ``withdrawn`` or ``expired``."""
     if action.status == "expired":
-        from chat.services.actions import waited_hours
+        from chat.pending_actions import waited_hours
 
         return (
             f"The request to {request_phrase(action)} expired after {waited_hours(action)} h "

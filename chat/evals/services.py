@@ -19,6 +19,7 @@ from chat.evals.runner import case_execute
 from chat.evals.selectors import eval_rows
 from chat.evals.squad import squad_case_set, squad_missing_documents
 from chat.models import AssistantPrompt
+from core.celery import queue
 from knowledge.models import Document
 
 logger = logging.getLogger(__name__)
@@ -120,10 +121,8 @@ def eval_run_enqueue(
     user: User | None = None,
 ) -> EvalRun:
     """Create a run and hand it to a worker once the row is committed (the task takes its id)."""
-    from chat.tasks import run_eval
-
     run = eval_run_create(case_set=case_set, prompt_version=prompt_version, user=user)
-    transaction.on_commit(lambda: run_eval.delay(run.pk))
+    transaction.on_commit(lambda: queue("chat.run_eval", run.pk))
     return run
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from django.contrib.auth.models import User
 
 from chat.models import PendingAction
-from chat.services.actions import (
+from chat.pending_actions import (
     ActionInvalidArguments,
     ActionNotFound,
     ActionPermissionDenied,

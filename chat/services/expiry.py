@@ -1,7 +1,7 @@
 """Expiry: a pending action nobody decided within its tool policy's time becomes ``expired``.
 
 The transition is the same conditional UPDATE from ``pending`` as a decision or a withdrawal
-(chat/services/actions.py), so among overlapping expiry sweeps, a late approval and a
+(chat/pending_actions.py), so among overlapping expiry sweeps, a late approval and a
 withdrawal exactly one wins, and an expired action can never be approved, hence never run.
 """
 
@@ -13,7 +13,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from chat.models import ActionEvent, PendingAction
-from chat.services.actions import action_get, waited_hours
+from chat.pending_actions import action_get, waited_hours
 from core.metrics import HITL_DECISIONS
 
 Status = PendingAction.Status

@@ -30,16 +30,17 @@ from django.db import transaction
 
 from chat.events import PublishingEvents, publish_action, publish_message
 from chat.models import Conversation, Message, PendingAction
-from chat.selectors import decidable_tools
-from chat.services.actions import (
+from chat.pending_actions import (
     ActionExpired,
     Decision,
     pending_action_decide,
     pending_action_withdraw,
 )
+from chat.selectors import decidable_tools
 from chat.services.expiry import overdue_action_ids, pending_action_expire
 from chat.services.turns import ConversationNotFound, turn_cancel, turn_resume, turn_run, turn_start
 from chat.services.usage import usage_budget_check
+from core.celery import queue
 from core.leases import keeper
 from core.schema import current_schema
 
@@ -126,7 +127,6 @@ def message_send(
     Raises ``BudgetExhausted`` when the tenant's monthly token budget is spent (decisions on
     pending actions still resume their turns), ``SendFailed`` when Redis cannot take the turn
     (the client is told and sends again with the same ``client_id``)."""
-    from chat.tasks import run_turn
 
     reservation: ConversationLock | None = None
     try:
@@ -152,7 +152,7 @@ def message_send(
                 created = False  # the same message, queued again: not a new one
             else:
                 return Accepted(conversation, message, created)
-            transaction.on_commit(lambda: run_turn.delay(message.pk))
+            transaction.on_commit(lambda: queue("chat.run_turn", message.pk))
     except (redis.RedisError, kombu.exceptions.OperationalError) as error:
         if reservation is not None:  # so that sending again can reserve and queue it
             with contextlib.suppress(redis.RedisError):
@@ -184,7 +184,6 @@ def action_decide(
 
     A decision that finds the action past its expiry (the sweep has not reached it yet) expires
     it for everyone there and then, and is refused with ``ActionExpired``."""
-    from chat.tasks import resume_turn
 
     try:
         with transaction.atomic():
@@ -195,7 +194,7 @@ def action_decide(
             # Reserve the conversation for the resume; if a turn is running, the resume waits.
             _lock(action.conversation, _reservation(action.id)).acquire()
             transaction.on_commit(lambda: publish_action(schema=schema, action=action))
-            transaction.on_commit(lambda: resume_turn.delay(str(action.id)))
+            transaction.on_commit(lambda: queue("chat.resume_turn", str(action.id)))
     except ActionExpired:
         action_expire(action_id=action_id)
         raise
@@ -205,7 +204,6 @@ def action_decide(
 def action_expire(*, action_id: uuid.UUID | str) -> PendingAction | None:
     """Expire an overdue action, announce it (conversation and approvals feed) and close out
     the turn waiting on it, like a rejection. None when it was not due or already settled."""
-    from chat.tasks import resume_turn
 
     with transaction.atomic():
         action = pending_action_expire(action_id=action_id)
@@ -214,7 +212,7 @@ def action_expire(*, action_id: uuid.UUID | str) -> PendingAction | None:
         schema = current_schema()
         _lock(action.conversation, _reservation(action.id)).acquire()
         transaction.on_commit(lambda: publish_action(schema=schema, action=action))
-        transaction.on_commit(lambda: resume_turn.delay(str(action.id)))
+        transaction.on_commit(lambda: queue("chat.resume_turn", str(action.id)))
     return action
 
 
@@ -228,14 +226,13 @@ def action_withdraw(*, user: User, action_id: str, note: str = "") -> PendingAct
     """The requester takes back a pending action (the card's Withdraw button, the API, the
     ``action.withdraw`` frame): announce it and close out the turn waiting on it, like a
     rejection. Typing "cancel that" does the same inside a turn (routed_answers)."""
-    from chat.tasks import resume_turn
 
     with transaction.atomic():
         action = pending_action_withdraw(action_id=action_id, user=user, note=note)
         schema = current_schema()
         _lock(action.conversation, _reservation(action.id)).acquire()
         transaction.on_commit(lambda: publish_action(schema=schema, action=action))
-        transaction.on_commit(lambda: resume_turn.delay(str(action.id)))
+        transaction.on_commit(lambda: queue("chat.resume_turn", str(action.id)))
     return action
 
 

@@ -30,8 +30,8 @@ from chat.agent.router import (
 )
 from chat.agent.understanding.context import classifier
 from chat.models import Conversation, Message, PendingAction
+from chat.pending_actions import ActionStateError, pending_action_withdraw
 from chat.selectors import action_to_withdraw, action_withdrawn_by
-from chat.services.actions import ActionStateError, pending_action_withdraw
 from knowledge.embeddings import EmbeddingError
 
 

@@ -16,7 +16,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from chat.models import ActionEvent, ActionSnooze, PendingAction
-from chat.services.actions import (
+from chat.pending_actions import (
     ActionExpired,
     ActionPermissionDenied,
     ActionStateError,

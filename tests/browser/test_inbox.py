@@ -18,7 +18,7 @@ from playwright.sync_api import expect
 
 from actions.models import Contact, ContactGroup, OutboundMessage
 from chat.models import ActionEvent, Conversation, PendingAction
-from chat.services.actions import pending_action_propose
+from chat.pending_actions import pending_action_propose
 from chat.tokens import api_token_create
 from tenants.roles import APPROVER, STAFF
 from tests.browser.conftest import SignIn

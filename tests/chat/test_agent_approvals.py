@@ -13,7 +13,7 @@ from langgraph.checkpoint.postgres import PostgresSaver
 
 from actions.models import Contact, OutboundMessage
 from chat.models import ActionEvent, Message, PendingAction
-from chat.services.actions import (
+from chat.pending_actions import (
     ActionInvalidArguments,
     ActionNotFound,
     ActionPermissionDenied,
@@ -302,7 +302,7 @@ def test_fifty_concurrent_approvals_execute_the_action_once(tenant_a: Tenant) ->
         approvers = [make_user(tenant_a, f"ap{i}", role=APPROVER) for i in range(50)]
         Contact.objects.create(name="Solo", phone="+12025550109")
         conversation = Conversation.objects.create(user=staff)
-        from chat.services.actions import pending_action_propose
+        from chat.pending_actions import pending_action_propose
 
         action = pending_action_propose(
             conversation=conversation,

@@ -15,7 +15,7 @@ from django.test import Client
 from django_tenants.utils import tenant_context
 
 from chat.models import ApiToken, Conversation, PendingAction
-from chat.services.actions import pending_action_propose
+from chat.pending_actions import pending_action_propose
 from chat.tokens import api_token_create, api_token_revoke, user_for_token
 from tenants.models import Tenant
 from tenants.roles import APPROVER, STAFF

@@ -14,7 +14,7 @@ from django_tenants.utils import tenant_context
 from actions.models import Contact, ToolPolicy
 from chat.events import action_payload, append_event
 from chat.models import Conversation, PendingAction
-from chat.services.actions import pending_action_propose
+from chat.pending_actions import pending_action_propose
 from chat.tokens import api_token_create
 from tenants.models import Tenant
 from tenants.roles import STAFF

@@ -16,7 +16,7 @@ from django_tenants.utils import tenant_context
 
 from actions.models import Contact
 from chat.models import ActionEvent, Conversation, PendingAction
-from chat.services.actions import pending_action_propose
+from chat.pending_actions import pending_action_propose
 from chat.tokens import api_token_create
 from tenants.models import Tenant
 from tenants.roles import APPROVER

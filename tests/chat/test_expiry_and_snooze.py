@@ -22,14 +22,14 @@ from langchain_core.messages import AIMessage
 from actions.models import Contact, OutboundMessage
 from actions.tools.registry import tool_policy
 from chat.models import ActionEvent, ActionSnooze, Conversation, Message, PendingAction
-from chat.presenters import action_card
-from chat.selectors import inbox_actions, inbox_count
-from chat.services.actions import (
+from chat.pending_actions import (
     ActionExpired,
     pending_action_decide,
     pending_action_propose,
     waited_hours,
 )
+from chat.presenters import action_card
+from chat.selectors import inbox_actions, inbox_count
 from chat.services.expiry import pending_action_expire
 from chat.services.realtime import overdue_actions_expire
 from chat.services.snoozes import snooze_preset_until

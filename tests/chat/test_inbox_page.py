@@ -15,7 +15,7 @@ from django_tenants.utils import tenant_context
 
 from actions.models import ToolPolicy
 from chat.models import Conversation, PendingAction
-from chat.services.actions import arguments_hash
+from chat.pending_actions import arguments_hash
 from tenants.models import Tenant
 from tenants.roles import APPROVER, STAFF
 from tests.conftest import host_client

@@ -12,7 +12,7 @@ from django.test import Client
 from langchain_core.messages import AIMessage
 
 from chat.models import Message, PendingAction
-from chat.services.actions import pending_action_decide
+from chat.pending_actions import pending_action_decide
 from core.logs import JsonFormatter
 from tests.chat.conftest import People, TurnRunner
 from tests.chat.scripted import ScriptedChatModel, tool_call

@@ -26,7 +26,7 @@ from openapi_spec_validator import validate as validate_openapi_document
 from actions.models import Contact
 from chat.models import Conversation, Message
 from chat.openapi import openapi_document
-from chat.services.actions import pending_action_propose
+from chat.pending_actions import pending_action_propose
 from chat.tokens import api_token_create
 from knowledge.embedder import use_embedder
 from tenants.models import Tenant

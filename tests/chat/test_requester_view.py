@@ -13,12 +13,12 @@ from django_tenants.utils import tenant_context
 from actions.models import Contact, ContactGroup, OutboundMessage
 from chat.events import action_payload, events_after_async
 from chat.models import Conversation, PendingAction
-from chat.presenters import action_card
-from chat.services.actions import (
+from chat.pending_actions import (
     pending_action_decide,
     pending_action_execute,
     pending_action_propose,
 )
+from chat.presenters import action_card
 from chat.services.deliveries import action_delivery_publish
 from tenants.models import Tenant
 from tenants.roles import APPROVER, STAFF

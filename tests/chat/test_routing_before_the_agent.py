@@ -8,7 +8,7 @@ from langchain_core.messages import AIMessage, ToolMessage
 
 from actions.models import Contact, OutboundMessage, ToolPolicy
 from chat.models import ActionEvent, Conversation, Message, PendingAction
-from chat.services.actions import (
+from chat.pending_actions import (
     ActionStateError,
     pending_action_decide,
     pending_action_execute,

@@ -20,7 +20,7 @@ from langchain_core.messages import AIMessage
 from pytest_django.fixtures import Settings as SettingsWrapper
 
 from chat.models import Message, PendingAction, RunUsage, UsageDay
-from chat.services.actions import pending_action_decide
+from chat.pending_actions import pending_action_decide
 from chat.services.turns import CollectingEvents, turn_resume
 from chat.services.usage import BudgetExhausted, Usage, usage_budget_check, usage_cost
 from chat.tokens import api_token_create

@@ -16,8 +16,8 @@ from django.test import Client
 from django_tenants.utils import tenant_context
 
 from chat.models import Conversation, Message, PendingAction
+from chat.pending_actions import arguments_hash
 from chat.rendering import render_markdown
-from chat.services.actions import arguments_hash
 from tenants.models import Tenant
 from tenants.roles import APPROVER, STAFF
 from tests.conftest import host_client

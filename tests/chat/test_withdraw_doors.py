@@ -14,7 +14,7 @@ from langchain_core.messages import AIMessage
 from actions.models import Contact
 from chat.agent.nodes import NOT_RUN_REPLIES
 from chat.models import ActionEvent, Conversation, PendingAction
-from chat.services.actions import pending_action_propose
+from chat.pending_actions import pending_action_propose
 from tenants.models import Tenant
 from tenants.roles import APPROVER
 from tests.chat.conftest import TurnRunner

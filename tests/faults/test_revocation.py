@@ -15,7 +15,7 @@ from django.utils import timezone
 from django_tenants.utils import tenant_context
 
 from chat.models import ApiToken, Conversation, PendingAction
-from chat.services.actions import arguments_hash
+from chat.pending_actions import arguments_hash
 from chat.tokens import api_token_create, api_token_revoke
 from tests.e2e.conftest import TenantSetup
 from tests.e2e.wsclient import WsClient

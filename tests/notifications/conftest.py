@@ -10,7 +10,7 @@ from django_tenants.utils import tenant_context
 
 from actions.models import Contact
 from chat.models import Conversation, PendingAction
-from chat.services.actions import pending_action_propose
+from chat.pending_actions import pending_action_propose
 from tenants.models import Tenant
 from tenants.roles import APPROVER, STAFF
 from tests.actions.conftest import fake_smtp, fake_twilio, outbox_everywhere  # noqa: F401
