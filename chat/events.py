@@ -29,6 +29,12 @@ from actions.selectors import action_deliveries
 from chat.argument_changes import argument_changes
 from chat.models import Conversation, Message, PendingAction
 from chat.selectors import action_edit
+from tenants.names import (
+    approvals_group,
+    conversation_events_key,
+    conversation_group,
+    conversation_seq_key,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -46,18 +52,10 @@ MAX_SEQ = 2**63
 
 
 def _keys(schema: str, conversation_uuid: str) -> tuple[str, str]:
-    base = f"cs:{schema}:conv:{conversation_uuid}"
-    return f"{base}:seq", f"{base}:events"
-
-
-def conversation_group(schema: str, conversation_uuid: str) -> str:
-    """Channel-layer group of one conversation, prefixed by the tenant schema."""
-    return f"{schema}.conv.{conversation_uuid}"
-
-
-def approvals_group(schema: str) -> str:
-    """Everyone who may decide actions in a tenant hears of new and decided actions here."""
-    return f"{schema}.approvals"
+    return (
+        conversation_seq_key(schema, conversation_uuid),
+        conversation_events_key(schema, conversation_uuid),
+    )
 
 
 _APPROVAL_EVENTS = frozenset({"pending", "action"})

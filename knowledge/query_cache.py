@@ -23,6 +23,7 @@ from core.metrics import KB_QUERY_EMBEDDING_CACHE
 from core.schema import current_schema
 from knowledge.embeddings import Embedder
 from knowledge.normalise import cache_digest, normalise_query
+from tenants.names import process_cache_key
 
 logger = logging.getLogger(__name__)
 
@@ -73,7 +74,7 @@ def embed_query_cached(embedder: Embedder, text: str) -> list[float]:
     if settings.KB_QUERY_CACHE_SIZE == 0:
         return embedder.embed_query(text)
     key = cache_digest(embedder.model_name, normalise_query(text))
-    memory_key = f"{current_schema()}:{key}"
+    memory_key = process_cache_key(current_schema(), key)
     vector = _memory.get(memory_key)
     if vector is not None:
         KB_QUERY_EMBEDDING_CACHE.labels(result="hit_memory").inc()

@@ -57,6 +57,7 @@ from notifications.selectors import (
     approvers_of,
     notification_target,
 )
+from tenants.names import digest_scheduled_key
 
 logger = logging.getLogger(__name__)
 Status = ApprovalDigest.Status
@@ -109,7 +110,7 @@ def approvers_notify(*, action_id: str) -> int:
 
 
 def _scheduled_flag(user_id: int) -> str:
-    return f"cs:{current_schema()}:notify:{user_id}:scheduled"
+    return digest_scheduled_key(current_schema(), user_id)
 
 
 def _redis() -> redis.Redis:

@@ -24,6 +24,7 @@ from chat.agent import nodes
 from chat.agent.db import conninfo
 from chat.agent.state import AgentState
 from core import tracing
+from tenants.names import checkpoint_thread_id
 
 _pool: ConnectionPool | None = None
 _pool_lock = threading.Lock()
@@ -57,7 +58,7 @@ def reset_checkpointer() -> None:
 
 def thread_id(schema: str, conversation_uuid: str) -> str:
     """DESIGN.md §4: built on the server, prefixed by the tenant schema."""
-    return f"{schema}:{conversation_uuid}"
+    return checkpoint_thread_id(schema, conversation_uuid)
 
 
 def build_graph(model: BaseChatModel) -> CompiledStateGraph:

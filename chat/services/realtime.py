@@ -43,6 +43,7 @@ from chat.services.usage import usage_budget_check
 from core.celery import queue
 from core.leases import keeper
 from core.schema import current_schema
+from tenants.names import conversation_lock_key
 
 
 class ConversationBusy(Exception):
@@ -66,7 +67,7 @@ class ConversationLock:
     """``SET NX PX`` with a token; the holder renews it as the turn makes progress."""
 
     def __init__(self, *, schema: str, conversation_uuid: str, token: str) -> None:
-        self.key = f"cs:{schema}:conv:{conversation_uuid}:running"
+        self.key = conversation_lock_key(schema, conversation_uuid)
         self.token = token
         self.client = redis.Redis.from_url(settings.REDIS_URL, decode_responses=True)
         self.ttl_ms = settings.CHAT_TURN_LOCK_SECONDS * 1000

@@ -29,6 +29,7 @@ from django_tenants.utils import tenant_context
 from chat.models import ApiToken
 from core.bearer import bearer_token
 from core.schema import current_schema
+from tenants.names import session_token_group, session_user_group
 
 logger = logging.getLogger(__name__)
 
@@ -50,9 +51,9 @@ def credential_of(authorization: str) -> str | None:
 
 def session_groups(*, schema: str, user_id: int, credential: str | None) -> list[str]:
     """The channel-layer groups a session joins so that revocation reaches it."""
-    groups = [f"{schema}.session.user.{user_id}"]
+    groups = [session_user_group(schema, user_id)]
     if credential is not None:
-        groups.append(f"{schema}.session.token.{credential[:40]}")
+        groups.append(session_token_group(schema, credential))
     return groups
 
 
