@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import functools
 import json
 import logging
 import threading
@@ -29,6 +28,7 @@ from actions.selectors import action_deliveries
 from chat.argument_changes import argument_changes
 from chat.models import Conversation, Message, PendingAction
 from chat.selectors import action_edit
+from core.redis_clients import async_redis, sync_redis
 from tenants.names import (
     approvals_group,
     conversation_events_key,
@@ -59,16 +59,6 @@ def _keys(schema: str, conversation_uuid: str) -> tuple[str, str]:
 
 
 _APPROVAL_EVENTS = frozenset({"pending", "action"})
-
-
-def _redis() -> redis.Redis:
-    # One client (and connection pool) per process: this runs for every streamed event.
-    return _client_for(settings.REDIS_URL)
-
-
-@functools.lru_cache(maxsize=4)
-def _client_for(url: str) -> redis.Redis:
-    return redis.Redis.from_url(url, decode_responses=True)
 
 
 class _Publisher:
@@ -162,7 +152,7 @@ def append_event_nowait(
     """Number and store one event, and start publishing it live; returns the event and the
     publications in flight (a failure is logged). The event is stored before this returns, so
     a reader that misses it live refills the gap from the log when the next event arrives."""
-    client = _redis()
+    client = sync_redis()
     seq_key, stream_key = _keys(schema, conversation_uuid)
     event = {**payload, "conversation": conversation_uuid}
     seq = int(
@@ -210,49 +200,35 @@ def _decode(entries: Iterable[tuple[Any, Any]] | None) -> list[dict[str, Any]]:
 async def events_after_async(
     *, schema: str, conversation_uuid: str, after: int, until: int | None = None
 ) -> list[dict[str, Any]]:
-    import redis.asyncio as aioredis
-
-    client = aioredis.Redis.from_url(settings.REDIS_URL, decode_responses=True)
-    try:
-        _, stream_key = _keys(schema, conversation_uuid)
-        end = f"{until}-1" if until is not None else "+"
-        return _decode(await client.xrange(stream_key, min=f"{after + 1}-0", max=end))
-    finally:
-        await client.aclose()
+    _, stream_key = _keys(schema, conversation_uuid)
+    end = f"{until}-1" if until is not None else "+"
+    return _decode(await async_redis().xrange(stream_key, min=f"{after + 1}-0", max=end))
 
 
 async def follow_events(
     *, schema: str, conversation_uuid: str, after: int, block_seconds: float = 15.0
 ) -> AsyncIterator[dict[str, Any] | None]:
-    """Stored events after ``after``, then each new one as it is appended (XREAD BLOCK on one
-    connection). Yields None when ``block_seconds`` pass without an event (for keep-alives)."""
-    import redis.asyncio as aioredis
-
+    """Stored events after ``after``, then each new one as it is appended (XREAD BLOCK). Yields
+    None when ``block_seconds`` pass without an event (for keep-alives). Each blocking read takes
+    a connection of the loop's pool for its wait and gives it back."""
     _, stream_key = _keys(schema, conversation_uuid)
-    client = aioredis.Redis.from_url(
-        settings.REDIS_URL, decode_responses=True, socket_timeout=block_seconds + 10
-    )
-    try:
-        for event in _decode(await client.xrange(stream_key, min=f"{after + 1}-0", max="+")):
+    client = async_redis()
+    for event in _decode(await client.xrange(stream_key, min=f"{after + 1}-0", max="+")):
+        after = event["seq"]
+        yield event
+    while True:
+        reply: Any = await client.xread({stream_key: f"{after}-1"}, block=int(block_seconds * 1000))
+        if not reply:
+            yield None
+            continue
+        for event in _decode(reply[0][1]):
             after = event["seq"]
             yield event
-        while True:
-            reply: Any = await client.xread(
-                {stream_key: f"{after}-1"}, block=int(block_seconds * 1000)
-            )
-            if not reply:
-                yield None
-                continue
-            for event in _decode(reply[0][1]):
-                after = event["seq"]
-                yield event
-    finally:
-        await client.aclose()
 
 
 def last_seq(*, schema: str, conversation_uuid: str) -> int:
     seq_key, _ = _keys(schema, conversation_uuid)
-    return int(_redis().get(seq_key) or 0)
+    return int(sync_redis().get(seq_key) or 0)
 
 
 # -- the payloads of DESIGN.md §6 ---------------------------------------------------------------
@@ -425,7 +401,7 @@ def replay_start(*, schema: str, conversation_uuid: str, scan: int = 1000) -> in
     turn still running — is replayed. Duplicates are harmless: the page keys by message and
     action ids."""
     _, stream_key = _keys(schema, conversation_uuid)
-    newest = _decode(_redis().xrevrange(stream_key, max="+", min="-", count=scan))
+    newest = _decode(sync_redis().xrevrange(stream_key, max="+", min="-", count=scan))
     for event in newest:
         if event.get("type") in _SETTLED_TYPES:
             return int(event["seq"])

@@ -34,10 +34,9 @@ def readiness_problems() -> list[str]:
     try:
         import redis
 
-        client = redis.Redis.from_url(
-            settings.REDIS_URL, socket_timeout=1, socket_connect_timeout=1
-        )
-        client.ping()
+        from core.redis_clients import probe_redis
+
+        probe_redis().ping()
         if settings.READYZ_REQUIRE_WORKER and live_workers() == 0:
             problems.append("workers: no live worker heartbeat (turns and actions would wait)")
     except redis.RedisError as error:

@@ -25,9 +25,10 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-import redis
 from celery.signals import task_postrun, task_received, task_revoked, worker_ready
 from django.conf import settings
+
+from core.redis_clients import sync_redis
 
 logger = logging.getLogger(__name__)
 
@@ -82,18 +83,6 @@ class LeaseKeeper:
 keeper = LeaseKeeper()
 
 
-_clients: dict[str, redis.Redis] = {}
-
-
-def _redis() -> redis.Redis:
-    url = settings.REDIS_URL
-    if url not in _clients:
-        _clients[url] = redis.Redis.from_url(
-            url, decode_responses=True, socket_timeout=5, socket_connect_timeout=5
-        )
-    return _clients[url]
-
-
 def _unacked_index_key() -> str:
     options = settings.CELERY_BROKER_TRANSPORT_OPTIONS
     return str(options.get("global_keyprefix", "")) + str(
@@ -103,19 +92,19 @@ def _unacked_index_key() -> str:
 
 def _renew_delivery(tag: str) -> bool:
     """Move the task's unacked entry to now; False once it is acknowledged (entry gone)."""
-    return bool(_redis().zadd(_unacked_index_key(), {tag: time.time()}, xx=True, ch=True))
+    return bool(sync_redis().zadd(_unacked_index_key(), {tag: time.time()}, xx=True, ch=True))
 
 
 def _heartbeat(name: str) -> bool:
     # The score is when this heartbeat goes stale (three renewal periods of the writer), so a
     # reader needs no knowledge of the writer's settings.
-    _redis().zadd(WORKERS_KEY, {name: time.time() + 3 * settings.CELERY_LEASE_RENEW_SECONDS})
+    sync_redis().zadd(WORKERS_KEY, {name: time.time() + 3 * settings.CELERY_LEASE_RENEW_SECONDS})
     return True
 
 
 def live_workers() -> int:
     """Workers whose heartbeat has not gone stale (for /readyz)."""
-    client = _redis()
+    client = sync_redis()
     now = time.time()
     client.zremrangebyscore(WORKERS_KEY, 0, now)
     return int(client.zcount(WORKERS_KEY, now, "+inf"))

@@ -21,6 +21,7 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
 from core.bearer import bearer_token
+from core.redis_clients import probe_redis
 
 # Reading a setting loads config/settings.py, which exports PROMETHEUS_MULTIPROC_DIR: the client
 # picks multiprocess mode once, when first imported, from that variable.
@@ -134,7 +135,7 @@ class CeleryQueueDepth(Collector):
         )
         prefix = settings.CELERY_BROKER_TRANSPORT_OPTIONS.get("global_keyprefix", "")
         queues = sorted({app.conf.task_default_queue, *(app.conf.task_queues or ())})
-        client = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=2)
+        client = probe_redis()
         try:
             for queue in queues:
                 name = getattr(queue, "name", queue)
@@ -148,8 +149,6 @@ class CeleryQueueDepth(Collector):
                 family.add_metric([str(name)], sum(pipe.execute()))
         except redis.RedisError:
             return  # Redis down: /readyz says so; the scrape still returns the other series
-        finally:
-            client.close()
         yield family
 
 

@@ -23,7 +23,6 @@ import uuid
 from dataclasses import dataclass
 from datetime import timedelta
 
-import redis
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
@@ -43,6 +42,7 @@ from actions.tools.registry import get_tool
 from chat.models import PendingAction
 from core.celery import queue
 from core.metrics import APPROVAL_NOTIFICATIONS
+from core.redis_clients import sync_redis
 from core.schema import current_schema, current_tenant
 from notifications.digest_text import WaitingItem, digest_body, digest_sms, digest_subject
 from notifications.models import (
@@ -113,13 +113,9 @@ def _scheduled_flag(user_id: int) -> str:
     return digest_scheduled_key(current_schema(), user_id)
 
 
-def _redis() -> redis.Redis:
-    return redis.Redis.from_url(settings.REDIS_URL, decode_responses=True)
-
-
 def digest_schedule(*, user_id: int, countdown: float) -> bool:
     """Queue ``send_digest`` for ``user_id`` in ``countdown`` seconds, unless one already is."""
-    client = _redis()
+    client = sync_redis()
     # The flag outlives the task's countdown a little, so a lost task does not block for long.
     ttl_ms = int((max(countdown, 0.0) + 60) * 1000)
     if not client.set(_scheduled_flag(user_id), "1", nx=True, px=ttl_ms):
@@ -153,7 +149,7 @@ def digest_run(*, user_id: int) -> DigestAttempt:
     """The body of ``send_digest``: send the person's unsent digest, or compose and send a new
     one listing what waits for them, or, within the interval, schedule itself for later."""
     # Cleared before reading what waits: an action stored from now on schedules a new run.
-    _redis().delete(_scheduled_flag(user_id))
+    sync_redis().delete(_scheduled_flag(user_id))
     _abandoned_marked_failed(user_id)
     with transaction.atomic():
         user = User.objects.select_for_update().filter(pk=user_id, is_active=True).first()

@@ -1,17 +1,9 @@
 """What the WebSocket consumer and the HTTP API both call: send, decide, cancel, execute.
 
-One turn runs at a time per conversation. A message sent while a turn is running is refused
-with ``ConversationBusy`` (the client may retry when it sees ``done``); a lock in Redis, taken
-when the message is accepted and held by the worker while the turn runs, says who is running.
-The worker renews the lock while the turn runs (core/leases.py), and it expires
-``CHAT_TURN_LOCK_SECONDS`` after its worker died, so a crashed worker never blocks a conversation
-for long.
-
-Tokens: the sender reserves the lock with a *send-time* token (``sent:<run id>``); a worker
-takes it over with a token of its own execution, and only from that reservation or from an
-expired lock. So a redelivered copy of a task that is still running elsewhere (a turn longer
-than the broker's visibility timeout) finds the lock held by another execution and waits,
-instead of running the same turn a second time alongside it.
+One turn runs at a time per conversation (chat/locks.py). A message sent while a turn is
+running is refused with ``ConversationBusy`` (the client may retry when it sees ``done``); the
+sender reserves the conversation when it accepts the message, and the worker takes the
+reservation over while the turn runs.
 """
 
 from __future__ import annotations
@@ -29,6 +21,7 @@ from django.contrib.auth.models import User
 from django.db import transaction
 
 from chat.events import PublishingEvents, publish_action, publish_message
+from chat.locks import ConversationLock, conversation_lock, execution_token, reservation_token
 from chat.models import Conversation, Message, PendingAction
 from chat.pending_actions import (
     ActionExpired,
@@ -43,7 +36,6 @@ from chat.services.usage import usage_budget_check
 from core.celery import queue
 from core.leases import keeper
 from core.schema import current_schema
-from tenants.names import conversation_lock_key
 
 
 class ConversationBusy(Exception):
@@ -63,62 +55,6 @@ class Accepted:
     created: bool
 
 
-class ConversationLock:
-    """``SET NX PX`` with a token; the holder renews it as the turn makes progress."""
-
-    def __init__(self, *, schema: str, conversation_uuid: str, token: str) -> None:
-        self.key = conversation_lock_key(schema, conversation_uuid)
-        self.token = token
-        self.client = redis.Redis.from_url(settings.REDIS_URL, decode_responses=True)
-        self.ttl_ms = settings.CHAT_TURN_LOCK_SECONDS * 1000
-
-    def acquire(self) -> bool:
-        return bool(self.client.set(self.key, self.token, nx=True, px=self.ttl_ms))
-
-    def take_over(self, *, from_token: str) -> bool:
-        """Hold the lock if it is free or still holds the sender's reservation ``from_token``."""
-        script = (
-            "local held = redis.call('GET', KEYS[1]) "
-            "if held == false or held == ARGV[1] then "
-            "return redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3]) and 1 else return 0 end"
-        )
-        return bool(self.client.eval(script, 1, self.key, from_token, self.token, self.ttl_ms))
-
-    def renew(self) -> bool:
-        """Extend the lock if we hold it (compare and extend in one script)."""
-        script = (
-            "if redis.call('GET', KEYS[1]) == ARGV[1] then "
-            "return redis.call('PEXPIRE', KEYS[1], ARGV[2]) else return 0 end"
-        )
-        return bool(self.client.eval(script, 1, self.key, self.token, self.ttl_ms))
-
-    def release(self) -> None:
-        script = (
-            "if redis.call('GET', KEYS[1]) == ARGV[1] then "
-            "return redis.call('DEL', KEYS[1]) else return 0 end"
-        )
-        self.client.eval(script, 1, self.key, self.token)
-
-    def holder(self) -> str | None:
-        value = self.client.get(self.key)
-        return str(value) if value is not None else None
-
-
-def _lock(conversation: Conversation, token: str) -> ConversationLock:
-    return ConversationLock(
-        schema=current_schema(), conversation_uuid=str(conversation.uuid), token=token
-    )
-
-
-def _reservation(run_id: uuid.UUID) -> str:
-    """The token a sender reserves the conversation with; the worker takes over from it."""
-    return f"sent:{run_id}"
-
-
-def _execution_token(run_id: uuid.UUID) -> str:
-    return f"run:{run_id}:{uuid.uuid4().hex}"
-
-
 def message_send(
     *, user: User, text: str, conversation_uuid: str | None, client_id: str | None
 ) -> Accepted:
@@ -135,7 +71,7 @@ def message_send(
             conversation, message, created = turn_start(
                 user=user, text=text, conversation_uuid=conversation_uuid, client_id=client_id
             )
-            reservation = _lock(conversation, _reservation(message.uuid))
+            reservation = conversation_lock(conversation, reservation_token(message.uuid))
             if created:
                 usage_budget_check()  # raising rolls the stored message back
                 if not reservation.acquire():
@@ -193,7 +129,7 @@ def action_decide(
             )
             schema = current_schema()
             # Reserve the conversation for the resume; if a turn is running, the resume waits.
-            _lock(action.conversation, _reservation(action.id)).acquire()
+            conversation_lock(action.conversation, reservation_token(action.id)).acquire()
             transaction.on_commit(lambda: publish_action(schema=schema, action=action))
             transaction.on_commit(lambda: queue("chat.resume_turn", str(action.id)))
     except ActionExpired:
@@ -211,7 +147,7 @@ def action_expire(*, action_id: uuid.UUID | str) -> PendingAction | None:
         if action is None:
             return None
         schema = current_schema()
-        _lock(action.conversation, _reservation(action.id)).acquire()
+        conversation_lock(action.conversation, reservation_token(action.id)).acquire()
         transaction.on_commit(lambda: publish_action(schema=schema, action=action))
         transaction.on_commit(lambda: queue("chat.resume_turn", str(action.id)))
     return action
@@ -231,7 +167,7 @@ def action_withdraw(*, user: User, action_id: str, note: str = "") -> PendingAct
     with transaction.atomic():
         action = pending_action_withdraw(action_id=action_id, user=user, note=note)
         schema = current_schema()
-        _lock(action.conversation, _reservation(action.id)).acquire()
+        conversation_lock(action.conversation, reservation_token(action.id)).acquire()
         transaction.on_commit(lambda: publish_action(schema=schema, action=action))
         transaction.on_commit(lambda: queue("chat.resume_turn", str(action.id)))
     return action
@@ -311,8 +247,8 @@ def turn_execute(*, message_id: int) -> None:
     conversation (the task retries)."""
     message = Message.objects.select_related("conversation").get(pk=message_id)
     conversation = message.conversation
-    lock = _lock(conversation, _execution_token(message.uuid))
-    if not lock.take_over(from_token=_reservation(message.uuid)):
+    lock = conversation_lock(conversation, execution_token(message.uuid))
+    if not lock.take_over(from_token=reservation_token(message.uuid)):
         raise ConversationBusy(str(conversation.uuid))
     try:
         # Renewed between events too (a long model call emits none), so the lock lapses only
@@ -327,8 +263,8 @@ def turn_execute(*, message_id: int) -> None:
 def resume_execute(*, action_id: str) -> None:
     """Worker entry after a decision: resume the graph (the tool runs at most once)."""
     action = PendingAction.objects.select_related("conversation").get(pk=action_id)
-    lock = _lock(action.conversation, _execution_token(action.id))
-    if not lock.take_over(from_token=_reservation(action.id)):
+    lock = conversation_lock(action.conversation, execution_token(action.id))
+    if not lock.take_over(from_token=reservation_token(action.id)):
         raise ConversationBusy(str(action.conversation.uuid))
     try:
         with keeper.held(lock.renew):

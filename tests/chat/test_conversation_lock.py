@@ -13,11 +13,11 @@ from collections.abc import Iterator
 import pytest
 from django.conf import settings
 
+from chat.locks import ConversationLock
 from chat.models import Message
 from chat.services.realtime import (
     Accepted,
     ConversationBusy,
-    ConversationLock,
     message_send,
     turn_execute,
 )

@@ -10,6 +10,7 @@ from django.test import Client
 
 from core import leases
 from core.infra import EmbeddedInfra
+from core.redis_clients import sync_redis
 
 
 @pytest.fixture
@@ -30,7 +31,7 @@ def a_live_worker() -> Iterator[None]:
     """A worker heartbeat in Redis, as a running worker writes it (core/leases.py)."""
     leases._heartbeat("tests@health")
     yield
-    leases._redis().zrem(leases.WORKERS_KEY, "tests@health")
+    sync_redis().zrem(leases.WORKERS_KEY, "tests@health")
 
 
 def test_readyz_is_ready_when_database_redis_migrations_and_a_worker_are(
@@ -43,7 +44,7 @@ def test_readyz_is_ready_when_database_redis_migrations_and_a_worker_are(
 
 
 def test_readyz_says_503_when_no_worker_has_written_a_heartbeat(db: None) -> None:
-    leases._redis().delete(leases.WORKERS_KEY)
+    sync_redis().delete(leases.WORKERS_KEY)
 
     response = Client(HTTP_HOST="localhost").get("/readyz")
 

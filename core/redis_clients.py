@@ -1,0 +1,85 @@
+"""The process's Redis clients: the one place that opens them.
+
+A client owns a connection pool, so building one per call (per lock, per event, per digest)
+opened a connection per call and let them pile up. Here each process has one synchronous
+client (thread-safe: its pool hands each thread its own connection) and one asynchronous
+client per event loop (an asyncio connection belongs to the loop that opened it: daphne has
+one loop, tests have one per test). Both are keyed by ``settings.REDIS_URL``, which tests
+change.
+
+``health_check_interval`` makes a connection idle for longer than that ping before it is
+used, so the first call after a Redis restart reconnects instead of failing on a dead socket.
+Readiness probes and metric scrapes use ``probe_redis``: the same URL with short timeouts, so
+a hung Redis makes them answer "not ready" quickly instead of hanging the probe.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+import redis
+import redis.asyncio as aioredis
+from django.conf import settings
+
+_HEALTH_CHECK_SECONDS = 30
+_TIMEOUT_SECONDS = 10
+# Above the longest blocking read (an SSE follower's XREAD BLOCK waits 15 s), so only a Redis
+# that stopped answering times out.
+_ASYNC_TIMEOUT_SECONDS = 60
+
+_lock = threading.Lock()
+_sync: dict[str, redis.Redis] = {}
+_probes: dict[str, redis.Redis] = {}
+_async: dict[asyncio.AbstractEventLoop, dict[str, aioredis.Redis]] = {}
+
+
+def sync_redis() -> redis.Redis:
+    """The process's synchronous client (strings in, strings out)."""
+    url = settings.REDIS_URL
+    client = _sync.get(url)
+    if client is None:
+        with _lock:
+            client = _sync.get(url)
+            if client is None:
+                client = _sync[url] = redis.Redis.from_url(
+                    url,
+                    decode_responses=True,
+                    socket_timeout=_TIMEOUT_SECONDS,
+                    socket_connect_timeout=_TIMEOUT_SECONDS,
+                    health_check_interval=_HEALTH_CHECK_SECONDS,
+                )
+    return client
+
+
+def probe_redis() -> redis.Redis:
+    """A client for health checks and metric scrapes: one second to connect or answer."""
+    url = settings.REDIS_URL
+    with _lock:
+        client = _probes.get(url)
+        if client is None:
+            client = _probes[url] = redis.Redis.from_url(
+                url, socket_timeout=1, socket_connect_timeout=1
+            )
+    return client
+
+
+def async_redis() -> aioredis.Redis:
+    """The running event loop's asynchronous client. Blocking reads (``XREAD BLOCK``) take a
+    connection of the pool for their whole wait, so followers of a stream hold one each."""
+    loop = asyncio.get_running_loop()
+    url = settings.REDIS_URL
+    with _lock:
+        for closed in [other for other in _async if other.is_closed()]:
+            del _async[closed]  # its connections died with it
+        clients = _async.setdefault(loop, {})
+        client = clients.get(url)
+        if client is None:
+            client = clients[url] = aioredis.Redis.from_url(
+                url,
+                decode_responses=True,
+                socket_timeout=_ASYNC_TIMEOUT_SECONDS,
+                socket_connect_timeout=_TIMEOUT_SECONDS,
+                health_check_interval=_HEALTH_CHECK_SECONDS,
+            )
+    return client

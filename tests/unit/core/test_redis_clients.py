@@ -1,0 +1,47 @@
+"""One place opens Redis clients: one synchronous per process, one asynchronous per loop."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from pathlib import Path
+
+import pytest
+
+from core.infra import EmbeddedInfra
+from core.redis_clients import async_redis, probe_redis, sync_redis
+
+pytestmark = pytest.mark.usefixtures("embedded_infra")
+
+_OPENS_A_CLIENT = re.compile(r"\b(Strict)?Redis\.from_url\(|\bredis\.(asyncio\.)?Redis\(")
+
+
+def test_every_call_gets_the_process_client_and_it_answers(embedded_infra: EmbeddedInfra) -> None:
+    assert sync_redis() is sync_redis()
+    assert sync_redis().ping() is True
+    assert probe_redis().ping() is True
+
+
+def test_a_loop_reuses_its_async_client_and_another_loop_gets_its_own() -> None:
+    async def twice() -> tuple[object, object, bool]:
+        first, second = async_redis(), async_redis()
+        return first, second, await first.ping()
+
+    first, second, answered = asyncio.run(twice())
+    other, _, _ = asyncio.run(twice())
+
+    assert first is second and answered is True
+    assert other is not first  # the first loop is closed: its connections died with it
+
+
+def test_no_module_outside_core_redis_clients_opens_a_redis_client() -> None:
+    root = Path(__file__).resolve().parents[3]
+    offenders = [
+        f"{path.relative_to(root)}:{number}"
+        for app in ("chat", "core", "tenants", "knowledge", "actions", "notifications", "config")
+        for path in (root / app).rglob("*.py")
+        if path != root / "core" / "redis_clients.py"
+        for number, line in enumerate(path.read_text().splitlines(), start=1)
+        if _OPENS_A_CLIENT.search(line)
+    ]
+    assert offenders == []
