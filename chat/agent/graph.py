@@ -12,6 +12,7 @@ START → agent ─┬─ no tool calls ─────────────�
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 
 from langchain_core.language_models.chat_models import BaseChatModel
 from langgraph.checkpoint.postgres import PostgresSaver
@@ -28,6 +29,7 @@ from tenants.names import checkpoint_thread_id
 
 _pool: ConnectionPool | None = None
 _pool_lock = threading.Lock()
+_reset_callbacks: list[Callable[[], None]] = []
 
 
 def checkpointer() -> PostgresSaver:
@@ -54,6 +56,13 @@ def reset_checkpointer() -> None:
         if _pool is not None:
             _pool.close()
             _pool = None
+    for callback in _reset_callbacks:
+        callback()
+
+
+def on_checkpointer_reset(callback: Callable[[], None]) -> None:
+    """Call ``callback`` when the pool is closed (whoever keeps a compiled graph drops it)."""
+    _reset_callbacks.append(callback)
 
 
 def thread_id(schema: str, conversation_uuid: str) -> str:

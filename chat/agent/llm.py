@@ -13,6 +13,18 @@ def model_label() -> str:
     return settings.LLM_MODEL if settings.LLM_BASE_URL else f"offline ({OFFLINE_MODEL_NAME})"
 
 
+def model_settings() -> tuple[object, ...]:
+    """Everything ``build_chat_model`` reads: a model built from equal settings is the same."""
+    return (
+        settings.LLM_BASE_URL,
+        settings.LLM_MODEL,
+        settings.LLM_API_KEY,
+        settings.LLM_TEMPERATURE,
+        settings.LLM_TIMEOUT_SECONDS,
+        settings.OFFLINE_MODEL_CHUNK_MS,
+    )
+
+
 def is_offline() -> bool:
     return not settings.LLM_BASE_URL
 

@@ -17,7 +17,15 @@ from typing import Any, Literal, cast
 from django.conf import settings
 from django_tenants.utils import schema_context
 from langchain_core.language_models.chat_models import BaseChatModel
-from langchain_core.messages import AIMessage, SystemMessage, ToolCall, ToolMessage
+from langchain_core.messages import (
+    AIMessage,
+    AIMessageChunk,
+    BaseMessage,
+    SystemMessage,
+    ToolCall,
+    ToolMessage,
+    message_chunk_to_message,
+)
 from langchain_core.runnables import RunnableConfig
 from langgraph.types import interrupt
 
@@ -76,10 +84,24 @@ def make_agent_node(model: BaseChatModel) -> Any:
             )
             specs = [tool_spec(tool) for tool in tools]
         bound = model.bind_tools(specs)
-        reply = bound.invoke([SystemMessage(system), *state["messages"]], config)
-        return {"messages": [reply]}
+        return {
+            "messages": [_whole(bound.stream([SystemMessage(system), *state["messages"]], config))]
+        }
 
     return agent
+
+
+def _whole(stream: Iterator[BaseMessage]) -> BaseMessage:
+    """The model's reply, streamed: each chunk reaches the run's callbacks as it arrives
+    (``on_llm_new_token``: the runner forwards it), and the chunks are joined once at the end
+    (joining them pairwise would copy the text so far at every chunk)."""
+    chunks = list(stream)
+    if not chunks:
+        return AIMessage("")
+    first, rest = chunks[0], chunks[1:]
+    if isinstance(first, AIMessageChunk) and all(isinstance(c, AIMessageChunk) for c in rest):
+        return message_chunk_to_message(first + rest if rest else first)
+    return first  # a model that cannot stream answers in one message
 
 
 def _read_tool_message(

@@ -25,11 +25,12 @@ from langchain_core.language_models.chat_models import BaseChatModel
 from actions.models import Contact, ContactGroup
 from actions.services.policies import tool_policy_enable
 from chat.agent.graph import checkpointer, thread_id
+from chat.agent.runner import CollectingEvents
 from chat.evals.cases import CaseSpec
 from chat.evals.checks import Check, Observation, Proposal, judge
 from chat.models import AssistantPrompt, Conversation, Message, PendingAction
 from chat.services.prompts import assistant_prompt_activate
-from chat.services.turns import CollectingEvents, turn_run, turn_start
+from chat.services.turns import turn_run, turn_start
 from core.schema import current_schema
 from knowledge.models import Document
 from tenants.roles import STAFF

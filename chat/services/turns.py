@@ -1,7 +1,9 @@
-"""Turns: store the user's message, run the graph, stream its events, persist the reply.
+"""Turns: store the user's message, run the graph, persist the reply.
 
 Transport-free: the realtime layer passes a ``TurnEvents`` sink (WebSocket/SSE publishing);
-tests pass ``CollectingEvents``. All functions run inside the tenant's schema.
+evaluations and tests pass ``CollectingEvents``. The graph itself is run by
+chat/agent/runner.py; this module decides what a run starts from and what its ending stores.
+All functions run inside the tenant's schema.
 """
 
 from __future__ import annotations
@@ -10,27 +12,22 @@ import logging
 import re
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import User
-from django.core.cache import cache
 from django.db import IntegrityError, transaction
-from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.language_models.chat_models import BaseChatModel
-from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
-from langchain_core.runnables import RunnableConfig
-from langchain_core.tracers._streaming import _StreamingCallbackHandler
-from langgraph.errors import GraphRecursionError
-from langgraph.types import Command, StateSnapshot
+from langchain_core.messages import AIMessage, HumanMessage
+from langgraph.types import StateSnapshot
 
-from chat.agent.graph import build_graph, thread_id
-from chat.agent.llm import build_chat_model, model_label
+from chat.agent import runner
+from chat.agent.llm import model_label
 from chat.agent.outcome_replies import not_run_reply
-from chat.agent.tools.registry import read_tool
+from chat.agent.runner import Ending, TurnEvents, cancel_request
 from chat.models import Conversation, Message, PendingAction
 from chat.services.answer_cache import (
     CachedAnswer,
@@ -43,8 +40,8 @@ from chat.services.usage import Usage, run_usage, usage_of, usage_payload, usage
 from chat.snippets import word_snippet
 from core import tracing
 from core.logs import log_context
-from core.metrics import AGENT_ERRORS, TIME_TO_FIRST_TOKEN, TURN_DURATION
-from core.schema import current_schema, current_tenant
+from core.metrics import AGENT_ERRORS, TURN_DURATION
+from core.schema import current_schema
 
 logger = logging.getLogger(__name__)
 
@@ -53,7 +50,6 @@ RECURSION_FALLBACK = (
     "specifically?"
 )
 ERROR_REPLY = "Sorry — something went wrong while answering. The error has been recorded."
-_CANCEL_CHECK_SECONDS = 0.1
 _WORDS = re.compile(r"\s*\S+\s*")
 ROUTER_MODEL = "router"  # the ``usage.model`` of a reply the router gave without a model
 
@@ -64,43 +60,6 @@ class TurnInvalid(Exception):
 
 class ConversationNotFound(TurnInvalid):
     """No such conversation for this user (also what another tenant's or user's looks like)."""
-
-
-class TurnEvents(Protocol):
-    def status(self, stage: str) -> None: ...
-    def token(self, content: str) -> None: ...
-    def pending(self, action: PendingAction) -> None: ...
-    def action(self, action: PendingAction) -> None: ...
-    def done(self, message: Message) -> None: ...
-    def error(self, code: str, message: str) -> None: ...
-
-
-@dataclass
-class CollectingEvents:
-    """A sink that keeps every event in order (in-process runs and tests)."""
-
-    events: list[tuple[str, Any]] = field(default_factory=list)
-
-    def status(self, stage: str) -> None:
-        self.events.append(("status", stage))
-
-    def token(self, content: str) -> None:
-        self.events.append(("token", content))
-
-    def pending(self, action: PendingAction) -> None:
-        self.events.append(("pending", action))
-
-    def action(self, action: PendingAction) -> None:
-        self.events.append(("action", action))
-
-    def done(self, message: Message) -> None:
-        self.events.append(("done", message))
-
-    def error(self, code: str, message: str) -> None:
-        self.events.append(("error", (code, message)))
-
-    def of(self, kind: str) -> list[Any]:
-        return [payload for event, payload in self.events if event == kind]
 
 
 @transaction.atomic
@@ -173,25 +132,7 @@ def _store_message(
 
 def turn_cancel(*, conversation: Conversation) -> None:
     """Ask the running turn of ``conversation`` to stop; it persists its partial reply."""
-    cache.set(_cancel_key(conversation), True, timeout=600)
-
-
-def _cancel_key(conversation: Conversation) -> str:
-    return f"turn-cancel:{conversation.uuid}"  # the cache prefixes the tenant schema
-
-
-def _config(conversation: Conversation) -> RunnableConfig:
-    schema = current_schema()
-    return {
-        "configurable": {
-            "thread_id": thread_id(schema, str(conversation.uuid)),
-            "schema": schema,
-            "user_id": conversation.user_id,
-            "conversation_id": conversation.pk,
-            "tenant_name": current_tenant().name,
-        },
-        "recursion_limit": settings.RECURSION_LIMIT,
-    }
+    cancel_request(conversation)
 
 
 def turn_run(
@@ -218,24 +159,16 @@ def turn_run(
     if cached is not None:
         with _turn_scope(conversation, message.uuid):
             return _reply_cached(cached, message=message, events=events, model=model)
-    fresh = {
-        "messages": [HumanMessage(message.content, id=str(message.uuid))],
-        "sources": [],
-        "sql_failures": 0,
-        "not_run": None,
-    }
 
     def first_input(state: StateSnapshot) -> Any:
-        started = str(message.uuid) in {m.id for m in state.values.get("messages", [])}
-        if not started:
-            return fresh
-        waiting = any(task.interrupts for task in state.tasks)
-        if not waiting and _reached_an_approval(conversation, message):
+        if not runner.holds_message(state, str(message.uuid)):
+            return runner.user_input(message)
+        if not runner.waits_for_decision(state) and _reached_an_approval(conversation, message):
             # A redelivered run (its worker died before acknowledging it) of a turn that
             # paused for approval: the decision's resume owns the rest of the graph and the
             # reply, so continuing here would send the confirmation a second time.
-            return _Superseded()
-        return _continuation(state)
+            return runner.SUPERSEDED
+        return runner.continuation(state)
 
     return _run(
         conversation=conversation,
@@ -323,12 +256,8 @@ def _checkpoint_cached_exchange(
     """The reply stands whatever happens here: a checkpoint without this exchange only means a
     follow-up is answered without it, so a failure is logged, not the turn's."""
     try:
-        graph = build_graph(model or build_chat_model())
-        exchange = [HumanMessage(message.content, id=str(message.uuid)), AIMessage(cached.content)]
-        graph.update_state(
-            _config(message.conversation),
-            {"messages": exchange, "sources": cached.sources, "sql_failures": 0},
-            as_node="finalize",
+        runner.record_exchange(
+            message=message, reply=cached.content, sources=cached.sources, model=model
         )
     except Exception as error:
         logger.exception("could not write a cached answer into the checkpoint")
@@ -339,7 +268,7 @@ def _close_out_quietly(action: PendingAction, model: BaseChatModel | None) -> No
     """The withdrawal stands whatever happens here; a graph left waiting on a withdrawn action
     only means the next message starts afresh, so a failure is logged, not the turn's."""
     try:
-        turn_close_out(action=action, model=model)
+        runner.close_out(action=action, model=model)
     except Exception as error:
         logger.exception("could not close out the graph waiting on action %s", action.id)
         AGENT_ERRORS.labels(type=error.__class__.__name__).inc()
@@ -353,20 +282,20 @@ def turn_resume(
     if existing is not None:
         events.done(existing)
         return existing
-    resume: Command[Any] = Command(resume={"action_id": str(action.id), "status": action.status})
 
     def first_input(state: StateSnapshot) -> Any:
-        waiting = _waits_on(state, action)
+        waiting = runner.waits_on(state, action)
         if not waiting and action.status == PendingAction.Status.WITHDRAWN:
-            return _Superseded()  # closed out already (the "cancel that" turn), or moved on
+            return runner.SUPERSEDED  # closed out already (the "cancel that" turn), or moved on
         expired = action.status == PendingAction.Status.EXPIRED
-        if not waiting and expired and not _answered(state, action):
-            return _Notice(not_run_reply(action))  # the conversation moved on without a decision
+        if not waiting and expired and not runner.answered(state, action):
+            # the conversation moved on without a decision: it is still told
+            return runner.notice(not_run_reply(action))
         if not waiting:  # a redelivered resume: the graph already moved past this decision
-            return _continuation(state)
+            return runner.continuation(state)
         if action.status not in PendingAction.NOT_RUN:
             events.status("executing")
-        return resume
+        return runner.resume_input(action)
 
     return _run(
         conversation=action.conversation,
@@ -375,67 +304,6 @@ def turn_resume(
         events=events,
         model=model,
     )
-
-
-def turn_close_out(*, action: PendingAction, model: BaseChatModel | None = None) -> None:
-    """Move a graph that waits on ``action`` (withdrawn in a later message) past its interrupt
-    to the end of its turn, announcing and storing nothing: the message that withdrew it gets
-    the reply. A graph not waiting on it is left alone."""
-    graph = build_graph(model or build_chat_model())
-    config = _config(action.conversation)
-    if _waits_on(graph.get_state(config), action):
-        graph.invoke(Command(resume={"action_id": str(action.id), "status": action.status}), config)
-
-
-def _answered(state: StateSnapshot, action: PendingAction) -> bool:
-    """Whether the graph recorded an outcome for the action's tool call."""
-    return any(
-        isinstance(message, ToolMessage) and message.tool_call_id == action.tool_call_id
-        for message in state.values.get("messages", [])
-    )
-
-
-def _waits_on(state: StateSnapshot, action: PendingAction) -> bool:
-    return any(
-        pending.value.get("action_id") == str(action.id)
-        for task in state.tasks
-        for pending in task.interrupts
-    )
-
-
-class _Finished:
-    """The checkpoint shows the graph ran to its end; only the reply is left to persist."""
-
-
-class _Paused:
-    """The checkpoint shows the graph waiting for a decision."""
-
-
-class _Superseded:
-    """The graph no longer waits on the withdrawn action being resumed: nothing to do."""
-
-
-@dataclass(frozen=True)
-class _Notice:
-    """A reply to store as it is, without running the graph (an expiry the graph no longer
-    waits for: the conversation is still told)."""
-
-    text: str
-
-
-def _continuation(state: StateSnapshot) -> Any:
-    """What a redelivered run does: continue from the checkpoint, never start over.
-
-    Finished means no task is left at all. A worker killed after a node's writes were saved but
-    before the checkpoint that follows them leaves that node as a task with a result: LangGraph
-    leaves it out of ``state.next``, yet the step is not committed. Taking that for the end
-    stored the last AIMessage of the checkpoint (the tool call, empty) as the reply; continuing
-    applies the saved writes without running the node again and goes on to the model."""
-    if not state.tasks:
-        return _Finished()
-    if any(task.interrupts for task in state.tasks):
-        return _Paused()
-    return None  # LangGraph continues from the last checkpoint when given no input
 
 
 def _run(
@@ -480,16 +348,6 @@ def _turn_scope(conversation: Conversation, run_id: uuid.UUID) -> Iterator[None]
         yield
 
 
-def _values_after_failure(graph: Any, config: RunnableConfig) -> dict[str, Any]:
-    """The checkpoint after a failed run, for its usage; empty when it cannot be read either."""
-    try:
-        values: dict[str, Any] = graph.get_state(config).values
-    except Exception:
-        logger.warning("could not read the checkpoint after a failed run", exc_info=True)
-        return {}
-    return values
-
-
 def _outcome_of(reply: Message | None) -> str:
     if reply is None:
         return "paused"
@@ -516,121 +374,35 @@ class _RunState:
 def _run_graph(
     run: _RunState, first_input: Callable[[StateSnapshot], Any], model: BaseChatModel | None
 ) -> Message | None:
-    conversation, events = run.conversation, run.events
-    cache.delete(_cancel_key(conversation))
-    graph = build_graph(model or build_chat_model())
-    forwarder = _TokenForwarder(events, conversation)
-    config: RunnableConfig = {**_config(conversation), "callbacks": [forwarder]}
-    state = graph.get_state(config)
-    run.before = {m.id for m in state.values.get("messages", [])}
-    graph_input = first_input(state)
-    if isinstance(graph_input, _Finished):
-        return _persist_final(run, graph.get_state(config).values)
-    if isinstance(graph_input, _Paused):
-        _announce_pending(graph.get_state(config), events)
+    """Run the graph (chat/agent/runner.py) and store what its ending calls for."""
+    result = runner.run_graph(
+        conversation=run.conversation, first_input=first_input, events=run.events, model=model
+    )
+    run.before = set(result.before)
+    ending, values = result.ending, result.values
+    if ending is Ending.FINISHED:
+        return _persist_final(run, values)
+    if ending is Ending.PAUSED:
+        if result.ran:  # the model calls of this run count now; the resume counts its own
+            usage_record(
+                conversation=run.conversation,
+                run_id=run.run_id,
+                usage=run_usage(before=run.before, messages=values["messages"]),
+                model=model_label(),
+                finished_turn=False,
+            )
         return None
-    if isinstance(graph_input, _Superseded):
+    if ending is Ending.SUPERSEDED:
         return None
-    if isinstance(graph_input, _Notice):
-        return _persist(run, graph_input.text, [], {}, Message.Status.COMPLETE)
-    try:
-        _stream(graph, graph_input, config, events)
-    except TurnCancelled:
-        values = graph.get_state(config).values
-        return _persist(run, "".join(forwarder.streamed), [], values, Message.Status.CANCELLED)
-    except GraphRecursionError:
-        logger.warning("recursion limit reached in %s", conversation.uuid)
-        AGENT_ERRORS.labels(type="recursion_limit").inc()
-        values = graph.get_state(config).values
+    if ending is Ending.NOTICE:
+        return _persist(run, result.text, [], {}, Message.Status.COMPLETE)
+    if ending is Ending.CANCELLED:
+        return _persist(run, result.text, [], values, Message.Status.CANCELLED)
+    if ending is Ending.LOOPED:
         return _persist(run, RECURSION_FALLBACK, [], values, Message.Status.COMPLETE)
-    except Exception as error:
-        logger.exception("turn failed in conversation %s", conversation.uuid)
-        AGENT_ERRORS.labels(type=error.__class__.__name__).inc()
-        events.error("agent_error", f"{error.__class__.__name__}: the assistant failed")
-        values = _values_after_failure(graph, config)
-        run.events = _Silent()
-        return _persist(run, ERROR_REPLY, [], values, Message.Status.ERROR)
-    state = graph.get_state(config)
-    if state.next:
-        usage_record(
-            conversation=conversation,
-            run_id=run.run_id,
-            usage=run_usage(before=run.before, messages=state.values["messages"]),
-            model=model_label(),
-            finished_turn=False,
-        )
-        _announce_pending(state, events)
-        return None
-    return _persist_final(run, state.values)
-
-
-def _announce_pending(state: StateSnapshot, events: TurnEvents) -> None:
-    for task in state.tasks:
-        for pending in task.interrupts:
-            action = PendingAction.objects.get(pk=pending.value["action_id"])
-            events.status("awaiting_approval")
-            events.pending(action)
-
-
-class TurnCancelled(Exception):
-    pass
-
-
-class _TokenForwarder(BaseCallbackHandler, _StreamingCallbackHandler[Any]):
-    """Forwards the model's tokens as they arrive and notices a cancel request.
-
-    Tokens come from callbacks rather than LangGraph's "messages" stream mode: that mode runs
-    every node on a pool thread, where Django would open (and leak) a connection per thread
-    and lose the caller's tenant schema. With "updates" only, nodes run in this thread.
-    """
-
-    raise_error = True  # let TurnCancelled stop the run
-
-    def __init__(self, events: TurnEvents, conversation: Conversation) -> None:
-        self.events = events
-        self.conversation = conversation
-        self.streamed: list[str] = []
-        self._started = self._last_check = time.monotonic()
-
-    def on_llm_new_token(self, token: Any, **kwargs: Any) -> None:
-        if isinstance(token, str) and token:
-            if not self.streamed:
-                TIME_TO_FIRST_TOKEN.observe(time.monotonic() - self._started)
-            self.streamed.append(token)
-            self.events.token(token)
-        if time.monotonic() - self._last_check > _CANCEL_CHECK_SECONDS:
-            self._last_check = time.monotonic()
-            if cache.get(_cancel_key(self.conversation)):
-                raise TurnCancelled()
-
-    def tap_output_iter(self, run_id: uuid.UUID, output: Iterator[Any]) -> Iterator[Any]:
-        return output
-
-    def tap_output_aiter(self, run_id: uuid.UUID, output: AsyncIterator[Any]) -> AsyncIterator[Any]:
-        return output
-
-
-def _stream(graph: Any, graph_input: Any, config: RunnableConfig, events: TurnEvents) -> None:
-    """Run the graph to its end or its next interrupt, announcing stages as nodes finish."""
-    if not isinstance(graph_input, Command):  # a resume was announced as "executing"
-        events.status("thinking")
-    for update in graph.stream(graph_input, config, stream_mode="updates"):
-        if update.get("agent"):
-            for call in getattr(update["agent"]["messages"][-1], "tool_calls", []):
-                tool = read_tool(call["name"])
-                if tool is not None:  # write calls are announced with their pending action
-                    events.status(tool.stage)
-        elif update.get("approval"):
-            _announce_decided_actions(config, events)
-
-
-def _announce_decided_actions(config: RunnableConfig, events: TurnEvents) -> None:
-    conversation_id = config.get("configurable", {})["conversation_id"]
-    for action in PendingAction.objects.filter(
-        conversation_id=conversation_id,
-        status__in=PendingAction.FINISHED,
-    ).order_by("-updated_at")[:1]:
-        events.action(action)
+    run.events.error("agent_error", f"{result.text}: the assistant failed")
+    run.events = _Silent()  # the client got the error event instead of the reply
+    return _persist(run, ERROR_REPLY, [], values, Message.Status.ERROR)
 
 
 def _persist_final(run: _RunState, values: dict[str, Any]) -> Message:

@@ -12,8 +12,9 @@ from langchain_core.language_models.chat_models import BaseChatModel
 
 from actions.models import Contact, ContactGroup
 from chat.agent.graph import reset_checkpointer
+from chat.agent.runner import CollectingEvents
 from chat.models import Conversation, Message
-from chat.services.turns import CollectingEvents, turn_run, turn_start
+from chat.services.turns import turn_run, turn_start
 from tenants.models import Tenant
 from tenants.roles import APPROVER, STAFF
 from tests.tenants.factories import make_user

@@ -12,6 +12,7 @@ from langchain_core.messages import AIMessage
 from langgraph.checkpoint.postgres import PostgresSaver
 
 from actions.models import Contact, OutboundMessage
+from chat.agent.runner import CollectingEvents
 from chat.models import ActionEvent, Message, PendingAction
 from chat.pending_actions import (
     ActionInvalidArguments,
@@ -21,7 +22,7 @@ from chat.pending_actions import (
     pending_action_decide,
     pending_action_execute,
 )
-from chat.services.turns import CollectingEvents, turn_resume, turn_run
+from chat.services.turns import turn_resume, turn_run
 from core.schema import use_public_schema
 from tenants.models import Tenant
 from tenants.roles import APPROVER

@@ -244,7 +244,8 @@ def test_cancel_stops_a_running_turn_and_keeps_the_partial_reply_as_cancelled(
 
     from django_tenants.utils import tenant_context
 
-    from chat.services.turns import CollectingEvents, turn_cancel, turn_run, turn_start
+    from chat.agent.runner import CollectingEvents
+    from chat.services.turns import turn_cancel, turn_run, turn_start
     from tests.tenants.factories import make_user
 
     long_answer = "word " * 400

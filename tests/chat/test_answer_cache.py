@@ -15,10 +15,11 @@ from django_tenants.utils import tenant_context
 from langchain_core.messages import AIMessage
 
 from actions.models import Contact
+from chat.agent.runner import CollectingEvents
 from chat.models import Message, PendingAction
 from chat.services.answer_cache import answer_cache_get, answer_cache_offer
 from chat.services.prompts import assistant_prompt_publish
-from chat.services.turns import CollectingEvents, turn_run, turn_start
+from chat.services.turns import turn_run, turn_start
 from knowledge.embedder import use_embedder
 from knowledge.indexing import kb_reindex
 from knowledge.models import Document, KnowledgeSettings

@@ -21,6 +21,7 @@ from langchain_core.messages import AIMessage
 
 from actions.models import Contact, OutboundMessage
 from actions.tools.registry import tool_policy
+from chat.agent.runner import CollectingEvents
 from chat.models import ActionEvent, ActionSnooze, Conversation, Message, PendingAction
 from chat.pending_actions import (
     ActionExpired,
@@ -33,7 +34,7 @@ from chat.selectors import inbox_actions, inbox_count
 from chat.services.expiry import pending_action_expire
 from chat.services.realtime import overdue_actions_expire
 from chat.services.snoozes import snooze_preset_until
-from chat.services.turns import CollectingEvents, turn_resume
+from chat.services.turns import turn_resume
 from chat.tokens import api_token_create
 from config.asgi import application
 from core.schema import use_public_schema

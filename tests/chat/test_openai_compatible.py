@@ -8,9 +8,10 @@ from django.test import override_settings
 
 from actions.models import OutboundMessage
 from chat.agent.llm import model_label
+from chat.agent.runner import CollectingEvents
 from chat.models import PendingAction
 from chat.pending_actions import pending_action_decide
-from chat.services.turns import CollectingEvents, turn_resume
+from chat.services.turns import turn_resume
 from tests.chat.conftest import People, TurnRunner
 from tests.fakes.openai_server import FakeOpenAIServer, ScriptedText, ScriptedToolCall
 

@@ -185,7 +185,8 @@ def test_cancel_that_sms_leaves_a_pending_email_alone(
 def test_cancel_that_in_another_tenant_withdraws_nothing_here(
     pending_sms: tuple[PendingAction, ScriptedChatModel], tenant_b: Tenant
 ) -> None:
-    from chat.services.turns import CollectingEvents, turn_run, turn_start
+    from chat.agent.runner import CollectingEvents
+    from chat.services.turns import turn_run, turn_start
 
     action, _ = pending_sms
     with tenant_context(tenant_b):
@@ -206,7 +207,8 @@ def test_cancel_that_in_another_tenant_withdraws_nothing_here(
 def test_a_redelivered_cancel_answers_once_and_withdraws_once(
     pending_sms: tuple[PendingAction, ScriptedChatModel], ask: TurnRunner
 ) -> None:
-    from chat.services.turns import CollectingEvents, turn_run
+    from chat.agent.runner import CollectingEvents
+    from chat.services.turns import turn_run
 
     action, _ = pending_sms
     turn = ask("cancel that", model=_silent_model(), conversation=action.conversation)

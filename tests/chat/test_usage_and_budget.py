@@ -19,9 +19,10 @@ from django_tenants.utils import tenant_context
 from langchain_core.messages import AIMessage
 from pytest_django.fixtures import Settings as SettingsWrapper
 
+from chat.agent.runner import CollectingEvents
 from chat.models import Message, PendingAction, RunUsage, UsageDay
 from chat.pending_actions import pending_action_decide
-from chat.services.turns import CollectingEvents, turn_resume
+from chat.services.turns import turn_resume
 from chat.services.usage import BudgetExhausted, Usage, usage_budget_check, usage_cost
 from chat.tokens import api_token_create
 from config.asgi import application
