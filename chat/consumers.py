@@ -9,6 +9,7 @@ from too. A bad frame never closes the connection.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import logging
@@ -75,6 +76,15 @@ def _uuid_field(frame: dict[str, Any], name: str, *, optional: bool = False) -> 
 # layer): like 503, reconnect and replay with chat.subscribe + after (docs/protocol.md).
 CLOSE_RECONNECT = 4503
 
+# The channel layer may drop a live event (rarely; django/channels#1683). A dropped event is
+# refilled from the log when the next one arrives, but the last event of a turn (``done``) has
+# no next one: a conversation whose turn is under way and has been silent this long is read
+# from the log again, so a dropped ``done`` arrives late instead of never.
+RESYNC_SECONDS = 2.0
+# Events after which a turn is still under way (more will follow), and those that end it.
+_UNDER_WAY = frozenset({"message", "status", "token"})
+_SETTLED = frozenset({"done", "pending", "error"})
+
 
 class ChatConsumer(AsyncWebsocketConsumer):
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
@@ -98,6 +108,8 @@ class ChatConsumer(AsyncWebsocketConsumer):
         self.db = tenant_database_sync_to_async(self.tenant)
         # conversation uuid → highest seq delivered to this client
         self.delivered: dict[str, int] = {}
+        # conversation uuid → when its last event arrived, while its turn is under way
+        self.under_way: dict[str, float] = {}
         self.tokens = float(settings.WS_RATE_LIMIT_BURST)
         self.refilled_at = time.monotonic()
         self.rate_warned_at = 0.0
@@ -113,8 +125,26 @@ class ChatConsumer(AsyncWebsocketConsumer):
         for group in self.session_groups:
             await self.channel_layer.group_add(group, self.channel_name)
         await self.accept()
+        self.resync = asyncio.create_task(self._resync_silent_turns())
+
+    async def _resync_silent_turns(self) -> None:
+        """Read the log of every conversation whose turn is under way and silent for
+        ``RESYNC_SECONDS`` (see there). Redis failing here closes the socket, as anywhere."""
+        try:
+            while True:
+                await asyncio.sleep(RESYNC_SECONDS)
+                now = time.monotonic()
+                for conversation, last in list(self.under_way.items()):
+                    if now - last >= RESYNC_SECONDS:
+                        self.under_way[conversation] = now  # read again in as long, not at once
+                        await self._deliver_missed(conversation, until=None)
+        except redis.RedisError as error:
+            logger.warning("Redis failed under a WebSocket's resync (%r); closing it", error)
+            await self.close(code=CLOSE_RECONNECT)
 
     async def disconnect(self, code: int) -> None:
+        if getattr(self, "resync", None) is not None:
+            self.resync.cancel()
         for group in getattr(self, "session_groups", []):
             await self.channel_layer.group_discard(group, self.channel_name)
         if getattr(self, "approver", False):
@@ -339,6 +369,10 @@ class ChatConsumer(AsyncWebsocketConsumer):
         if event["seq"] <= self.delivered.get(conversation, 0):
             return
         self.delivered[conversation] = event["seq"]
+        if event["type"] in _UNDER_WAY:
+            self.under_way[conversation] = time.monotonic()
+        elif event["type"] in _SETTLED:
+            self.under_way.pop(conversation, None)
         await self._send(event)
 
     async def conversation_event(self, message: dict[str, Any]) -> None:
