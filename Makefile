@@ -30,11 +30,13 @@ migrate: infra-up
 bootstrap: migrate
 	@$(PY) manage.py bootstrap_demo
 
-# Everything in the foreground; one Ctrl-C stops web, worker, beat and the embedded servers.
+# Everything in the foreground; one Ctrl-C stops web, workers, beat and the embedded servers.
+# One worker process per core (WORKERS=1 for one): a process streams on one core (the GIL).
+WORKERS ?= $(shell nproc 2>/dev/null || echo 1)
 # Metric files of earlier runs would keep adding their counts (docs/operations.md): start empty.
 run: bootstrap
 	@rm -rf "$${PROMETHEUS_MULTIPROC_DIR:-.data/dev/metrics}"/*
-	@trap '$(PY) manage.py infra down' EXIT; $(VENV)/bin/honcho -f Procfile.dev start || true
+	@trap '$(PY) manage.py infra down' EXIT; $(VENV)/bin/honcho -f Procfile.dev start -c worker=$(WORKERS) || true
 
 # Debian's Chromium for the browser tests (tests/browser skip, saying so, when it is missing).
 browsers:

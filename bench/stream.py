@@ -15,7 +15,15 @@ connections and starts a turn on each, spread evenly over ``--ramp`` seconds. It
 - ``token_lag_ms``: each token's arrival at the client minus the time the model wrote it;
 - ``completion_ratio``: send → ``done`` over the model-bound ideal tokens/rate;
 - ``lost_tokens`` / ``duplicated_tokens`` (token numbers seen by the client, and the ``done``
-  text), ``errors``; peak RSS and CPU seconds of the web and worker processes.
+  text), ``errors``; peak RSS and CPU seconds of the web and worker processes, and
+  ``cpu_us_per_token``: their CPU over the run divided by the tokens that reached clients.
+
+``cpu_per_token`` compares, at N = ``--cpu-n`` (10), the product's CPU per relayed token (web
+and worker) with a minimal relay's measured in the same run (``bench/_relay.py``: the same
+model streamed through a bare asyncio WebSocket server, no Django, Celery, Redis or LangChain),
+so ``product_over_relay`` is a ratio that holds on a noisy machine. Where there are two cores
+or more, the model, this client and the relay run on the first core and the product (daphne,
+worker, the in-process baseline) on the last (``sched_setaffinity``; ``--no-pin`` to share).
 
 The same runs in-process (``baseline``: the turn service with the same model, no daphne, Celery,
 Redis events or WebSocket, N threads) give the figures without the serving stack, and a
@@ -268,6 +276,16 @@ class Sampler:
             self.peak[name] = max(self.peak[name], rss)
 
 
+def per_token(result: dict[str, Any], turns: list[Turn]) -> None:
+    """CPU microseconds per token that reached a client, per sampled process."""
+    relayed = sum(len(turn.received) for turn in turns)
+    result["tokens_relayed"] = relayed
+    result["cpu_us_per_token"] = {
+        name: round(seconds * 1e6 / relayed) if relayed else None
+        for name, seconds in result["cpu_seconds"].items()
+    }
+
+
 def stack_run(
     *,
     port: int,
@@ -291,8 +309,10 @@ def stack_run(
     began = time.time()
     asyncio.run(_run_stack(port, token, plan, starts, rate))
     elapsed = time.time() - max(began, t0)
-    result = summarise([t for turns in plan for t in turns], model.take_emits(), rate)
+    every = [t for turns in plan for t in turns]
+    result = summarise(every, model.take_emits(), rate)
     result.update(sampler.finish())
+    per_token(result, every)
     result["elapsed_s"] = round(elapsed, 2)
     result["first_errors"] = [t.error for turns in plan for t in turns if t.error][:3]
     return result
@@ -316,7 +336,8 @@ def baseline_run(
     from django.db import connection
     from django_tenants.utils import tenant_context
 
-    from chat.services.turns import CollectingEvents, turn_run, turn_start
+    from chat.agent.runner import CollectingEvents
+    from chat.services.turns import turn_run, turn_start
 
     class Timing(CollectingEvents):
         def __init__(self, turn: Turn) -> None:
@@ -364,6 +385,45 @@ def baseline_run(
     result = summarise([t for turns in plan for t in turns], model.take_emits(), rate)
     result["elapsed_s"] = round(elapsed, 2)
     return result
+
+
+# -- the minimal relay (the baseline of CPU per token) ------------------------------------------
+
+
+class Relay:
+    """bench/_relay.py in a process of its own, talking to the same model."""
+
+    def __init__(self, model: Model) -> None:
+        self.popen = subprocess.Popen(
+            [sys.executable, str(REPO / "bench" / "_relay.py"), "--model", model.base_url],
+            cwd=REPO,
+            stdout=subprocess.PIPE,
+            stdin=subprocess.DEVNULL,
+            text=True,
+        )
+        assert self.popen.stdout is not None
+        self.port = int(self.popen.stdout.readline())
+
+    def stop(self) -> None:
+        self.popen.terminate()
+        self.popen.wait(timeout=10)
+
+
+# -- cores ---------------------------------------------------------------------------------------
+
+
+def cores() -> tuple[set[int], set[int]] | None:
+    """(the model's and clients' core, the product's core), or None on one core."""
+    available = sorted(os.sched_getaffinity(0))
+    if len(available) < 2:
+        return None
+    return {available[0]}, {available[-1]}
+
+
+def pin(core: set[int] | None) -> None:
+    """Run this thread, and the processes and threads it starts from now on, on ``core``."""
+    if core is not None:
+        os.sched_setaffinity(0, core)
 
 
 # -- set-up --------------------------------------------------------------------------------------
@@ -422,12 +482,17 @@ def main() -> None:
     parser.add_argument("--ramp", type=float, default=1.0, help="seconds over which turns start")
     parser.add_argument("--zero-delay-turns", type=int, default=100)
     parser.add_argument("--zero-delay-connections", type=int, default=10)
+    parser.add_argument("--cpu-n", type=int, default=10, help="N of the CPU-per-token comparison")
+    parser.add_argument("--no-pin", action="store_true", help="do not pin processes to cores")
     args = parser.parse_args()
+    split = None if args.no_pin else cores()
+    clients_core, product_core = split if split else (None, None)
     ns = [int(n) for n in args.n.split(",")]
     zero_each = max(1, args.zero_delay_turns // args.zero_delay_connections)
 
+    pin(clients_core)
     model = Model()
-    web = worker = None
+    web = worker = relay = None
     try:
         tenant, user, token = prepare(model)
         from django.conf import settings
@@ -435,6 +500,7 @@ def main() -> None:
         from tests.e2e.processes import start_daphne, start_worker
 
         # Warm-ups, here and for the stack: first imports and connections are not measured.
+        pin(product_core)  # the in-process baseline runs the product's code: on its core
         baseline_run(
             tenant=tenant, user=user, model=model, threads=1, turns_each=1, tokens=5, rate=0, ramp=0
         )
@@ -466,6 +532,8 @@ def main() -> None:
         logs = Path(tempfile.mkdtemp(prefix="bench-stream-"))
         web, port = start_daphne(env, logs)
         worker = start_worker(env, logs, "bench", concurrency=concurrency)
+        pin(clients_core)
+        relay = Relay(model)
         pids = {"web": web.popen.pid, "worker": worker.popen.pid}
         common: dict[str, Any] = {"port": port, "token": token, "model": model, "pids": pids}
         stack_run(**common, connections=1, turns_each=1, tokens=5, rate=0, ramp=0)
@@ -480,6 +548,14 @@ def main() -> None:
             )
             for n in ns
         }
+        cpu_n = {"connections": args.cpu_n, "turns_each": 1, "tokens": args.tokens}
+        cpu_n.update(rate=args.rate, ramp=args.ramp)
+        relay_common = {**common, "port": relay.port, "pids": {"relay": relay.popen.pid}}
+        stack_run(**relay_common, connections=1, turns_each=1, tokens=5, rate=0, ramp=0)
+        relayed = stack_run(**relay_common, **cpu_n)
+        product = (
+            stack[str(args.cpu_n)] if str(args.cpu_n) in stack else stack_run(**common, **cpu_n)
+        )
         zero = stack_run(
             **common,
             connections=args.zero_delay_connections,
@@ -489,7 +565,7 @@ def main() -> None:
             ramp=0,
         )
     finally:
-        for process in (worker, web):
+        for process in (worker, web, relay):
             if process is not None:
                 process.stop()
         model.stop()
@@ -511,6 +587,10 @@ def main() -> None:
             "ideal_completion_s": round(args.tokens / args.rate, 3) if args.rate else None,
             "worker_threads": concurrency,
             "chat_token_flush_ms": settings.CHAT_TOKEN_FLUSH_MS,
+            "pinned": {"model_clients_relay": sorted(split[0]), "product": sorted(split[1])}
+            if split
+            else None,
+            "cpu_per_token": cpu_per_token(product, relayed, args.cpu_n),
             "stack": stack,
             "baseline_in_process": baseline,
             "zero_delay": {
@@ -530,6 +610,22 @@ def main() -> None:
             },
         }
     )
+
+
+def cpu_per_token(product: dict[str, Any], relayed: dict[str, Any], n: int) -> dict[str, Any]:
+    """The product's CPU per relayed token against the minimal relay's, at the same N."""
+    mine = product["cpu_us_per_token"]
+    total = mine["web"] + mine["worker"] if None not in mine.values() else None
+    baseline = relayed["cpu_us_per_token"]["relay"]
+    return {
+        "n": n,
+        "web_us": mine["web"],
+        "worker_us": mine["worker"],
+        "product_us": total,
+        "relay_us": baseline,
+        "product_over_relay": round(total / baseline, 2) if total and baseline else None,
+        "relay_run": {k: relayed[k] for k in ("tokens_relayed", "lost_tokens", "errors")},
+    }
 
 
 def _le(value: float | None, limit: float) -> bool:

@@ -6,13 +6,15 @@ worker never meets the suite's Celery queue.
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from tests.bench.runner import run_bench
 
 pytestmark = pytest.mark.e2e
 TINY = ["--n", "2", "--tokens", "10", "--rate", "100", "--ramp", "0.1"]
-TINY += ["--zero-delay-turns", "2", "--zero-delay-connections", "1"]
+TINY += ["--zero-delay-turns", "2", "--zero-delay-connections", "1", "--cpu-n", "2"]
 FIGURES = (
     "ttft_added_ms",
     "token_lag_ms",
@@ -24,9 +26,12 @@ FIGURES = (
 )
 
 
-def test_stream_bench_reports_every_figure_with_no_token_lost() -> None:
-    report = run_bench("bench/stream.py", *TINY)
+@pytest.fixture(scope="module")
+def report() -> dict[str, Any]:
+    return run_bench("bench/stream.py", *TINY)
 
+
+def test_stream_bench_reports_every_figure_with_no_token_lost(report: dict[str, Any]) -> None:
     for run in (report["stack"]["2"], report["baseline_in_process"]["2"]):
         for figure in FIGURES:
             assert figure in run
@@ -39,3 +44,15 @@ def test_stream_bench_reports_every_figure_with_no_token_lost() -> None:
     assert report["zero_delay"]["stack_turns_per_s"] > 0
     assert report["zero_delay"]["baseline_turns_per_s"] > 0
     assert report["targets"]["no_lost_or_duplicated_tokens"] is True
+
+
+def test_stream_bench_weighs_the_products_cpu_per_token_against_a_minimal_relay(
+    report: dict[str, Any],
+) -> None:
+    cpu = report["cpu_per_token"]
+    assert cpu["n"] == 2
+    assert cpu["relay_run"] == {"tokens_relayed": 20, "lost_tokens": 0, "errors": 0}
+    assert cpu["web_us"] > 0 and cpu["worker_us"] > 0 and cpu["relay_us"] > 0
+    assert cpu["product_us"] == cpu["web_us"] + cpu["worker_us"]
+    assert cpu["product_over_relay"] == round(cpu["product_us"] / cpu["relay_us"], 2)
+    assert report["stack"]["2"]["tokens_relayed"] == 20
