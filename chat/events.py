@@ -28,7 +28,7 @@ from actions.selectors import action_deliveries
 from chat.argument_changes import argument_changes
 from chat.models import Conversation, Message, PendingAction
 from chat.selectors import action_edit
-from core.redis_clients import async_redis, sync_redis
+from core.redis_clients import async_redis, redis_script, sync_redis
 from tenants.names import (
     approvals_group,
     conversation_events_key,
@@ -121,16 +121,6 @@ class _Publisher:
 
 
 _publisher = _Publisher()
-_script_lock = threading.Lock()
-_scripts: dict[str, Any] = {}
-
-
-def _append_script(client: redis.Redis) -> Any:
-    with _script_lock:
-        key = settings.REDIS_URL
-        if key not in _scripts:
-            _scripts[key] = client.register_script(_APPEND)
-        return _scripts[key]
 
 
 _PUBLISH_TIMEOUT_SECONDS = 10
@@ -152,11 +142,10 @@ def append_event_nowait(
     """Number and store one event, and start publishing it live; returns the event and the
     publications in flight (a failure is logged). The event is stored before this returns, so
     a reader that misses it live refills the gap from the log when the next event arrives."""
-    client = sync_redis()
     seq_key, stream_key = _keys(schema, conversation_uuid)
     event = {**payload, "conversation": conversation_uuid}
     seq = int(
-        _append_script(client)(
+        redis_script(_APPEND)(
             keys=[seq_key, stream_key],
             args=[
                 json.dumps(event, ensure_ascii=False),

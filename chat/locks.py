@@ -13,17 +13,15 @@ died, so a crashed worker never blocks a conversation for long.
 from __future__ import annotations
 
 import uuid
-from typing import Any
 
 from django.conf import settings
 
 from chat.models import Conversation
-from core.redis_clients import sync_redis
+from core.redis_clients import redis_script, sync_redis
 from core.schema import current_schema
 from tenants.names import conversation_lock_key
 
-# Compare-and-set scripts: run as EVALSHA (redis-py registers each script once and sends its
-# source again only when the server does not know it, e.g. after a restart).
+# Compare-and-set scripts (core.redis_clients.redis_script: EVALSHA).
 _TAKE_OVER = """
 local held = redis.call('GET', KEYS[1])
 if held == false or held == ARGV[1] then
@@ -50,25 +48,22 @@ class ConversationLock:
         self.client = sync_redis()
         self.ttl_ms = settings.CHAT_TURN_LOCK_SECONDS * 1000
 
-    def _script(self, source: str) -> Any:
-        return self.client.register_script(source)
-
     def acquire(self) -> bool:
         return bool(self.client.set(self.key, self.token, nx=True, px=self.ttl_ms))
 
     def take_over(self, *, from_token: str) -> bool:
         """Hold the lock if it is free or still holds the sender's reservation ``from_token``."""
-        taken = self._script(_TAKE_OVER)(
+        taken = redis_script(_TAKE_OVER)(
             keys=[self.key], args=[from_token, self.token, self.ttl_ms]
         )
         return bool(taken)
 
     def renew(self) -> bool:
         """Extend the lock if we hold it (compare and extend in one script)."""
-        return bool(self._script(_RENEW)(keys=[self.key], args=[self.token, self.ttl_ms]))
+        return bool(redis_script(_RENEW)(keys=[self.key], args=[self.token, self.ttl_ms]))
 
     def release(self) -> None:
-        self._script(_RELEASE)(keys=[self.key], args=[self.token])
+        redis_script(_RELEASE)(keys=[self.key], args=[self.token])
 
     def holder(self) -> str | None:
         value = self.client.get(self.key)

@@ -16,7 +16,9 @@ a hung Redis makes them answer "not ready" quickly instead of hanging the probe.
 from __future__ import annotations
 
 import asyncio
+import functools
 import threading
+from typing import Any
 
 import redis
 import redis.asyncio as aioredis
@@ -29,39 +31,44 @@ _TIMEOUT_SECONDS = 10
 _ASYNC_TIMEOUT_SECONDS = 60
 
 _lock = threading.Lock()
-_sync: dict[str, redis.Redis] = {}
-_probes: dict[str, redis.Redis] = {}
 _async: dict[asyncio.AbstractEventLoop, dict[str, aioredis.Redis]] = {}
 
 
 def sync_redis() -> redis.Redis:
     """The process's synchronous client (strings in, strings out)."""
-    url = settings.REDIS_URL
-    client = _sync.get(url)
-    if client is None:
-        with _lock:
-            client = _sync.get(url)
-            if client is None:
-                client = _sync[url] = redis.Redis.from_url(
-                    url,
-                    decode_responses=True,
-                    socket_timeout=_TIMEOUT_SECONDS,
-                    socket_connect_timeout=_TIMEOUT_SECONDS,
-                    health_check_interval=_HEALTH_CHECK_SECONDS,
-                )
-    return client
+    return _sync_client(settings.REDIS_URL)
+
+
+@functools.cache
+def _sync_client(url: str) -> redis.Redis:
+    return redis.Redis.from_url(
+        url,
+        decode_responses=True,
+        socket_timeout=_TIMEOUT_SECONDS,
+        socket_connect_timeout=_TIMEOUT_SECONDS,
+        health_check_interval=_HEALTH_CHECK_SECONDS,
+    )
 
 
 def probe_redis() -> redis.Redis:
     """A client for health checks and metric scrapes: one second to connect or answer."""
-    url = settings.REDIS_URL
-    with _lock:
-        client = _probes.get(url)
-        if client is None:
-            client = _probes[url] = redis.Redis.from_url(
-                url, socket_timeout=1, socket_connect_timeout=1
-            )
-    return client
+    return _probe_client(settings.REDIS_URL)
+
+
+@functools.cache
+def _probe_client(url: str) -> redis.Redis:
+    return redis.Redis.from_url(url, socket_timeout=1, socket_connect_timeout=1)
+
+
+def redis_script(source: str) -> Any:
+    """A Lua script on the process's client, registered once: it runs as EVALSHA, and redis-py
+    sends the source again only when the server does not know it (e.g. after a restart)."""
+    return _script(settings.REDIS_URL, source)
+
+
+@functools.cache
+def _script(url: str, source: str) -> Any:
+    return _sync_client(url).register_script(source)
 
 
 def async_redis() -> aioredis.Redis:
