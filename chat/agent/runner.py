@@ -15,8 +15,8 @@ per thread and lose the caller's tenant schema; with "updates" only, nodes run i
 from __future__ import annotations
 
 import enum
+import functools
 import logging
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -85,9 +85,6 @@ class CollectingEvents:
 
 # -- the graph, once per process -----------------------------------------------------------------
 
-_graphs: dict[tuple[Any, ...], CompiledStateGraph] = {}
-_graphs_lock = threading.Lock()
-
 
 def graph_for(model: BaseChatModel | None) -> CompiledStateGraph:
     """The compiled graph answering with ``model``; without one, the configured model's graph,
@@ -96,22 +93,17 @@ def graph_for(model: BaseChatModel | None) -> CompiledStateGraph:
     change the model get their own."""
     if model is not None:
         return build_graph(model)
-    key = model_settings()
-    graph = _graphs.get(key)
-    if graph is None:
-        with _graphs_lock:
-            graph = _graphs.get(key)
-            if graph is None:
-                graph = _graphs[key] = build_graph(build_chat_model())
-    return graph
+    return _configured_graph(model_settings())
 
 
-def _forget_graphs() -> None:
-    with _graphs_lock:
-        _graphs.clear()
+@functools.cache
+def _configured_graph(settings_key: tuple[object, ...]) -> CompiledStateGraph:
+    return build_graph(build_chat_model())
 
 
-on_checkpointer_reset(_forget_graphs)  # a cached graph holds the old pool's checkpointer
+on_checkpointer_reset(
+    _configured_graph.cache_clear
+)  # a cached graph holds the old pool's checkpointer
 
 
 def run_config(conversation: Conversation) -> RunnableConfig:
