@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 from pytest_django.fixtures import Settings as SettingsWrapper
@@ -11,6 +10,7 @@ from pytest_django.fixtures import Settings as SettingsWrapper
 from chat.agent.graph import reset_checkpointer
 from chat.agent.runner import graph_for
 from tests.chat.scripted import ScriptedChatModel
+from tests.source_lines import lines_matching
 
 pytestmark = pytest.mark.django_db
 
@@ -47,12 +47,5 @@ def test_closing_the_checkpointer_pool_drops_the_graph_that_held_it() -> None:
 
 
 def test_no_module_imports_a_private_langchain_or_langgraph_name() -> None:
-    root = Path(__file__).resolve().parents[2]
-    offenders = [
-        f"{path.relative_to(root)}:{number}"
-        for app in ("chat", "core", "tenants", "knowledge", "actions", "notifications", "config")
-        for path in (root / app).rglob("*.py")
-        for number, line in enumerate(path.read_text().splitlines(), start=1)
-        if _PRIVATE_IMPORT.search(line)
-    ]
+    offenders = lines_matching(_PRIVATE_IMPORT)
     assert offenders == []

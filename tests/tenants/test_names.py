@@ -6,11 +6,11 @@ from __future__ import annotations
 import re
 import uuid
 from collections.abc import Callable
-from pathlib import Path
 
 import pytest
 
 from tenants import names
+from tests.source_lines import lines_matching
 
 CONVERSATION = uuid.UUID("6f1c2a4e-9b7d-4e0a-8c3f-2d5e6a7b8c9d")
 DIGEST = "ab" * 32
@@ -107,13 +107,5 @@ _HAND_BUILT = re.compile(r"f[\"']cs:\{|f[\"']\{[a-z_.()]*schema[a-z_.()]*\}[.:](
 
 
 def test_no_module_outside_tenants_names_builds_a_tenant_prefixed_name() -> None:
-    root = Path(__file__).resolve().parents[2]
-    offenders = [
-        f"{path.relative_to(root)}:{number}"
-        for app in ("chat", "core", "tenants", "knowledge", "actions", "notifications", "config")
-        for path in (root / app).rglob("*.py")
-        if path != root / "tenants" / "names.py"
-        for number, line in enumerate(path.read_text().splitlines(), start=1)
-        if _HAND_BUILT.search(line)
-    ]
+    offenders = lines_matching(_HAND_BUILT, except_in="tenants/names.py")
     assert offenders == []

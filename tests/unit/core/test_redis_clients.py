@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import re
-from pathlib import Path
 
 import pytest
 
 from core.infra import EmbeddedInfra
 from core.redis_clients import async_redis, probe_redis, sync_redis
+from tests.source_lines import lines_matching
 
 pytestmark = pytest.mark.usefixtures("embedded_infra")
 
@@ -35,13 +35,5 @@ def test_a_loop_reuses_its_async_client_and_another_loop_gets_its_own() -> None:
 
 
 def test_no_module_outside_core_redis_clients_opens_a_redis_client() -> None:
-    root = Path(__file__).resolve().parents[3]
-    offenders = [
-        f"{path.relative_to(root)}:{number}"
-        for app in ("chat", "core", "tenants", "knowledge", "actions", "notifications", "config")
-        for path in (root / app).rglob("*.py")
-        if path != root / "core" / "redis_clients.py"
-        for number, line in enumerate(path.read_text().splitlines(), start=1)
-        if _OPENS_A_CLIENT.search(line)
-    ]
+    offenders = lines_matching(_OPENS_A_CLIENT, except_in="core/redis_clients.py")
     assert offenders == []
