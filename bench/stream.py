@@ -66,19 +66,27 @@ def stats(values: list[float], digits: int = 1) -> dict[str, float | None]:
 # -- the model -----------------------------------------------------------------------------------
 
 
-class Model:
-    """The paced model server, in a process of its own so its threads do not skew the client."""
+class _PortServer:
+    """A server in a process of its own (its threads do not skew the client) that prints its
+    port on its first line."""
 
-    def __init__(self) -> None:
+    def __init__(self, command: list[str]) -> None:
         self.popen = subprocess.Popen(
-            [sys.executable, "-m", "tests.fakes.paced_llm"],
-            cwd=REPO,
-            stdout=subprocess.PIPE,
-            stdin=subprocess.DEVNULL,
-            text=True,
+            command, cwd=REPO, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True
         )
         assert self.popen.stdout is not None
         self.port = int(self.popen.stdout.readline())
+
+    def stop(self) -> None:
+        self.popen.terminate()
+        self.popen.wait(timeout=10)
+
+
+class Model(_PortServer):
+    """The paced model server."""
+
+    def __init__(self) -> None:
+        super().__init__([sys.executable, "-m", "tests.fakes.paced_llm"])
         self.base_url = f"http://127.0.0.1:{self.port}/v1"
 
     def take_emits(self) -> dict[str, dict[str, Any]]:
@@ -88,10 +96,6 @@ class Model:
             f"http://127.0.0.1:{self.port}/emits", timeout=30
         ).json()
         return emits
-
-    def stop(self) -> None:
-        self.popen.terminate()
-        self.popen.wait(timeout=10)
 
 
 def prompt(key: str, tokens: int, rate: float) -> str:
@@ -390,23 +394,13 @@ def baseline_run(
 # -- the minimal relay (the baseline of CPU per token) ------------------------------------------
 
 
-class Relay:
-    """bench/_relay.py in a process of its own, talking to the same model."""
+class Relay(_PortServer):
+    """bench/_relay.py, talking to the same model."""
 
     def __init__(self, model: Model) -> None:
-        self.popen = subprocess.Popen(
-            [sys.executable, str(REPO / "bench" / "_relay.py"), "--model", model.base_url],
-            cwd=REPO,
-            stdout=subprocess.PIPE,
-            stdin=subprocess.DEVNULL,
-            text=True,
+        super().__init__(
+            [sys.executable, str(REPO / "bench" / "_relay.py"), "--model", model.base_url]
         )
-        assert self.popen.stdout is not None
-        self.port = int(self.popen.stdout.readline())
-
-    def stop(self) -> None:
-        self.popen.terminate()
-        self.popen.wait(timeout=10)
 
 
 # -- cores ---------------------------------------------------------------------------------------
