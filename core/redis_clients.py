@@ -23,6 +23,9 @@ from typing import Any
 import redis
 import redis.asyncio as aioredis
 from django.conf import settings
+from redis.asyncio.retry import Retry as AsyncRetry
+from redis.backoff import ExponentialWithJitterBackoff
+from redis.retry import Retry
 
 _HEALTH_CHECK_SECONDS = 30
 _TIMEOUT_SECONDS = 10
@@ -32,6 +35,19 @@ _ASYNC_TIMEOUT_SECONDS = 60
 
 _lock = threading.Lock()
 _async: dict[asyncio.AbstractEventLoop, dict[str, aioredis.Redis]] = {}
+
+
+def _retry() -> Retry:
+    """A failed command is retried on a fresh connection, three times within about a second.
+    Given explicitly because ``from_url`` leaves the pool's connections without one: the client
+    then retried a command on the same dead connection after a Redis restart (redis-py 8.1) and
+    failed, where a reconnect would have answered."""
+    return Retry(ExponentialWithJitterBackoff(base=0.05, cap=0.5), retries=3)
+
+
+def _async_retry() -> AsyncRetry:
+    """``_retry`` for the asyncio client (whose retry awaits)."""
+    return AsyncRetry(ExponentialWithJitterBackoff(base=0.05, cap=0.5), retries=3)
 
 
 def sync_redis() -> redis.Redis:
@@ -47,6 +63,7 @@ def _sync_client(url: str) -> redis.Redis:
         socket_timeout=_TIMEOUT_SECONDS,
         socket_connect_timeout=_TIMEOUT_SECONDS,
         health_check_interval=_HEALTH_CHECK_SECONDS,
+        retry=_retry(),
     )
 
 
@@ -88,5 +105,6 @@ def async_redis() -> aioredis.Redis:
                 socket_timeout=_ASYNC_TIMEOUT_SECONDS,
                 socket_connect_timeout=_TIMEOUT_SECONDS,
                 health_check_interval=_HEALTH_CHECK_SECONDS,
+                retry=_async_retry(),
             )
     return client

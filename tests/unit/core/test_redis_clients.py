@@ -37,3 +37,19 @@ def test_a_loop_reuses_its_async_client_and_another_loop_gets_its_own() -> None:
 def test_no_module_outside_core_redis_clients_opens_a_redis_client() -> None:
     offenders = lines_matching(_OPENS_A_CLIENT, except_in="core/redis_clients.py")
     assert offenders == []
+
+
+def test_a_connection_the_server_dropped_is_replaced_and_the_command_answers() -> None:
+    """What a Redis restart does to every pooled connection: the next command on each must
+    reconnect, not fail (before, the async client retried on the same dead connection)."""
+    sync_redis().set("cs:test:dropped", "1")
+    probe_redis().client_kill_filter(_type="normal", skipme=True)
+
+    assert sync_redis().get("cs:test:dropped") == "1"
+
+    async def after_a_drop() -> str | None:
+        await async_redis().ping()
+        probe_redis().client_kill_filter(_type="normal", skipme=True)
+        return await async_redis().get("cs:test:dropped")
+
+    assert asyncio.run(after_a_drop()) == "1"
