@@ -226,20 +226,46 @@ def tool_policies(*, tool_names: Iterable[str]) -> dict[str, ToolPolicy]:
     return {name: found.get(name) or ToolPolicy(tool_name=name) for name in names}
 
 
+@dataclass(frozen=True)
+class Memberships:
+    """The groups one user belongs to, read once for many policy checks."""
+
+    ids: frozenset[int]
+    names: frozenset[str]
+
+
+def memberships_of(user: AbstractBaseUser | AnonymousUser) -> Memberships:
+    rows = Group.objects.filter(user__pk=user.pk).values_list("pk", "name") if user.pk else []
+    return Memberships(ids=frozenset(pk for pk, _ in rows), names=frozenset(n for _, n in rows))
+
+
 def approval_refusal(
-    *, policy: ToolPolicy, user: AbstractBaseUser | AnonymousUser, requested_by_id: int | None
+    *,
+    policy: ToolPolicy,
+    user: AbstractBaseUser | AnonymousUser,
+    requested_by_id: int | None,
+    memberships: Memberships | None = None,
 ) -> str | None:
     """Why ``user`` may not approve an action of ``policy``'s tool, or None if they may.
 
     The approver group is the policy's, or the "approver" role when the policy names none;
-    self-approval is refused unless the policy allows it.
+    self-approval is refused unless the policy allows it. ``memberships`` (the user's groups,
+    from :func:`memberships_of`) saves a query per policy when many are checked at once.
     """
     if not user.is_authenticated or not user.is_active:
         return "you are not signed in"
     if user.pk == requested_by_id and not policy.allow_self_approval:
         return "your own requests need someone else's approval"  # the card shows it to people
-    group_filter = Q(pk=policy.approver_group_id) if policy.approver_group_id else Q(name=APPROVER)
-    if not Group.objects.filter(group_filter, user__pk=user.pk).exists():
+    if memberships is None:
+        group_filter = (
+            Q(pk=policy.approver_group_id) if policy.approver_group_id else Q(name=APPROVER)
+        )
+        member = Group.objects.filter(group_filter, user__pk=user.pk).exists()
+    elif policy.approver_group_id:
+        member = policy.approver_group_id in memberships.ids
+    else:
+        member = APPROVER in memberships.names
+    if not member:
         group = policy.approver_group.name if policy.approver_group else APPROVER
         return f"only members of {group!r} may approve {policy.tool_name} actions"
     return None

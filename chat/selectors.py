@@ -8,6 +8,7 @@ from django.contrib.auth.models import Group, User
 from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 
+from actions.selectors import memberships_of
 from actions.tools.registry import approval_refusal, policies, tool_policy
 from chat.models import ActionEvent, ActionSnooze, Conversation, Message, PendingAction
 from tenants.roles import APPROVER
@@ -30,10 +31,12 @@ def conversation_list(*, user: User, query: str = "") -> QuerySet[Conversation]:
 def decidable_tools(*, user: User) -> list[str]:
     """The tools whose actions ``user`` may decide under the tenant's current policy (the
     requester check is per action, so it is left out here)."""
+    memberships = memberships_of(user)  # one query for every policy, not one per tool
     return [
         name
         for name, policy in policies().items()
-        if approval_refusal(policy=policy, user=user, requested_by_id=None) is None
+        if approval_refusal(policy=policy, user=user, requested_by_id=None, memberships=memberships)
+        is None
     ]
 
 
