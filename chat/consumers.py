@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import logging
 import time
@@ -20,6 +21,7 @@ from typing import Any
 
 import redis
 from asgiref.sync import sync_to_async
+from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.contrib.auth.models import User
@@ -28,10 +30,11 @@ from chat.errors import ERRORS
 from chat.events import (
     MAX_SEQ,
     approvals_group,
-    conversation_group,
-    events_after_async,
+    frames_after_async,
     last_seq,
+    live_channel,
 )
+from chat.live import LiveEvent, Subscription, live_feed
 from chat.services.realtime import (
     action_decide,
     action_withdraw,
@@ -76,10 +79,11 @@ def _uuid_field(frame: dict[str, Any], name: str, *, optional: bool = False) -> 
 # layer): like 503, reconnect and replay with chat.subscribe + after (docs/protocol.md).
 CLOSE_RECONNECT = 4503
 
-# The channel layer may drop a live event (rarely; django/channels#1683). A dropped event is
-# refilled from the log when the next one arrives, but the last event of a turn (``done``) has
-# no next one: a conversation whose turn is under way and has been silent this long is read
-# from the log again, so a dropped ``done`` arrives late instead of never.
+# A live event may be missed (a worker that published while this process was subscribing to a
+# channel it had just left, say). A gap is refilled from the log when the next event arrives,
+# but the last event of a turn (``done``) has no next one: a conversation whose turn is under
+# way and has been silent this long is read from the log again, so a missed ``done`` arrives
+# late instead of never.
 RESYNC_SECONDS = 2.0
 # Events after which a turn is still under way (more will follow), and those that end it.
 _UNDER_WAY = frozenset({"message", "status", "token"})
@@ -102,6 +106,17 @@ class ChatConsumer(AsyncWebsocketConsumer):
             with contextlib.suppress(Exception):
                 await send({"type": "websocket.close", "code": CLOSE_RECONNECT})
 
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        """Channels' dispatch, less its ``aclose_old_connections()`` before every handler: a hop
+        to a thread for each message, token frames included, which was the largest part of the
+        web process's CPU per token. Nothing here holds a database connection between messages:
+        every database call goes through ``tenant_database_sync_to_async``, which gives its
+        connection back when it ends."""
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
+
     async def connect(self) -> None:
         self.tenant = self.scope["tenant"]
         self.user_id: int = self.scope["user"].pk
@@ -110,6 +125,13 @@ class ChatConsumer(AsyncWebsocketConsumer):
         self.delivered: dict[str, int] = {}
         # conversation uuid → when its last event arrived, while its turn is under way
         self.under_way: dict[str, float] = {}
+        # conversation uuid → its live channel, followed through the process's feed (chat.live)
+        self.follows: dict[str, Subscription] = {}
+        # Live events wait here for the pump; frames in and replays hold ``delivering`` so that
+        # what a socket is sent keeps the order it would have had with one task doing it all.
+        self.inbox: asyncio.Queue[tuple[str, LiveEvent] | Exception] = asyncio.Queue()
+        self.delivering = asyncio.Lock()
+        self.pump = asyncio.create_task(self._pump_live_events())
         self.tokens = float(settings.WS_RATE_LIMIT_BURST)
         self.refilled_at = time.monotonic()
         self.rate_warned_at = 0.0
@@ -137,20 +159,37 @@ class ChatConsumer(AsyncWebsocketConsumer):
                 for conversation, last in list(self.under_way.items()):
                     if now - last >= RESYNC_SECONDS:
                         self.under_way[conversation] = now  # read again in as long, not at once
-                        await self._deliver_missed(conversation, until=None)
+                        async with self.delivering:
+                            await self._deliver_missed(conversation, until=None)
         except redis.RedisError as error:
             logger.warning("Redis failed under a WebSocket's resync (%r); closing it", error)
             await self.close(code=CLOSE_RECONNECT)
 
+    async def _pump_live_events(self) -> None:
+        """Send each live event the feed hands over (``_on_live``), in order, filling a gap
+        from the log first. The feed losing Redis, or Redis failing here, closes the socket."""
+        try:
+            while True:
+                item = await self.inbox.get()
+                if isinstance(item, Exception):
+                    raise redis.ConnectionError(f"live feed lost: {item!r}")
+                conversation, event = item
+                async with self.delivering:
+                    await self._deliver_live(conversation, event)
+        except redis.RedisError as error:
+            logger.warning("Redis failed under a WebSocket's live events (%r); closing it", error)
+            await self.close(code=CLOSE_RECONNECT)
+
     async def disconnect(self, code: int) -> None:
-        if getattr(self, "resync", None) is not None:
-            self.resync.cancel()
+        for task in (getattr(self, "resync", None), getattr(self, "pump", None)):
+            if task is not None:
+                task.cancel()
+        for subscription in getattr(self, "follows", {}).values():
+            await subscription.cancel()
         for group in getattr(self, "session_groups", []):
             await self.channel_layer.group_discard(group, self.channel_name)
         if getattr(self, "approver", False):
             await self.channel_layer.group_discard(self._approvals(), self.channel_name)
-        for conversation in getattr(self, "delivered", {}):
-            await self.channel_layer.group_discard(self._group(conversation), self.channel_name)
 
     # -- frames in ------------------------------------------------------------------------------
 
@@ -163,7 +202,8 @@ class ChatConsumer(AsyncWebsocketConsumer):
             if handler is None:
                 raise FrameError("unknown_type", f"unknown frame type {frame['type']!r}")
             with log_context(tenant=self.tenant.schema_name, user=self.user_id):
-                await handler(frame)
+                async with self.delivering:  # "accepted" before the events it caused
+                    await handler(frame)
         except FrameError as error:
             await self._error(error.code, str(error))
         except SessionEnded:
@@ -345,45 +385,46 @@ class ChatConsumer(AsyncWebsocketConsumer):
 
         return bool(await self.db(check)())
 
-    def _group(self, conversation: str) -> str:
-        return conversation_group(self.tenant.schema_name, conversation)
-
     async def _subscribe(self, conversation: str, *, after: int) -> None:
-        """Join the live group first, then replay: nothing falls between the two."""
+        """Follow the live channel first, then replay: nothing falls between the two."""
         self.delivered[conversation] = after
-        await self.channel_layer.group_add(self._group(conversation), self.channel_name)
+        if conversation not in self.follows:
+            channel = live_channel(schema=self.tenant.schema_name, conversation_uuid=conversation)
+            self.follows[conversation] = await live_feed().follow(
+                channel, functools.partial(self._on_live, conversation), self.inbox.put_nowait
+            )
         await self._deliver_missed(conversation, until=None)
 
+    def _on_live(self, conversation: str, event: LiveEvent) -> None:
+        self.inbox.put_nowait((conversation, event))
+
+    async def _deliver_live(self, conversation: str, event: LiveEvent) -> None:
+        """A live event; a gap (an event missed live) is filled from the log first."""
+        if conversation not in self.delivered:
+            return
+        if event.seq > self.delivered[conversation] + 1:
+            await self._deliver_missed(conversation, until=event.seq - 1)
+        await self._deliver(conversation, event)
+
     async def _deliver_missed(self, conversation: str, *, until: int | None) -> None:
-        missed = await events_after_async(
+        missed = await frames_after_async(
             schema=self.tenant.schema_name,
             conversation_uuid=conversation,
             after=self.delivered[conversation],
             until=until,
         )
         for event in missed:
-            await self._deliver(event)
+            await self._deliver(conversation, event)
 
-    async def _deliver(self, event: dict[str, Any]) -> None:
-        conversation = event["conversation"]
-        if event["seq"] <= self.delivered.get(conversation, 0):
+    async def _deliver(self, conversation: str, event: LiveEvent) -> None:
+        if event.seq <= self.delivered.get(conversation, 0):
             return
-        self.delivered[conversation] = event["seq"]
-        if event["type"] in _UNDER_WAY:
+        self.delivered[conversation] = event.seq
+        if event.type in _UNDER_WAY:
             self.under_way[conversation] = time.monotonic()
-        elif event["type"] in _SETTLED:
+        elif event.type in _SETTLED:
             self.under_way.pop(conversation, None)
-        await self._send(event)
-
-    async def conversation_event(self, message: dict[str, Any]) -> None:
-        """A live event from the channel layer; a gap (a dropped frame) is filled from the log."""
-        event = message["event"]
-        conversation = event["conversation"]
-        if conversation not in self.delivered:
-            return
-        if event["seq"] > self.delivered[conversation] + 1:
-            await self._deliver_missed(conversation, until=event["seq"] - 1)
-        await self._deliver(event)
+        await self.send(text_data=event.text)
 
     async def _send(self, payload: dict[str, Any]) -> None:
         await self.send(text_data=json.dumps(payload, ensure_ascii=False))

@@ -1,12 +1,15 @@
 """The conversation event log: numbered, replayable, published live (DESIGN.md §6).
 
-Every event of a conversation gets the next ``seq`` (one Redis INCR) and is appended to a capped
-Redis Stream whose entry id *is* the seq, in the same Lua call, so numbering and storage never
-disagree. It is then published to the conversation's channel-layer group. A reader that
-(re)subscribes with ``after=N`` gets ``XRANGE (N+1)-0 +``, then live events; a live event whose seq
-it has already seen is dropped, and a gap (a frame lost to a full channel) is filled from the log.
+Every event of a conversation gets the next ``seq`` (one Redis INCR), is appended to a capped
+Redis Stream whose entry id *is* the seq, and is published on the pub/sub channel of the same
+name, all in one Lua call, so numbering, storage and publication never disagree. The stored and
+published text is the frame a socket sends (``seq`` included), so web processes relay it without
+decoding it (``chat.live``). A reader that (re)subscribes with ``after=N`` gets
+``XRANGE (N+1)-0 +``, then live events; a live event whose seq it has already seen is dropped,
+and a gap is filled from the log.
 
-Keys and group names are built here from the tenant schema and the conversation uuid only.
+Events of pending and decided actions also go to the tenant's approvers' channel-layer group
+(the inbox feed), which is low volume. Keys and group names come from ``tenants.names``.
 """
 
 from __future__ import annotations
@@ -26,23 +29,27 @@ from django.conf import settings
 
 from actions.selectors import action_deliveries
 from chat.argument_changes import argument_changes
+from chat.live import LiveEvent
 from chat.models import Conversation, Message, PendingAction
 from chat.selectors import action_edit
 from core.redis_clients import async_redis, redis_script, sync_redis
 from tenants.names import (
     approvals_group,
     conversation_events_key,
-    conversation_group,
     conversation_seq_key,
 )
 
 logger = logging.getLogger(__name__)
 
+# ARGV: the event as a JSON object without seq, the log's cap, its TTL, the event's type. The
+# frame is that object with "seq" spliced in first; the channel message is "<seq> <type> <frame>".
 _APPEND = """
 local seq = redis.call('INCR', KEYS[1])
 redis.call('EXPIRE', KEYS[1], ARGV[3])
-redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[2], seq .. '-1', 'e', ARGV[1])
+local frame = '{"seq":' .. seq .. ',' .. string.sub(ARGV[1], 2)
+redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[2], seq .. '-1', 'e', frame, 't', ARGV[4])
 redis.call('EXPIRE', KEYS[2], ARGV[3])
+redis.call('PUBLISH', KEYS[2], seq .. ' ' .. ARGV[4] .. ' ' .. frame)
 return seq
 """
 
@@ -52,6 +59,7 @@ MAX_SEQ = 2**63
 
 
 def _keys(schema: str, conversation_uuid: str) -> tuple[str, str]:
+    """The seq counter, and the log (whose name is also the live channel's)."""
     return (
         conversation_seq_key(schema, conversation_uuid),
         conversation_events_key(schema, conversation_uuid),
@@ -139,9 +147,9 @@ def append_event(*, schema: str, conversation_uuid: str, payload: dict[str, Any]
 def append_event_nowait(
     *, schema: str, conversation_uuid: str, payload: dict[str, Any]
 ) -> tuple[dict[str, Any], list[concurrent.futures.Future[None]]]:
-    """Number and store one event, and start publishing it live; returns the event and the
-    publications in flight (a failure is logged). The event is stored before this returns, so
-    a reader that misses it live refills the gap from the log when the next event arrives."""
+    """Number, store and publish one event on its conversation's channel; returns the event and
+    the approvers' feed publications still in flight (none for most events; a failure is
+    logged)."""
     seq_key, stream_key = _keys(schema, conversation_uuid)
     event = {**payload, "conversation": conversation_uuid}
     seq = int(
@@ -151,16 +159,12 @@ def append_event_nowait(
                 json.dumps(event, ensure_ascii=False),
                 settings.CHAT_EVENT_LOG_MAX,
                 settings.CHAT_EVENT_LOG_TTL_SECONDS,
+                event["type"],
             ],
         )
     )
     event["seq"] = seq
-    sends = [
-        _publisher.group_send(
-            conversation_group(schema, conversation_uuid),
-            {"type": "conversation.event", "event": event},
-        )
-    ]
+    sends = []
     if event["type"] in _APPROVAL_EVENTS:
         sends.append(
             _publisher.group_send(
@@ -181,17 +185,35 @@ def _decode(entries: Iterable[tuple[Any, Any]] | None) -> list[dict[str, Any]]:
     events = []
     for entry_id, fields in entries or []:
         event = json.loads(fields["e"])
-        event["seq"] = int(str(entry_id).split("-")[0])
+        event["seq"] = int(str(entry_id).split("-")[0])  # entries stored before seq was inside
         events.append(event)
     return events
 
 
-async def events_after_async(
+def _frames(entries: Iterable[tuple[Any, Any]] | None) -> list[LiveEvent]:
+    frames = []
+    for entry_id, fields in entries or []:
+        seq = int(str(entry_id).split("-")[0])
+        if "t" in fields:
+            frames.append(LiveEvent(seq=seq, type=fields["t"], text=fields["e"]))
+        else:  # stored before frames were stored whole (a log lives CHAT_EVENT_LOG_TTL_SECONDS)
+            event = {**json.loads(fields["e"]), "seq": seq}
+            frames.append(LiveEvent(seq, event["type"], json.dumps(event, ensure_ascii=False)))
+    return frames
+
+
+def live_channel(*, schema: str, conversation_uuid: str) -> str:
+    """The pub/sub channel a conversation's events are published on (``chat.live``)."""
+    return _keys(schema, conversation_uuid)[1]
+
+
+async def frames_after_async(
     *, schema: str, conversation_uuid: str, after: int, until: int | None = None
-) -> list[dict[str, Any]]:
+) -> list[LiveEvent]:
+    """The stored events after seq ``after`` (up to ``until``), as the frames sockets send."""
     _, stream_key = _keys(schema, conversation_uuid)
     end = f"{until}-1" if until is not None else "+"
-    return _decode(await async_redis().xrange(stream_key, min=f"{after + 1}-0", max=end))
+    return _frames(await async_redis().xrange(stream_key, min=f"{after + 1}-0", max=end))
 
 
 async def follow_events(
@@ -288,14 +310,13 @@ class PublishingEvents:
     """``TurnEvents`` for a worker: every event numbered, stored and published. ``done`` carries
     the full text, so coalescing loses nothing.
 
-    Tokens are coalesced into frames. A frame goes out when a token arrives and (1) the last
-    frame is at least ``CHAT_TOKEN_FLUSH_MS`` old and (2) that frame's live publication has
-    completed; otherwise the token waits in the buffer for the next token or the next other
-    event. So the first token, and every token of a model slower than one per interval, go out
-    at once, and a loaded system sends fewer, larger frames instead of queueing publications
-    without bound. The worker thread never waits for a token frame's publication (it is stored
-    first, so never lost to a reader); every other event waits for its own, which is ordered
-    behind the tokens' (``_Publisher``), so ``done`` is live only once everything before it is.
+    Tokens are coalesced into frames: a token goes out at once when the last frame is at least
+    ``CHAT_TOKEN_FLUSH_MS`` old, otherwise it waits in the buffer for the next token or the next
+    other event. So the first token, and every token of a model slower than one per interval, go
+    out at once, and a fast model sends at most one frame per interval (the cost of a frame, in
+    the worker and in every web process relaying it, is paid per frame, not per token). Every
+    event leaves in one Redis call (append and publish); those of actions also go to the
+    approvers' feed, and wait for it.
     """
 
     def __init__(self, *, schema: str, conversation: Conversation) -> None:
@@ -303,16 +324,13 @@ class PublishingEvents:
         self.conversation_uuid = str(conversation.uuid)
         self._buffer: list[str] = []
         self._flushed_at = -float("inf")
-        self._in_flight: concurrent.futures.Future[None] | None = None
 
     def _emit(self, payload: dict[str, Any]) -> None:
         append_event(schema=self.schema, conversation_uuid=self.conversation_uuid, payload=payload)
 
     def _emit_token(self, payload: dict[str, Any]) -> None:
-        _, sends = append_event_nowait(
-            schema=self.schema, conversation_uuid=self.conversation_uuid, payload=payload
-        )
-        self._in_flight = sends[0]
+        """A token frame (a separate hook: subclasses do less per frame than per event)."""
+        append_event(schema=self.schema, conversation_uuid=self.conversation_uuid, payload=payload)
 
     def flush(self) -> None:
         if self._buffer:
@@ -322,8 +340,7 @@ class PublishingEvents:
 
     def token(self, content: str) -> None:
         self._buffer.append(content)
-        due = (time.monotonic() - self._flushed_at) * 1000 >= settings.CHAT_TOKEN_FLUSH_MS
-        if due and (self._in_flight is None or self._in_flight.done()):
+        if (time.monotonic() - self._flushed_at) * 1000 >= settings.CHAT_TOKEN_FLUSH_MS:
             self.flush()
 
     def status(self, stage: str) -> None:

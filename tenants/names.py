@@ -60,7 +60,8 @@ def conversation_seq_key(schema: str, conversation_uuid: uuid.UUID | str) -> str
 
 
 def conversation_events_key(schema: str, conversation_uuid: uuid.UUID | str) -> str:
-    """The Redis Stream holding a conversation's events (entry id = seq)."""
+    """The Redis Stream holding a conversation's events (entry id = seq), and the name of the
+    pub/sub channel they are published on live (chat/live.py)."""
     return _conversation_key(schema, conversation_uuid, "events")
 
 
@@ -75,11 +76,6 @@ def digest_scheduled_key(schema: str, user_id: int) -> str:
 
 
 # -- channel-layer groups: "<schema>.…" ----------------------------------------------------------
-
-
-def conversation_group(schema: str, conversation_uuid: uuid.UUID | str) -> str:
-    """Everyone watching one conversation."""
-    return f"{_schema(schema)}.conv.{_uuid(conversation_uuid)}"
 
 
 def approvals_group(schema: str) -> str:

@@ -1,9 +1,9 @@
-"""How a worker publishes a turn's events: token coalescing and the order of live sends."""
+"""How a worker publishes a turn's events: token coalescing, and the order of the approvers'
+feed's sends."""
 
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import random
 import time
 import uuid
@@ -20,37 +20,21 @@ class _Conversation:
     uuid = uuid.uuid4()
 
 
-class _Emitted(list[tuple[dict[str, Any], bool]]):
-    """(payload, waited for) per event; token publications complete when ``publish`` says."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.publish_done = True
-
-
 @pytest.fixture
-def emitted(monkeypatch: pytest.MonkeyPatch) -> _Emitted:
-    sent = _Emitted()
+def emitted(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
+    sent: list[dict[str, Any]] = []
 
     def append_event(*, schema: str, conversation_uuid: str, payload: dict[str, Any]) -> Any:
-        sent.append((payload, True))
+        sent.append(payload)
         return payload
 
-    def append_event_nowait(*, schema: str, conversation_uuid: str, payload: dict[str, Any]) -> Any:
-        sent.append((payload, False))
-        future: concurrent.futures.Future[None] = concurrent.futures.Future()
-        if sent.publish_done:
-            future.set_result(None)
-        return payload, [future]
-
     monkeypatch.setattr(events_module, "append_event", append_event)
-    monkeypatch.setattr(events_module, "append_event_nowait", append_event_nowait)
     return sent
 
 
 @override_settings(CHAT_TOKEN_FLUSH_MS=200)
 def test_the_first_token_goes_out_at_once_and_later_ones_are_coalesced(
-    emitted: _Emitted,
+    emitted: list[dict[str, Any]],
 ) -> None:
     sink = PublishingEvents(schema="s", conversation=_Conversation())  # type: ignore[arg-type]
 
@@ -58,44 +42,41 @@ def test_the_first_token_goes_out_at_once_and_later_ones_are_coalesced(
     sink.token("b")
     sink.token("c")
 
-    assert emitted == [({"type": "token", "content": "a"}, False)]  # not held for "b"
+    assert emitted == [{"type": "token", "content": "a"}]  # not held for "b"
 
-    sink.error("x", "y")  # any other event flushes what is buffered, then waits for itself
+    sink.error("x", "y")  # any other event flushes what is buffered first
 
     assert emitted[1:] == [
-        ({"type": "token", "content": "bc"}, False),
-        ({"type": "error", "code": "x", "message": "y"}, True),
+        {"type": "token", "content": "bc"},
+        {"type": "error", "code": "x", "message": "y"},
     ]
 
 
 @override_settings(CHAT_TOKEN_FLUSH_MS=20)
-def test_a_token_after_the_interval_flushes_the_buffer(
-    emitted: _Emitted,
-) -> None:
+def test_a_token_after_the_interval_flushes_the_buffer(emitted: list[dict[str, Any]]) -> None:
     sink = PublishingEvents(schema="s", conversation=_Conversation())  # type: ignore[arg-type]
     sink.token("a")
     sink.token("b")
     time.sleep(0.03)
     sink.token("c")
 
-    assert [payload["content"] for payload, _ in emitted] == ["a", "bc"]
+    assert [payload["content"] for payload in emitted] == ["a", "bc"]
 
 
-@override_settings(CHAT_TOKEN_FLUSH_MS=0)
-def test_tokens_wait_while_the_previous_frame_is_still_being_published(
-    emitted: _Emitted,
+@override_settings(CHAT_TOKEN_FLUSH_MS=200)
+def test_done_carries_the_whole_text_after_the_last_buffered_tokens(
+    emitted: list[dict[str, Any]],
 ) -> None:
-    emitted.publish_done = False  # a loaded system: the first frame's publication is slow
     sink = PublishingEvents(schema="s", conversation=_Conversation())  # type: ignore[arg-type]
     sink.token("a")
     sink.token("b")
-    sink.token("c")
-
-    assert [payload["content"] for payload, _ in emitted] == ["a"]  # no queue of frames
-
     sink.done(_message())
 
-    assert [payload.get("content") for payload, _ in emitted] == ["a", "bc", "all"]
+    assert [(payload["type"], payload.get("content")) for payload in emitted] == [
+        ("token", "a"),
+        ("token", "b"),
+        ("done", "all"),
+    ]
 
 
 def _message() -> Any:

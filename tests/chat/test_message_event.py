@@ -15,7 +15,7 @@ from django.contrib.auth.models import User
 from django.test import Client
 from django_tenants.utils import tenant_context
 
-from chat.events import events_after_async
+from chat.events import frames_after_async
 from chat.models import Conversation, Message
 from chat.tokens import api_token_create
 from config.asgi import application
@@ -120,9 +120,12 @@ def test_a_message_sent_over_http_is_an_event_of_its_new_conversation(
         "/api/conversations/", {"text": "hello there"}, content_type="application/json"
     ).json()
 
-    events = async_to_sync(events_after_async)(
-        schema=tenant_a.schema_name, conversation_uuid=created["conversation"], after=0
-    )
+    events = [
+        json.loads(frame.text)
+        for frame in async_to_sync(frames_after_async)(
+            schema=tenant_a.schema_name, conversation_uuid=created["conversation"], after=0
+        )
+    ]
     assert events[0]["type"] == "message" and events[0]["seq"] == 1
     assert (events[0]["message"], events[0]["text"]) == (created["message"], "hello there")
 
@@ -153,9 +156,12 @@ def test_sending_a_client_id_again_announces_the_message_once(
 
     async_to_sync(scenario)()
 
-    events = async_to_sync(events_after_async)(
-        schema=tenant_a.schema_name, conversation_uuid=conversation, after=0
-    )
+    events = [
+        json.loads(frame.text)
+        for frame in async_to_sync(frames_after_async)(
+            schema=tenant_a.schema_name, conversation_uuid=conversation, after=0
+        )
+    ]
     assert [e["type"] for e in events].count("message") == 1
 
 

@@ -4,6 +4,7 @@ of each recipient's message (queued → sent or failed with the provider's reaso
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from asgiref.sync import async_to_sync
@@ -11,7 +12,7 @@ from django.contrib.auth.models import User
 from django_tenants.utils import tenant_context
 
 from actions.models import Contact, ContactGroup, OutboundMessage
-from chat.events import action_payload, events_after_async
+from chat.events import action_payload, frames_after_async
 from chat.models import Conversation, PendingAction
 from chat.pending_actions import (
     pending_action_decide,
@@ -57,9 +58,12 @@ def _propose(staff: User) -> PendingAction:
 
 
 def _events(tenant: Tenant, action: PendingAction) -> list[dict[str, Any]]:
-    return async_to_sync(events_after_async)(
-        schema=tenant.schema_name, conversation_uuid=str(action.conversation.uuid), after=0
-    )
+    return [
+        json.loads(frame.text)
+        for frame in async_to_sync(frames_after_async)(
+            schema=tenant.schema_name, conversation_uuid=str(action.conversation.uuid), after=0
+        )
+    ]
 
 
 def test_an_edited_approval_shows_the_approver_and_only_the_changed_fields(

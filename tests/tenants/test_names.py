@@ -21,7 +21,6 @@ BUILDERS: dict[str, Callable[[str], str]] = {
     "conversation_events_key": lambda s: names.conversation_events_key(s, CONVERSATION),
     "conversation_lock_key": lambda s: names.conversation_lock_key(s, CONVERSATION),
     "digest_scheduled_key": lambda s: names.digest_scheduled_key(s, 7),
-    "conversation_group": lambda s: names.conversation_group(s, CONVERSATION),
     "approvals_group": lambda s: names.approvals_group(s),
     "session_user_group": lambda s: names.session_user_group(s, 7),
     "session_token_group": lambda s: names.session_token_group(s, DIGEST),
@@ -63,7 +62,6 @@ def test_the_stored_formats_stay_exactly_as_existing_data_and_streams_expect() -
     assert names.conversation_events_key("academy", c) == f"cs:academy:conv:{c}:events"
     assert names.conversation_lock_key("academy", c) == f"cs:academy:conv:{c}:running"
     assert names.digest_scheduled_key("academy", 7) == "cs:academy:notify:7:scheduled"
-    assert names.conversation_group("academy", c) == f"academy.conv.{c}"
     assert names.approvals_group("academy") == "academy.approvals"
     assert names.session_user_group("academy", 7) == "academy.session.user.7"
     assert names.session_token_group("academy", DIGEST) == f"academy.session.token.{DIGEST[:40]}"
@@ -76,7 +74,7 @@ def test_the_stored_formats_stay_exactly_as_existing_data_and_streams_expect() -
 )
 def test_a_schema_that_could_escape_its_prefix_is_refused(schema: object) -> None:
     with pytest.raises(ValueError, match="schema"):
-        names.conversation_group(schema, CONVERSATION)  # type: ignore[arg-type]
+        names.conversation_events_key(schema, CONVERSATION)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("conversation", ["*", "abc", f"{CONVERSATION}:x", "", "1" * 40])
