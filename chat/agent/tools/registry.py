@@ -9,7 +9,10 @@ in one of the two ``_TOOLS``/``READ_TOOLS`` lists.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
+
+from pydantic import BaseModel
 
 from actions.tools.base import ReadTool, Tool
 from actions.tools.registry import policies, write_tools
@@ -50,7 +53,14 @@ def tool_spec(tool: Tool) -> dict[str, Any]:
         "type": "function",
         "function": {
             "name": tool.name,
-            "description": tool.description(),
-            "parameters": tool.args_schema.model_json_schema(),
+            "description": tool.description(),  # may read the tenant (query_data's tables)
+            "parameters": _parameters(tool.args_schema),
         },
     }
+
+
+@functools.cache
+def _parameters(args_schema: type[BaseModel]) -> dict[str, Any]:
+    """A tool's JSON schema, built once per process: pydantic builds it anew on every call
+    (about a millisecond a tool, every model call of every turn). Read-only to callers."""
+    return args_schema.model_json_schema()
