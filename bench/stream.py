@@ -530,7 +530,10 @@ def main() -> None:
         relay = Relay(model)
         pids = {"web": web.popen.pid, "worker": worker.popen.pid}
         common: dict[str, Any] = {"port": port, "token": token, "model": model, "pids": pids}
-        stack_run(**common, connections=1, turns_each=1, tokens=5, rate=0, ramp=0)
+        # Warm-up at the largest N: each worker thread's and each pooled database connection's
+        # first use is start-up, not the steady cost per token measured below.
+        warm = max([*ns, args.cpu_n, args.zero_delay_connections])
+        stack_run(**common, connections=warm, turns_each=1, tokens=5, rate=0, ramp=0)
         stack = {
             str(n): stack_run(
                 **common,
