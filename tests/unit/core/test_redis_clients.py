@@ -47,7 +47,7 @@ def test_a_connection_the_server_dropped_is_replaced_and_the_command_answers() -
 
     assert sync_redis().get("cs:test:dropped") == "1"
 
-    async def after_a_drop() -> str | None:
+    async def after_a_drop() -> object:
         await async_redis().ping()
         probe_redis().client_kill_filter(_type="normal", skipme=True)
         return await async_redis().get("cs:test:dropped")
