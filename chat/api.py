@@ -17,7 +17,8 @@ from django.http import HttpRequest, JsonResponse, StreamingHttpResponse
 from django.views.decorators.http import require_GET
 
 from chat.errors import ERRORS
-from chat.events import MAX_SEQ, action_payload, follow_events
+from chat.events.log import MAX_SEQ, follow_events
+from chat.events.payloads import action_payload
 from chat.models import Conversation, PendingAction
 from chat.openapi import openapi_document
 from chat.pending_actions import Decision, action_get

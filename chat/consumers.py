@@ -27,13 +27,7 @@ from django.conf import settings
 from django.contrib.auth.models import User
 
 from chat.errors import ERRORS
-from chat.events import (
-    MAX_SEQ,
-    approvals_group,
-    frames_after_async,
-    last_seq,
-    live_channel,
-)
+from chat.events.log import MAX_SEQ, frames_after_async, last_seq, live_channel
 from chat.live import LiveEvent, Subscription, live_feed
 from chat.services.realtime import (
     action_decide,
@@ -55,6 +49,7 @@ from core.jsonapi import translate
 from core.jsoninput import InvalidText, MalformedJson, loads_checked
 from core.logs import log_context
 from tenants.asgi import tenant_database_sync_to_async
+from tenants.names import approvals_group
 
 logger = logging.getLogger(__name__)
 

@@ -2,7 +2,7 @@
 socket (DESIGN.md §6, docs/protocol.md).
 
 A worker appends each event to its conversation's log and publishes it, in the same Lua call,
-on the pub/sub channel named like the log (``chat.events``). The message is ``"<seq> <type>
+on the pub/sub channel named like the log (``chat.events.log``). The message is ``"<seq> <type>
 <frame>"``, where ``frame`` is the JSON text a socket sends, ``seq`` included. A web process
 subscribes each conversation's channel once, however many of its sockets follow it, and hands
 every event to them as that text: no channel-layer hop, no thread, no JSON decoded or encoded

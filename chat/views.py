@@ -22,7 +22,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET
 
 from chat.agent.llm import is_offline, model_label
-from chat.events import replay_start
+from chat.events.log import replay_start
 from chat.models import Conversation, Message
 from chat.pending_actions import ActionNotFound, action_get
 from chat.presenters import action_card, conversation_groups, document_lines, message_view

@@ -45,7 +45,7 @@ _CANCEL_CHECK_SECONDS = 0.1
 
 
 class TurnEvents(Protocol):
-    """Where a run's events go: published to watchers (chat/events.py) or collected."""
+    """Where a run's events go: published to watchers (chat/events/publishing.py) or collected."""
 
     def status(self, stage: str) -> None: ...
     def token(self, content: str) -> None: ...

@@ -2,14 +2,14 @@
 
 ``actions`` cannot import ``chat``; it sends ``actions.signals.outbound_message_changed`` and
 ``chat.apps`` connects this. The action frame it publishes carries every recipient's status
-(``chat.events.deliveries_payload``), so a reader that missed one frame loses nothing.
+(``chat.events.payloads.deliveries_payload``), so a reader that missed one frame loses nothing.
 """
 
 from __future__ import annotations
 
 import uuid
 
-from chat.events import publish_action
+from chat.events.publishing import publish_action
 from chat.models import PendingAction
 from core.schema import current_schema
 

@@ -20,7 +20,7 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
 
-from chat.events import PublishingEvents, publish_action, publish_message
+from chat.events.publishing import PublishingEvents, publish_action, publish_message
 from chat.locks import ConversationLock, conversation_lock, execution_token, reservation_token
 from chat.models import Conversation, Message, PendingAction
 from chat.pending_actions import (

@@ -12,7 +12,8 @@ from django.contrib.auth.models import Group
 from django_tenants.utils import tenant_context
 
 from actions.models import Contact, ToolPolicy
-from chat.events import action_payload, append_event
+from chat.events.log import append_event
+from chat.events.payloads import action_payload
 from chat.models import Conversation, PendingAction
 from chat.pending_actions import pending_action_propose
 from chat.tokens import api_token_create

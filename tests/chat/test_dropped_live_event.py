@@ -18,7 +18,7 @@ from channels.testing import WebsocketCommunicator
 from django_tenants.utils import tenant_context
 
 from chat import consumers
-from chat.events import append_event
+from chat.events.log import append_event
 from chat.live import LiveFeed, parse_published
 from chat.models import Conversation
 from chat.tokens import api_token_create

@@ -12,8 +12,10 @@ from typing import Any
 import pytest
 from django.test import override_settings
 
-from chat import events as events_module
-from chat.events import PublishingEvents, _Publisher
+from chat.events import publisher as publisher_module
+from chat.events import publishing as publishing_module
+from chat.events.publisher import Publisher
+from chat.events.publishing import PublishingEvents
 
 
 class _Conversation:
@@ -28,7 +30,7 @@ def emitted(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
         sent.append(payload)
         return payload
 
-    monkeypatch.setattr(events_module, "append_event", append_event)
+    monkeypatch.setattr(publishing_module, "append_event", append_event)
     return sent
 
 
@@ -100,8 +102,8 @@ def test_live_sends_to_one_group_keep_their_order_while_groups_overlap(
             await asyncio.sleep(random.uniform(0, 0.005))  # replies out of order if unchained
             received[group].append(message["n"])
 
-    monkeypatch.setattr(events_module, "get_channel_layer", SlowLayer)
-    publisher = _Publisher()
+    monkeypatch.setattr(publisher_module, "get_channel_layer", SlowLayer)
+    publisher = Publisher()
     sends = [publisher.group_send(f"g{1 + n % 2}", {"n": n}) for n in range(200)]
     for send in sends:
         send.result(timeout=10)

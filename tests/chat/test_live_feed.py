@@ -13,7 +13,7 @@ from asgiref.sync import async_to_sync
 from channels.testing import WebsocketCommunicator
 from django_tenants.utils import tenant_context
 
-from chat.events import append_event, live_channel
+from chat.events.log import append_event, live_channel
 from chat.live import LiveEvent, live_feed
 from chat.models import Conversation
 from chat.tokens import api_token_create

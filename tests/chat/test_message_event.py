@@ -15,7 +15,7 @@ from django.contrib.auth.models import User
 from django.test import Client
 from django_tenants.utils import tenant_context
 
-from chat.events import frames_after_async
+from chat.events.log import frames_after_async
 from chat.models import Conversation, Message
 from chat.tokens import api_token_create
 from config.asgi import application

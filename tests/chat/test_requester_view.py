@@ -12,7 +12,8 @@ from django.contrib.auth.models import User
 from django_tenants.utils import tenant_context
 
 from actions.models import Contact, ContactGroup, OutboundMessage
-from chat.events import action_payload, frames_after_async
+from chat.events.log import frames_after_async
+from chat.events.payloads import action_payload
 from chat.models import Conversation, PendingAction
 from chat.pending_actions import (
     pending_action_decide,

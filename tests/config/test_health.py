@@ -82,16 +82,16 @@ def test_events_still_reach_the_channel_layer_after_redis_restarts(
 ) -> None:
     from channels.layers import get_channel_layer
 
-    from chat.events import _publisher
+    from chat.events.publisher import publisher
 
     layer = get_channel_layer()
     assert layer is not None
-    _publisher.group_send("restart-probe", {"type": "probe"}).result(timeout=10)  # pool warm
+    publisher.group_send("restart-probe", {"type": "probe"}).result(timeout=10)  # pool warm
 
     restart_redis_after.stop_redis()
     restart_redis_after.up()
     channel = async_to_sync(layer.new_channel)()
     async_to_sync(layer.group_add)("restart-probe-after", channel)
-    _publisher.group_send("restart-probe-after", {"type": "probe", "n": 2}).result(timeout=10)
+    publisher.group_send("restart-probe-after", {"type": "probe", "n": 2}).result(timeout=10)
 
     assert async_to_sync(layer.receive)(channel)["n"] == 2

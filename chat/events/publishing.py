@@ -1,0 +1,92 @@
+"""What the worker and the use cases publish: a turn's events (``PublishingEvents``, tokens
+coalesced into frames), a stored user message, an action's decision."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from django.conf import settings
+
+from chat.events.log import append_event, append_event_nowait
+from chat.events.payloads import action_payload, done_payload, message_payload
+from chat.models import Conversation, Message, PendingAction
+
+
+class PublishingEvents:
+    """``TurnEvents`` for a worker: every event numbered, stored and published. ``done`` carries
+    the full text, so coalescing loses nothing.
+
+    Tokens are coalesced into frames: a token goes out at once when the last frame is at least
+    ``CHAT_TOKEN_FLUSH_MS`` old, otherwise it waits in the buffer for the next token or the next
+    other event. So the first token, and every token of a model slower than one per interval, go
+    out at once, and a fast model sends at most one frame per interval (the cost of a frame, in
+    the worker and in every web process relaying it, is paid per frame, not per token). Every
+    event leaves in one Redis call (append and publish); those of actions also go to the
+    approvers' feed, and wait for it.
+    """
+
+    def __init__(self, *, schema: str, conversation: Conversation) -> None:
+        self.schema = schema
+        self.conversation_uuid = str(conversation.uuid)
+        self._buffer: list[str] = []
+        self._flushed_at = -float("inf")
+
+    def _emit(self, payload: dict[str, Any]) -> None:
+        append_event(schema=self.schema, conversation_uuid=self.conversation_uuid, payload=payload)
+
+    def _emit_token(self, payload: dict[str, Any]) -> None:
+        """A token frame (a separate hook: subclasses do less per frame than per event)."""
+        append_event(schema=self.schema, conversation_uuid=self.conversation_uuid, payload=payload)
+
+    def flush(self) -> None:
+        if self._buffer:
+            text, self._buffer = "".join(self._buffer), []
+            self._flushed_at = time.monotonic()
+            self._emit_token({"type": "token", "content": text})
+
+    def token(self, content: str) -> None:
+        self._buffer.append(content)
+        if (time.monotonic() - self._flushed_at) * 1000 >= settings.CHAT_TOKEN_FLUSH_MS:
+            self.flush()
+
+    def status(self, stage: str) -> None:
+        self.flush()
+        self._emit({"type": "status", "stage": stage})
+
+    def pending(self, action: PendingAction) -> None:
+        self.flush()
+        self._emit({"type": "pending", "action": action_payload(action, full=True)})
+
+    def action(self, action: PendingAction) -> None:
+        self.flush()
+        self._emit({"type": "action", "action": action_payload(action, full=False)})
+
+    def done(self, message: Message) -> None:
+        self.flush()
+        self._emit(done_payload(message))
+
+    def error(self, code: str, message: str) -> None:
+        self.flush()
+        self._emit({"type": "error", "code": code, "message": message})
+
+
+def publish_message(*, schema: str, message: Message) -> None:
+    """A stored user message, announced to everyone watching its conversation. Not waited
+    for: the event is stored when this returns, and a reader that misses it live refills it
+    from the log."""
+    append_event_nowait(
+        schema=schema,
+        conversation_uuid=str(message.conversation.uuid),
+        payload=message_payload(message),
+    )
+
+
+def publish_action(*, schema: str, action: PendingAction) -> None:
+    """An action's decision, or a change in its recipients' delivery, announced to everyone
+    watching its conversation (and the tenant's approvers)."""
+    append_event(
+        schema=schema,
+        conversation_uuid=str(action.conversation.uuid),
+        payload={"type": "action", "action": action_payload(action, full=False)},
+    )
