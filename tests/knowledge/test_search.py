@@ -54,8 +54,8 @@ class TestWithAFakeModel:
         with CaptureQueriesContext(connection) as queries:
             kb_search(query="sick leave", k=5)
 
-        # django-tenants prefixes every cursor with SET search_path (TENANT_LIMIT_SET_CALLS
-        # off); that is the tenancy layer's, not the search's.
+        # django-tenants may set the search_path first (once per checkout and tenant switch);
+        # that is the tenancy layer's, not the search's.
         statements = [q["sql"] for q in queries if not q["sql"].startswith("SET search_path")]
         assert len(statements) == 1
 
