@@ -60,7 +60,12 @@ class ChatConfig(AppConfig):
                 task="chat.expire_overdue_actions",
                 every_seconds=settings.CHAT_ACTION_EXPIRY_POLL_SECONDS,
                 name="chat: expire overdue pending actions in every tenant",
-            )
+            ),
+            PeriodicJob(
+                task="chat.requeue_stranded_resumes",
+                every_seconds=max(5, settings.CHAT_STRANDED_RESUME_SECONDS // 2),
+                name="chat: resume approved actions whose resume task was lost",
+            ),
         ]
         # Services queue chat's tasks by name (core.celery.queue), so every process that may
         # queue one (web, worker, shell) registers them here, not only a starting worker.

@@ -10,6 +10,7 @@ from chat.services.realtime import (
     ConversationBusy,
     overdue_actions_expire,
     resume_execute,
+    stranded_resumes_requeue,
     turn_execute,
 )
 from core.celery import app
@@ -38,6 +39,13 @@ def expire_overdue_actions() -> int:
     """Expire the tenant's overdue pending actions (beat, through ``tenants.fan_out``, every
     ``CHAT_ACTION_EXPIRY_POLL_SECONDS``). Overlapping runs are safe: each action expires once."""
     return overdue_actions_expire()
+
+
+@app.task(name="chat.requeue_stranded_resumes")
+def requeue_stranded_resumes() -> int:
+    """Resume approved actions whose resume task was lost (beat, through ``tenants.fan_out``,
+    every half of ``CHAT_STRANDED_RESUME_SECONDS``)."""
+    return stranded_resumes_requeue()
 
 
 @app.task(name="chat.run_eval")

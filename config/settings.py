@@ -492,6 +492,10 @@ CHAT_TOKEN_FLUSH_MS = env_int("CHAT_TOKEN_FLUSH_MS", 60, minimum=0)
 # first created; afterwards edit it in the platform admin). A decision on an overdue action is
 # refused whenever it comes, so this only bounds how late the conversation is told.
 CHAT_ACTION_EXPIRY_POLL_SECONDS = env_int("CHAT_ACTION_EXPIRY_POLL_SECONDS", 60, minimum=1)
+# An approved action whose resume has not claimed it this long after the decision is resumed
+# again (the Redis broker can lose a task whose worker is killed as it takes it); beat looks
+# every half of this. Longer than a resume waits behind a running turn of its conversation.
+CHAT_STRANDED_RESUME_SECONDS = env_int("CHAT_STRANDED_RESUME_SECONDS", 120, minimum=10)
 # A turn holds its conversation's lock this long without progress before another may take it.
 # A running turn's conversation lock is renewed by its worker's lease thread, so it only
 # expires this long after its worker died (then a redelivered copy takes over).

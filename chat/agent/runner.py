@@ -174,11 +174,14 @@ def waits_for_decision(state: StateSnapshot) -> bool:
 
 
 def waits_on(state: StateSnapshot, action: PendingAction) -> bool:
-    return any(
-        pending.value.get("action_id") == str(action.id)
-        for task in state.tasks
-        for pending in task.interrupts
-    )
+    return str(action.id) in awaited_action_ids(state)
+
+
+def awaited_action_ids(state: StateSnapshot) -> set[str]:
+    """The ids of the actions whose decision the graph waits for."""
+    return {
+        str(pending.value.get("action_id")) for task in state.tasks for pending in task.interrupts
+    }
 
 
 def answered(state: StateSnapshot, action: PendingAction) -> bool:

@@ -8,6 +8,7 @@ withdrawal exactly one wins, and an expired action can never be approved, hence 
 from __future__ import annotations
 
 import uuid
+from datetime import timedelta
 
 from django.db import transaction
 from django.utils import timezone
@@ -24,6 +25,17 @@ def overdue_action_ids() -> list[uuid.UUID]:
     return list(
         PendingAction.objects.filter(status=Status.PENDING, expires_at__lte=timezone.now())
         .order_by("expires_at")
+        .values_list("pk", flat=True)
+    )
+
+
+def stranded_approval_ids(*, older_than_seconds: int) -> list[uuid.UUID]:
+    """The current tenant's actions approved at least ``older_than_seconds`` ago that no resume
+    has claimed (a claim moves ``approved`` to ``executing``), oldest first."""
+    decided_before = timezone.now() - timedelta(seconds=older_than_seconds)
+    return list(
+        PendingAction.objects.filter(status=Status.APPROVED, decided_at__lte=decided_before)
+        .order_by("decided_at")
         .values_list("pk", flat=True)
     )
 

@@ -9,6 +9,7 @@ reservation over while the turn runs.
 from __future__ import annotations
 
 import contextlib
+import logging
 import time
 import uuid
 from dataclasses import dataclass
@@ -30,12 +31,18 @@ from chat.pending_actions import (
     pending_action_withdraw,
 )
 from chat.selectors import decidable_tools
-from chat.services.expiry import overdue_action_ids, pending_action_expire
+from chat.services.expiry import (
+    overdue_action_ids,
+    pending_action_expire,
+    stranded_approval_ids,
+)
 from chat.services.turns import ConversationNotFound, turn_cancel, turn_resume, turn_run, turn_start
 from chat.services.usage import usage_budget_check
 from core.celery import queue
 from core.leases import keeper
 from core.schema import current_schema
+
+logger = logging.getLogger(__name__)
 
 
 class ConversationBusy(Exception):
@@ -157,6 +164,18 @@ def overdue_actions_expire() -> int:
     """Expire every overdue pending action of the current tenant; how many this call expired
     (an overlapping sweep expires the others, each exactly once)."""
     return sum(action_expire(action_id=pk) is not None for pk in overdue_action_ids())
+
+
+def stranded_resumes_requeue() -> int:
+    """Queue the resume of every approved action of the current tenant that no resume claimed
+    within ``CHAT_STRANDED_RESUME_SECONDS``: its task was lost (the Redis broker drops a task
+    whose worker is killed between taking it off the queue and recording it as unacknowledged).
+    A resume runs an action at most once, so one that was merely slow loses nothing."""
+    stranded = stranded_approval_ids(older_than_seconds=settings.CHAT_STRANDED_RESUME_SECONDS)
+    for action_id in stranded:
+        logger.warning("approved action %s was never resumed; queueing its resume again", action_id)
+        queue("chat.resume_turn", str(action_id))
+    return len(stranded)
 
 
 def action_withdraw(*, user: User, action_id: str, note: str = "") -> PendingAction:

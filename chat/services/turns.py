@@ -39,6 +39,7 @@ from chat.services.routed_answers import RoutedAnswer, routed_answer
 from chat.services.usage import Usage, run_usage, usage_of, usage_payload, usage_record
 from chat.snippets import word_snippet
 from core import tracing
+from core.celery import queue
 from core.logs import log_context
 from core.metrics import AGENT_ERRORS, TURN_DURATION
 from core.schema import current_schema
@@ -168,6 +169,8 @@ def turn_run(
             # paused for approval: the decision's resume owns the rest of the graph and the
             # reply, so continuing here would send the confirmation a second time.
             return runner.SUPERSEDED
+        if _resume_queued_again(state):
+            return runner.SUPERSEDED
         return runner.continuation(state)
 
     return _run(
@@ -178,6 +181,34 @@ def turn_run(
         model=model,
         cache_key=cache_key,
     )
+
+
+# Decisions after which the graph still waiting means the resume has not run to its end.
+_RESUMABLE = (
+    PendingAction.Status.APPROVED,
+    PendingAction.Status.REJECTED,
+    PendingAction.Status.EXPIRED,
+)
+
+
+def _resume_queued_again(state: StateSnapshot) -> bool:
+    """A redelivered run of a turn whose action was decided meanwhile: the decision's resume
+    owns the rest, so this run announces nothing. That resume may have died with the worker
+    that took it (the Redis broker loses a message whose worker is killed between taking it
+    off the queue and recording it as unacknowledged), so it is queued again: a resume runs an
+    action at most once however often it arrives. True when the graph waits on a decided
+    action."""
+    if not runner.waits_for_decision(state):
+        return False
+    decided = list(
+        PendingAction.objects.filter(
+            pk__in=runner.awaited_action_ids(state), status__in=_RESUMABLE
+        ).values_list("pk", flat=True)
+    )
+    for action_id in decided:
+        logger.warning("queueing the resume of decided action %s again", action_id)
+        queue("chat.resume_turn", str(action_id))
+    return bool(decided)
 
 
 def _answering_model(model: BaseChatModel | None) -> str:
