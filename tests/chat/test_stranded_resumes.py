@@ -64,6 +64,21 @@ def _approved(tenant: Tenant, *, seconds_ago: float) -> PendingAction:
         return PendingAction.objects.get(pk=action.pk)
 
 
+def _sms_model() -> ScriptedChatModel:
+    return ScriptedChatModel(replies=[tool_call("send_sms", **SMS), AIMessage("Sent.")])
+
+
+def _approved_in_a_turn(
+    ask: TurnRunner, people_a: People, text: str, model: ScriptedChatModel
+) -> PendingAction:
+    """The action a turn proposed, approved with the decision service alone (no resume)."""
+    Contact.objects.create(name="Emma Wilson", phone="+12025550111")
+    turn = ask(text, model=model)
+    action = PendingAction.objects.get(conversation=turn.conversation)
+    pending_action_decide(action_id=action.id, user=people_a.approver, decision="approve")
+    return action
+
+
 def test_an_approval_no_resume_claimed_in_time_has_its_resume_queued_again(
     tenant_a: Tenant, resumes_queued: list[str], settings: Any
 ) -> None:
@@ -104,15 +119,12 @@ def test_one_tenants_sweep_never_queues_another_tenants_resumes(
 def test_a_redelivered_turn_that_finds_its_action_approved_queues_the_resume_not_a_new_card(
     ask: TurnRunner, people_a: People, resumes_queued: list[str]
 ) -> None:
-    Contact.objects.create(name="Emma Wilson", phone="+12025550111")
-    model = ScriptedChatModel(replies=[tool_call("send_sms", **SMS), AIMessage("Sent.")])
-    turn = ask("Can you text Emma that class moved to 3pm?", model=model)
-    action = PendingAction.objects.get(conversation=turn.conversation)
-    pending_action_decide(action_id=action.id, user=people_a.approver, decision="approve")
-    asked = Message.objects.get(conversation=turn.conversation, role=Message.Role.USER)
+    model = _sms_model()
+    action = _approved_in_a_turn(ask, people_a, "Can you text Emma that class moved to 3pm?", model)
+    asked = Message.objects.get(conversation=action.conversation, role=Message.Role.USER)
 
     events = CollectingEvents()
-    again = turn_run(conversation=turn.conversation, message=asked, events=events, model=model)
+    again = turn_run(conversation=action.conversation, message=asked, events=events, model=model)
 
     assert again is None
     assert events.of("pending") == [], "the approver is not asked a second time"
@@ -124,11 +136,7 @@ def test_a_redelivered_turn_that_finds_its_action_approved_queues_the_resume_not
 def test_the_fanned_out_job_executes_an_approval_whose_resume_was_lost(
     ask: TurnRunner, tenant_a: Tenant, people_a: People, celery_worker_thread: None
 ) -> None:
-    Contact.objects.create(name="Emma Wilson", phone="+12025550111")
-    model = ScriptedChatModel(replies=[tool_call("send_sms", **SMS), AIMessage("unused")])
-    turn = ask("Text Emma that class moved to 3pm", model=model)
-    action = PendingAction.objects.get(conversation=turn.conversation)
-    pending_action_decide(action_id=action.id, user=people_a.approver, decision="approve")
+    action = _approved_in_a_turn(ask, people_a, "Text Emma that class moved to 3pm", _sms_model())
     PendingAction.objects.filter(pk=action.pk).update(
         decided_at=timezone.now() - timedelta(hours=1)
     )

@@ -28,6 +28,20 @@ def _usernames() -> list[str]:
     return list(User.objects.values_list("username", flat=True))
 
 
+def _switch_from_a_to_b_and_roll_back(tenant_a: Tenant, tenant_b: Tenant) -> None:
+    """Cache A's path, then set B's inside an atomic block that is rolled back: the session's
+    path goes back to A's while the connection still names B."""
+    make_user(tenant_a, "ada")
+    make_user(tenant_b, "bea")
+    _select(tenant_a)
+    assert _usernames() == ["ada"]  # the path is set (and cached) for tenant A
+
+    with pytest.raises(_Undo), transaction.atomic():
+        _select(tenant_b)
+        assert _usernames() == ["bea"]  # SET for B, inside the block
+        raise _Undo
+
+
 def test_the_search_path_is_set_once_per_schema_switch_not_per_query(tenant_a: Tenant) -> None:
     _select(tenant_a)
     with CaptureQueriesContext(connection) as queries:
@@ -41,15 +55,8 @@ def test_the_search_path_is_set_once_per_schema_switch_not_per_query(tenant_a: T
 def test_after_a_savepoint_rollback_queries_run_on_the_tenant_the_connection_names(
     tenant_a: Tenant, tenant_b: Tenant
 ) -> None:
-    make_user(tenant_a, "ada")
-    make_user(tenant_b, "bea")
-    _select(tenant_a)
-    assert _usernames() == ["ada"]  # the path is set (and cached) for tenant A
-
-    with pytest.raises(_Undo), transaction.atomic():  # a savepoint: the test runs in a transaction
-        _select(tenant_b)
-        assert _usernames() == ["bea"]  # SET for B, inside the savepoint
-        raise _Undo  # ROLLBACK TO SAVEPOINT puts the session back on A's path
+    # In a test's transaction the atomic block is a savepoint: ROLLBACK TO SAVEPOINT.
+    _switch_from_a_to_b_and_roll_back(tenant_a, tenant_b)
 
     _select(tenant_b)
     assert _usernames() == ["bea"]
@@ -60,15 +67,7 @@ def test_after_a_savepoint_rollback_queries_run_on_the_tenant_the_connection_nam
 def test_after_a_savepoint_rollback_without_a_switch_the_path_is_set_again(
     tenant_a: Tenant, tenant_b: Tenant
 ) -> None:
-    make_user(tenant_a, "ada")
-    make_user(tenant_b, "bea")
-    _select(tenant_a)
-    assert _usernames() == ["ada"]
-
-    with pytest.raises(_Undo), transaction.atomic():
-        _select(tenant_b)
-        assert _usernames() == ["bea"]
-        raise _Undo
+    _switch_from_a_to_b_and_roll_back(tenant_a, tenant_b)
     # The connection still names B; the session's path went back to A's. B's rows, not A's:
     assert current_tenant() == tenant_b
     assert _usernames() == ["bea"]
@@ -78,15 +77,7 @@ def test_after_a_savepoint_rollback_without_a_switch_the_path_is_set_again(
 def test_after_a_transaction_rollback_queries_run_on_the_tenant_the_connection_names(
     tenant_a: Tenant, tenant_b: Tenant
 ) -> None:
-    make_user(tenant_a, "ada")
-    make_user(tenant_b, "bea")
-    _select(tenant_a)
-    assert _usernames() == ["ada"]
-
-    with pytest.raises(_Undo), transaction.atomic():  # outermost: a real ROLLBACK
-        _select(tenant_b)
-        assert _usernames() == ["bea"]
-        raise _Undo
+    _switch_from_a_to_b_and_roll_back(tenant_a, tenant_b)  # outermost: a real ROLLBACK
 
     assert _usernames() == ["bea"]
     _select(tenant_a)
