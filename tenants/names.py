@@ -70,6 +70,11 @@ def conversation_lock_key(schema: str, conversation_uuid: uuid.UUID | str) -> st
     return _conversation_key(schema, conversation_uuid, "running")
 
 
+def conversation_cancel_key(schema: str, conversation_uuid: uuid.UUID | str) -> str:
+    """Set while the user asks the running turn of a conversation to stop."""
+    return _conversation_key(schema, conversation_uuid, "cancel")
+
+
 def digest_scheduled_key(schema: str, user_id: int) -> str:
     """Set while an approver's notification digest is queued."""
     return f"cs:{_schema(schema)}:notify:{_id(user_id)}:scheduled"
