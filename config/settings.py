@@ -487,7 +487,10 @@ SESSION_RECHECK_SECONDS = env_float("SESSION_RECHECK_SECONDS", 5.0, minimum=0.5)
 # Realtime: the per-conversation event log (Redis Stream) and streaming.
 CHAT_EVENT_LOG_MAX = env_int("CHAT_EVENT_LOG_MAX", 5000, minimum=100)
 CHAT_EVENT_LOG_TTL_SECONDS = env_int("CHAT_EVENT_LOG_TTL_SECONDS", 7 * 24 * 3600, minimum=60)
-CHAT_TOKEN_FLUSH_MS = env_int("CHAT_TOKEN_FLUSH_MS", 60, minimum=0)
+# Token frames leave at most once per this many ms per conversation (the first at once), and
+# the worker reads the model's stream as often (chat/agent/llm.py): 10 frames/s still reads as
+# smooth streaming, and each frame and each read costs CPU in the worker and every web process.
+CHAT_TOKEN_FLUSH_MS = env_int("CHAT_TOKEN_FLUSH_MS", 100, minimum=0)
 # How often beat looks for overdue pending actions to expire (only used when the schedule row is
 # first created; afterwards edit it in the platform admin). A decision on an overdue action is
 # refused whenever it comes, so this only bounds how late the conversation is told.

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import functools
+import time
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from django.conf import settings
@@ -25,6 +27,7 @@ def model_settings() -> tuple[object, ...]:
         settings.LLM_TEMPERATURE,
         settings.LLM_TIMEOUT_SECONDS,
         settings.OFFLINE_MODEL_CHUNK_MS,
+        settings.CHAT_TOKEN_FLUSH_MS,
     )
 
 
@@ -44,6 +47,7 @@ def build_chat_model() -> BaseChatModel:
         api_key=api_key,
         timeout=settings.LLM_TIMEOUT_SECONDS,
         max_retries=2,
+        http_client=_batched_reads_client(settings.CHAT_TOKEN_FLUSH_MS / 1000),
     )
     return ChatOpenAI(
         base_url=settings.LLM_BASE_URL,
@@ -77,3 +81,62 @@ def _dict_chunks_client_class() -> type[Any]:
             return super()._process_response_data(data=data, cast_to=cast_to, response=response)
 
     return DictChunksOpenAI
+
+
+def _batched_reads_client(interval: float) -> Any:
+    """The model's HTTP client, reading a streamed reply at most once per ``interval`` (the
+    token frame interval, ``CHAT_TOKEN_FLUSH_MS``).
+
+    A model streams a token every 10 to 30 ms, each in its own chunk. Read as it arrives, every
+    chunk wakes the turn's thread for a few hundred microseconds of cold code (socket, HTTP,
+    SSE, LangChain, the forwarder): most of a worker's CPU per token at real streaming speed
+    (docs/performance.md). The frame that carries a token to the browser leaves at most once
+    per interval anyway, so the stream is read once per interval too, and each read takes every
+    chunk that arrived meanwhile in one warm pass. The first read of a body is not delayed, and
+    a reply that is all there already (a fast model) is read as fast as the socket gives it:
+    a read takes up to 64 KiB, a few thousand tokens."""
+    import httpx2
+    import openai
+
+    class BatchedReads(httpx2.SyncByteStream):
+        def __init__(self, inner: httpx2.SyncByteStream) -> None:
+            self.inner = inner
+
+        def __iter__(self) -> Iterator[bytes]:
+            return read_in_batches(iter(self.inner), interval)
+
+        def close(self) -> None:
+            self.inner.close()
+
+    class BatchedReadsTransport(httpx2.HTTPTransport):
+        def handle_request(self, request: httpx2.Request) -> httpx2.Response:
+            response = super().handle_request(request)
+            if isinstance(response.stream, httpx2.SyncByteStream):
+                response.stream = BatchedReads(response.stream)
+            return response
+
+    # The SDK's own pool limits: the transport, not the client, holds the pool.
+    limits = httpx2.Limits(max_connections=1000, max_keepalive_connections=100)
+    return openai.DefaultHttpxClient(transport=BatchedReadsTransport(limits=limits))
+
+
+def read_in_batches(
+    reads: Iterator[bytes],
+    interval: float,
+    *,
+    clock: Callable[[], float] = time.monotonic,
+    sleep: Callable[[float], None] = time.sleep,
+) -> Iterator[bytes]:
+    """``reads``, each read after the first waiting until ``interval`` has passed since the one
+    before it returned (a read that comes later anyway does not wait)."""
+    last_read: float | None = None
+    while True:
+        if last_read is not None:
+            wait = last_read + interval - clock()
+            if wait > 0:
+                sleep(wait)
+        chunk = next(reads, None)
+        if chunk is None:
+            return
+        last_read = clock()
+        yield chunk

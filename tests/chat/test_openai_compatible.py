@@ -49,3 +49,22 @@ def test_chat_openai_streams_a_tool_call_then_the_confirmation(
     assert "send_sms" in {tool["function"]["name"] for tool in first["body"]["tools"]}
     tool_result = [m for m in second["body"]["messages"] if m["role"] == "tool"][-1]
     assert json.loads(tool_result["content"])["status"] == "executed"
+
+
+def test_a_slowly_streamed_reply_read_in_batches_arrives_whole_and_in_order(
+    ask: TurnRunner,
+) -> None:
+    text = "Term starts on the fourth of September; the first week is half days for year one."
+    with (
+        FakeOpenAIServer([ScriptedText(text, chunk_chars=3)], token_delay=0.01) as server,
+        override_settings(
+            LLM_BASE_URL=server.base_url,
+            LLM_MODEL="scripted-gpt",
+            LLM_API_KEY="test-key",
+            CHAT_TOKEN_FLUSH_MS=100,
+        ),
+    ):
+        turn = ask("When does term start?")
+
+    assert turn.reply is not None and turn.reply.content == text
+    assert "".join(turn.events.of("token")) == text
