@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import threading
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -103,7 +105,7 @@ def _batched_reads_client(interval: float) -> Any:
             self.inner = inner
 
         def __iter__(self) -> Iterator[bytes]:
-            return read_in_batches(iter(self.inner), interval)
+            return read_in_batches(iter(self.inner), interval, between=_between_reads_callback)
 
         def close(self) -> None:
             self.inner.close()
@@ -120,18 +122,43 @@ def _batched_reads_client(interval: float) -> Any:
     return openai.DefaultHttpxClient(transport=BatchedReadsTransport(limits=limits))
 
 
+_between_reads = threading.local()
+
+
+@contextlib.contextmanager
+def between_reads(callback: Callable[[], None]) -> Iterator[None]:
+    """Call ``callback`` each time this thread's model stream has handed over everything it
+    read and is about to read more: the moment to send on what was read, as one frame. (Nodes
+    run on the caller's thread, chat/agent/runner.py.)"""
+    previous = getattr(_between_reads, "callback", None)
+    _between_reads.callback = callback
+    try:
+        yield
+    finally:
+        _between_reads.callback = previous
+
+
+def _between_reads_callback() -> None:
+    callback = getattr(_between_reads, "callback", None)
+    if callback is not None:
+        callback()
+
+
 def read_in_batches(
     reads: Iterator[bytes],
     interval: float,
     *,
+    between: Callable[[], None] = lambda: None,
     clock: Callable[[], float] = time.monotonic,
     sleep: Callable[[float], None] = time.sleep,
 ) -> Iterator[bytes]:
     """``reads``, each read after the first waiting until ``interval`` has passed since the one
-    before it returned (a read that comes later anyway does not wait)."""
+    before it returned (a read that comes later anyway does not wait); ``between`` is called
+    before each of those reads, once the previous one has been used."""
     last_read: float | None = None
     while True:
         if last_read is not None:
+            between()
             wait = last_read + interval - clock()
             if wait > 0:
                 sleep(wait)

@@ -32,7 +32,7 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command, StateSnapshot
 
 from chat.agent.graph import build_graph, on_checkpointer_reset, thread_id
-from chat.agent.llm import build_chat_model, model_settings
+from chat.agent.llm import between_reads, build_chat_model, model_settings
 from chat.agent.tools.registry import read_tool
 from chat.models import Conversation, Message, PendingAction
 from core.metrics import AGENT_ERRORS, TIME_TO_FIRST_TOKEN
@@ -54,6 +54,7 @@ class TurnEvents(Protocol):
 
     def status(self, stage: str) -> None: ...
     def token(self, content: str) -> None: ...
+    def flush(self) -> None: ...  # send on the tokens held back, if any
     def pending(self, action: PendingAction) -> None: ...
     def action(self, action: PendingAction) -> None: ...
     def done(self, message: Message) -> None: ...
@@ -71,6 +72,9 @@ class CollectingEvents:
 
     def token(self, content: str) -> None:
         self.events.append(("token", content))
+
+    def flush(self) -> None:
+        self.events.append(("flush", None))  # nothing is held back; noted for tests
 
     def pending(self, action: PendingAction) -> None:
         self.events.append(("pending", action))
@@ -260,7 +264,8 @@ def run_graph(
             announce_pending(state, events)
         return RunResult(graph_input.ending, state.values, before, graph_input.text)
     try:
-        _stream(graph, graph_input, config, events)
+        with between_reads(events.flush):  # one token frame per read of the model's stream
+            _stream(graph, graph_input, config, events)
     except TurnCancelled:
         values = graph.get_state(config).values
         return RunResult(Ending.CANCELLED, values, before, "".join(forwarder.streamed), ran=True)

@@ -17,13 +17,15 @@ class PublishingEvents:
     """``TurnEvents`` for a worker: every event numbered, stored and published. ``done`` carries
     the full text, so coalescing loses nothing.
 
-    Tokens are coalesced into frames: a token goes out at once when the last frame is at least
-    ``CHAT_TOKEN_FLUSH_MS`` old, otherwise it waits in the buffer for the next token or the next
-    other event. So the first token, and every token of a model slower than one per interval, go
-    out at once, and a fast model sends at most one frame per interval (the cost of a frame, in
-    the worker and in every web process relaying it, is paid per frame, not per token). Every
-    event leaves in one Redis call (append and publish); those of actions also go to the
-    approvers' feed, and wait for it.
+    Tokens are coalesced into frames. The first token goes out at once. When the model's
+    stream is read in batches (chat/agent/llm.py reads it once per ``CHAT_TOKEN_FLUSH_MS``),
+    the reader calls ``flush`` after each batch: one frame per read, every token of it, sent
+    the moment it was read. Otherwise (the offline model, a test's model) a token goes out
+    when the last frame is at least ``CHAT_TOKEN_FLUSH_MS`` old and waits in the buffer for the
+    next token or the next other event if not. Either way a conversation gets at most about
+    one frame per interval (the cost of a frame, in the worker and in every web process
+    relaying it, is paid per frame, not per token). Every event leaves in one Redis call
+    (append and publish); those of actions also go to the approvers' feed, and wait for it.
     """
 
     def __init__(self, *, schema: str, conversation: Conversation) -> None:
@@ -31,6 +33,7 @@ class PublishingEvents:
         self.conversation_uuid = str(conversation.uuid)
         self._buffer: list[str] = []
         self._flushed_at = -float("inf")
+        self._reads_batched = False  # the reader calls ``flush`` after each read
 
     def _emit(self, payload: dict[str, Any]) -> None:
         append_event(schema=self.schema, conversation_uuid=self.conversation_uuid, payload=payload)
@@ -40,6 +43,11 @@ class PublishingEvents:
         append_event(schema=self.schema, conversation_uuid=self.conversation_uuid, payload=payload)
 
     def flush(self) -> None:
+        """The model's stream reader has handed over a read: send it as one frame."""
+        self._reads_batched = True
+        self._send_buffered()
+
+    def _send_buffered(self) -> None:
         if self._buffer:
             text, self._buffer = "".join(self._buffer), []
             self._flushed_at = time.monotonic()
@@ -47,27 +55,29 @@ class PublishingEvents:
 
     def token(self, content: str) -> None:
         self._buffer.append(content)
+        if self._reads_batched:
+            return
         if (time.monotonic() - self._flushed_at) * 1000 >= settings.CHAT_TOKEN_FLUSH_MS:
-            self.flush()
+            self._send_buffered()
 
     def status(self, stage: str) -> None:
-        self.flush()
+        self._send_buffered()
         self._emit({"type": "status", "stage": stage})
 
     def pending(self, action: PendingAction) -> None:
-        self.flush()
+        self._send_buffered()
         self._emit({"type": "pending", "action": action_payload(action, full=True)})
 
     def action(self, action: PendingAction) -> None:
-        self.flush()
+        self._send_buffered()
         self._emit({"type": "action", "action": action_payload(action, full=False)})
 
     def done(self, message: Message) -> None:
-        self.flush()
+        self._send_buffered()
         self._emit(done_payload(message))
 
     def error(self, code: str, message: str) -> None:
-        self.flush()
+        self._send_buffered()
         self._emit({"type": "error", "code": code, "message": message})
 
 

@@ -65,6 +65,21 @@ def test_a_token_after_the_interval_flushes_the_buffer(emitted: list[dict[str, A
     assert [payload["content"] for payload in emitted] == ["a", "bc"]
 
 
+@override_settings(CHAT_TOKEN_FLUSH_MS=20)
+def test_with_a_batched_reader_each_read_is_one_frame_whenever_it_comes(
+    emitted: list[dict[str, Any]],
+) -> None:
+    sink = PublishingEvents(schema="s", conversation=_Conversation())  # type: ignore[arg-type]
+    sink.token("a")  # the first read: out at once
+    sink.flush()  # the reader, before its next read
+    sink.token("b")
+    time.sleep(0.03)  # longer than the interval: still held for the end of its read
+    sink.token("c")
+    sink.flush()
+
+    assert [payload["content"] for payload in emitted] == ["a", "bc"]
+
+
 @override_settings(CHAT_TOKEN_FLUSH_MS=200)
 def test_done_carries_the_whole_text_after_the_last_buffered_tokens(
     emitted: list[dict[str, Any]],

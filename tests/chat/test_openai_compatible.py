@@ -68,3 +68,5 @@ def test_a_slowly_streamed_reply_read_in_batches_arrives_whole_and_in_order(
 
     assert turn.reply is not None and turn.reply.content == text
     assert "".join(turn.events.of("token")) == text
+    # The reader handed its reads over between them: the sink was asked to send each on.
+    assert turn.events.of("flush")

@@ -69,3 +69,18 @@ def test_an_empty_stream_ends_at_once() -> None:
 
     assert list(read_in_batches(iter([]), 0.1, clock=clock, sleep=clock.sleep)) == []
     assert clock.sleeps == []
+
+
+def test_between_reads_the_reader_is_told_once_the_last_read_is_used() -> None:
+    clock = Clock()
+    told: list[float] = []
+    chunks = read_in_batches(
+        socket_reads(clock, [0.0, 0.0]),
+        0.1,
+        between=lambda: told.append(clock.now),
+        clock=clock,
+        sleep=clock.sleep,
+    )
+
+    assert taken_at(clock, chunks, work=0.01) == [0.0, 0.1]
+    assert told == [0.01, 0.11]  # after each read was used, before the next (or the end)
