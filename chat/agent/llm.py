@@ -117,9 +117,9 @@ def _batched_reads_client(interval: float) -> Any:
                 response.stream = BatchedReads(response.stream)
             return response
 
-    # The SDK's own pool limits: the transport, not the client, holds the pool.
-    limits = httpx2.Limits(max_connections=1000, max_keepalive_connections=100)
-    return openai.DefaultHttpxClient(transport=BatchedReadsTransport(limits=limits))
+    # The transport, not the client, holds the pool: give it the SDK's own limits.
+    transport = BatchedReadsTransport(limits=openai.DEFAULT_CONNECTION_LIMITS)
+    return openai.DefaultHttpxClient(transport=transport)
 
 
 _between_reads = threading.local()

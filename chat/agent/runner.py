@@ -74,7 +74,7 @@ class CollectingEvents:
         self.events.append(("token", content))
 
     def flush(self) -> None:
-        self.events.append(("flush", None))  # nothing is held back; noted for tests
+        self.events.append(("flush", None))  # nothing is held back; kept in order like the rest
 
     def pending(self, action: PendingAction) -> None:
         self.events.append(("pending", action))
@@ -134,13 +134,13 @@ def run_config(conversation: Conversation) -> RunnableConfig:
 
 
 def cancel_request(conversation: Conversation) -> None:
-    """Ask the running turn of ``conversation`` to stop at its next token."""
+    """Ask the running turn of ``conversation`` to stop at its next token. The flag lives on the
+    process's own Redis client, not Django's cache, whose Redis backend builds a client (and its
+    table of some 170 response callbacks) on every call: the largest cost of a check."""
     sync_redis().set(_cancel_key(conversation), 1, ex=_CANCEL_TTL_SECONDS)
 
 
 def _cancel_key(conversation: Conversation) -> str:
-    """On the process's own Redis client: Django's cache builds a Redis client (and its table of
-    some 170 response callbacks) on every call, which was the largest cost of a check."""
     return conversation_cancel_key(current_schema(), conversation.uuid)
 
 
