@@ -36,7 +36,14 @@ from chat.services.expiry import (
     pending_action_expire,
     stranded_approval_ids,
 )
-from chat.services.turns import ConversationNotFound, turn_cancel, turn_resume, turn_run, turn_start
+from chat.services.turns import (
+    ConversationNotFound,
+    resume_queue,
+    turn_cancel,
+    turn_resume,
+    turn_run,
+    turn_start,
+)
 from chat.services.usage import usage_budget_check
 from core.celery import queue
 from core.leases import keeper
@@ -138,7 +145,7 @@ def action_decide(
             # Reserve the conversation for the resume; if a turn is running, the resume waits.
             conversation_lock(action.conversation, reservation_token(action.id)).acquire()
             transaction.on_commit(lambda: publish_action(schema=schema, action=action))
-            transaction.on_commit(lambda: queue("chat.resume_turn", str(action.id)))
+            transaction.on_commit(lambda: resume_queue(action.id))
     except ActionExpired:
         action_expire(action_id=action_id)
         raise
@@ -156,7 +163,7 @@ def action_expire(*, action_id: uuid.UUID | str) -> PendingAction | None:
         schema = current_schema()
         conversation_lock(action.conversation, reservation_token(action.id)).acquire()
         transaction.on_commit(lambda: publish_action(schema=schema, action=action))
-        transaction.on_commit(lambda: queue("chat.resume_turn", str(action.id)))
+        transaction.on_commit(lambda: resume_queue(action.id))
     return action
 
 
@@ -174,7 +181,7 @@ def stranded_resumes_requeue() -> int:
     stranded = stranded_approval_ids(older_than_seconds=settings.CHAT_STRANDED_RESUME_SECONDS)
     for action_id in stranded:
         logger.warning("approved action %s was never resumed; queueing its resume again", action_id)
-        queue("chat.resume_turn", str(action_id))
+        resume_queue(action_id)
     return len(stranded)
 
 
@@ -188,7 +195,7 @@ def action_withdraw(*, user: User, action_id: str, note: str = "") -> PendingAct
         schema = current_schema()
         conversation_lock(action.conversation, reservation_token(action.id)).acquire()
         transaction.on_commit(lambda: publish_action(schema=schema, action=action))
-        transaction.on_commit(lambda: queue("chat.resume_turn", str(action.id)))
+        transaction.on_commit(lambda: resume_queue(action.id))
     return action
 
 

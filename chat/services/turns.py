@@ -183,6 +183,11 @@ def turn_run(
     )
 
 
+def resume_queue(action_id: uuid.UUID | str) -> None:
+    """Queue the resume of the turn that waits on a decided action (``chat.resume_turn``)."""
+    queue("chat.resume_turn", str(action_id))
+
+
 # Decisions after which the graph still waiting means the resume has not run to its end.
 _RESUMABLE = (
     PendingAction.Status.APPROVED,
@@ -207,7 +212,7 @@ def _resume_queued_again(state: StateSnapshot) -> bool:
     )
     for action_id in decided:
         logger.warning("queueing the resume of decided action %s again", action_id)
-        queue("chat.resume_turn", str(action_id))
+        resume_queue(action_id)
     return bool(decided)
 
 
