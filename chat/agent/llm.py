@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import json
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -105,7 +106,8 @@ def _batched_reads_client(interval: float) -> Any:
             self.inner = inner
 
         def __iter__(self) -> Iterator[bytes]:
-            return read_in_batches(iter(self.inner), interval, between=_between_reads_callback)
+            reads = read_in_batches(iter(self.inner), interval, between=_between_reads_callback)
+            return merge_content_deltas(reads)
 
         def close(self) -> None:
             self.inner.close()
@@ -113,7 +115,8 @@ def _batched_reads_client(interval: float) -> Any:
     class BatchedReadsTransport(httpx2.HTTPTransport):
         def handle_request(self, request: httpx2.Request) -> httpx2.Response:
             response = super().handle_request(request)
-            if isinstance(response.stream, httpx2.SyncByteStream):
+            streamed = response.headers.get("content-type", "").startswith("text/event-stream")
+            if streamed and isinstance(response.stream, httpx2.SyncByteStream):
                 response.stream = BatchedReads(response.stream)
             return response
 
@@ -167,3 +170,106 @@ def read_in_batches(
             return
         last_read = clock()
         yield chunk
+
+
+# The keys of a streamed chat-completion chunk that carries nothing but text (and the metadata
+# repeated on every chunk): only such chunks are merged. Anything else, a tool call, a finish
+# reason, log probabilities, usage, a provider's own field, passes through as it came.
+_METADATA_KEYS = frozenset(
+    {"id", "object", "created", "model", "system_fingerprint", "service_tier", "obfuscation"}
+)
+_TEXT_DELTA_KEYS = frozenset({"content", "role", "refusal"})
+
+
+def merge_content_deltas(reads: Iterator[bytes]) -> Iterator[bytes]:
+    """``reads`` of a server-sent event stream, with the text-only chunks that came in one read
+    merged into one chunk.
+
+    Every chunk costs the SDK and LangChain the same tens of microseconds of parsing, message
+    objects and callbacks, whatever its length; a model streams one token per chunk, and a
+    read taken once per frame interval holds several (a fast model's whole reply may come in
+    one). Merged, a read costs one chunk's work and the tokens reach the sink together, as
+    they would have anyway. Nothing waits: a read's complete events all go on at once, and an
+    event cut by the end of a read is held only until the read that completes it, before which
+    the SSE decoder could not have used it. A stream not framed with bare ``\\n\\n`` (CRLF)
+    passes through untouched."""
+    held = b""
+    for read in reads:
+        data = held + read
+        if b"\r" in data:  # framed another way: hand everything over as it is, from here on
+            yield data
+            yield from reads
+            return
+        end = data.rfind(b"\n\n")
+        if end < 0:
+            held = data
+            continue
+        complete, held = data[: end + 2], data[end + 2 :]
+        yield _merged_events(complete)
+    if held:
+        yield held
+
+
+def _merged_events(complete: bytes) -> bytes:
+    out: list[bytes] = []
+    run: list[dict[str, Any]] = []  # consecutive text-only chunks of one reply, to be merged
+
+    def close_run() -> None:
+        if len(run) == 1:
+            out.append(_event(run[0]))
+        elif run:
+            first = run[0]
+            delta = dict(first["choices"][0]["delta"])
+            delta["content"] = "".join(c["choices"][0]["delta"].get("content") or "" for c in run)
+            choice = {**first["choices"][0], "delta": delta}
+            out.append(_event({**first, "choices": [choice]}))
+        run.clear()
+
+    for event in complete.split(b"\n\n")[:-1]:
+        chunk = _text_only_chunk(event)
+        if chunk is None:
+            close_run()
+            out.append(event + b"\n\n")
+        else:
+            if run and (chunk.get("id"), chunk.get("model")) != (
+                run[0].get("id"),
+                run[0].get("model"),
+            ):
+                close_run()
+            run.append(chunk)
+    close_run()
+    return b"".join(out)
+
+
+def _text_only_chunk(event: bytes) -> dict[str, Any] | None:
+    """The chunk an event carries when it is a single ``data:`` line of text-only JSON."""
+    if not event.startswith(b"data: {") or b"\n" in event:
+        return None
+    try:
+        chunk = json.loads(event[6:])
+    except ValueError:
+        return None
+    if not isinstance(chunk, dict) or chunk.get("usage") is not None:
+        return None
+    choices = chunk.get("choices")
+    if set(chunk) - _METADATA_KEYS - {"choices", "usage"} or not isinstance(choices, list):
+        return None
+    if len(choices) != 1 or not isinstance(choices[0], dict):
+        return None
+    choice = choices[0]
+    delta = choice.get("delta")
+    if set(choice) - {"index", "delta", "finish_reason", "logprobs"} or choice.get("index", 0):
+        return None
+    if choice.get("finish_reason") is not None or choice.get("logprobs") is not None:
+        return None
+    if not isinstance(delta, dict) or set(delta) - _TEXT_DELTA_KEYS:
+        return None
+    if delta.get("refusal") is not None or not isinstance(delta.get("content") or "", str):
+        return None
+    return chunk
+
+
+def _event(chunk: dict[str, Any]) -> bytes:
+    return (
+        b"data: " + json.dumps(chunk, ensure_ascii=False, separators=(",", ":")).encode() + b"\n\n"
+    )
