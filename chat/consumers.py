@@ -20,14 +20,13 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import redis
-from asgiref.sync import sync_to_async
 from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.contrib.auth.models import User
 
 from chat.errors import ERRORS
-from chat.events.log import MAX_SEQ, frames_after_async, last_seq, live_channel
+from chat.events.log import MAX_SEQ, frames_after_async, last_seq_async, live_channel
 from chat.live import LiveEvent, Subscription, live_feed
 from chat.services.realtime import (
     action_decide,
@@ -42,8 +41,8 @@ from chat.services.sessions import (
     CLOSE_REVOKED,
     SessionEnded,
     credential_of,
-    session_credential_valid,
     session_groups,
+    session_user,
 )
 from core.jsonapi import translate
 from core.jsoninput import InvalidText, MalformedJson, loads_checked
@@ -272,9 +271,7 @@ class ChatConsumer(AsyncWebsocketConsumer):
         client_id = _uuid_field(frame, "client_id", optional=True)
         schema = self.tenant.schema_name
         before = (
-            await sync_to_async(last_seq, thread_sensitive=False)(
-                schema=schema, conversation_uuid=conversation
-            )
+            await last_seq_async(schema=schema, conversation_uuid=conversation)
             if conversation
             else 0
         )
@@ -345,9 +342,10 @@ class ChatConsumer(AsyncWebsocketConsumer):
         mid-connection is refused from the next frame on."""
 
         def run() -> Any:
-            if not session_credential_valid(user_id=self.user_id, credential=self.credential):
+            user = session_user(user_id=self.user_id, credential=self.credential)
+            if user is None:
                 raise SessionEnded
-            return work(User.objects.get(pk=self.user_id))
+            return work(user)
 
         return await self.db(run)()
 

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from http.cookies import SimpleCookie
 from types import SimpleNamespace
 from typing import Any, ParamSpec, TypeVar
@@ -86,7 +87,6 @@ def _header(scope: Scope, name: bytes) -> str:
     return ""
 
 
-@_database_call
 def _tenant_for_host(host: str) -> Tenant | None:
     with schema_context("public"):
         domain = (
@@ -98,7 +98,6 @@ def _tenant_for_host(host: str) -> Tenant | None:
         return domain.tenant if domain is not None and domain.tenant.is_active else None
 
 
-@_database_call
 def _user_for_session(tenant: Tenant, session_key: str) -> Any:
     """The user of a session cookie, looked up in ``tenant``'s own session and user tables."""
     engine = import_string(settings.SESSION_ENGINE)
@@ -108,7 +107,6 @@ def _user_for_session(tenant: Tenant, session_key: str) -> Any:
         return user if user.is_authenticated and user.is_active else None
 
 
-@_database_call
 def _user_for_bearer(tenant: Tenant, authorization: str) -> Any:
     """The user of a bearer token, through the authenticator named by settings (the token
     model belongs to a product app, which ``tenants`` must not import)."""
@@ -150,31 +148,51 @@ class TenantWebSocketMiddleware:
         self.inner = inner
 
     async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
-        tenant = await _tenant_for_host(_header(scope, b"host"))
-        if tenant is None:
-            return await _refuse(receive, send, CLOSE_FORBIDDEN)
-        user, code = await self._authenticate(scope, tenant)
+        tenant, user, code = await _tenant_and_user(_header(scope, b"host"), _credentials(scope))
         if user is None:
             return await _refuse(receive, send, code)
         scope = {**scope, "tenant": tenant, "user": user}
         return await self.inner(scope, receive, send)
 
-    async def _authenticate(self, scope: Scope, tenant: Tenant) -> tuple[Any, int]:
-        authorization = _header(scope, b"authorization")
-        if authorization:
-            # Programs: a bearer token, looked up in this tenant's schema only. No Origin
-            # check: a browser page cannot set this header on a WebSocket.
-            user = await _user_for_bearer(tenant, authorization)
-            return (user, 0) if user is not None else (None, CLOSE_UNAUTHENTICATED)
-        cookie = SimpleCookie(_header(scope, b"cookie"))
-        morsel = cookie.get(settings.SESSION_COOKIE_NAME)
-        if morsel is None:
-            return None, CLOSE_UNAUTHENTICATED
-        # A cookie rides along with any cross-site page's WebSocket: insist on a same-origin page.
-        if not origin_matches_host(scope):
-            return None, CLOSE_FORBIDDEN
-        user = await _user_for_session(tenant, morsel.value)
-        return (user, 0) if user is not None else (None, CLOSE_UNAUTHENTICATED)
+
+@dataclass(frozen=True, slots=True)
+class _Credentials:
+    authorization: str = ""  # a bearer token's header (programs)
+    session_key: str | None = None  # a session cookie's value (browser pages)
+    refusal: int = CLOSE_UNAUTHENTICATED  # the close code when neither can be used
+
+
+def _credentials(scope: Scope) -> _Credentials:
+    """What the connection authenticates with, read from its headers (no database)."""
+    authorization = _header(scope, b"authorization")
+    if authorization:
+        # Programs: a bearer token. No Origin check: a browser page cannot set this header on
+        # a WebSocket.
+        return _Credentials(authorization=authorization)
+    morsel = SimpleCookie(_header(scope, b"cookie")).get(settings.SESSION_COOKIE_NAME)
+    if morsel is None:
+        return _Credentials()
+    # A cookie rides along with any cross-site page's WebSocket: insist on a same-origin page.
+    if not origin_matches_host(scope):
+        return _Credentials(refusal=CLOSE_FORBIDDEN)
+    return _Credentials(session_key=morsel.value)
+
+
+@_database_call
+def _tenant_and_user(host: str, credentials: _Credentials) -> tuple[Tenant | None, Any, int]:
+    """The tenant of ``host`` and the user its credentials name in that tenant's own tables,
+    in one trip to a database thread (a handshake's cost is mostly such trips), or a close
+    code: 4403 for an unknown or inactive tenant, else the credentials' refusal."""
+    tenant = _tenant_for_host(host)
+    if tenant is None:
+        return None, None, CLOSE_FORBIDDEN
+    if credentials.authorization:
+        user = _user_for_bearer(tenant, credentials.authorization)
+    elif credentials.session_key is not None:
+        user = _user_for_session(tenant, credentials.session_key)
+    else:
+        return tenant, None, credentials.refusal
+    return tenant, user, 0 if user is not None else CLOSE_UNAUTHENTICATED
 
 
 async def _refuse(receive: Any, send: Any, code: int) -> None:

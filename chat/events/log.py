@@ -172,6 +172,11 @@ def last_seq(*, schema: str, conversation_uuid: str) -> int:
     return int(sync_redis().get(seq_key) or 0)
 
 
+async def last_seq_async(*, schema: str, conversation_uuid: str) -> int:
+    seq_key, _ = _keys(schema, conversation_uuid)
+    return int(await async_redis().get(seq_key) or 0)
+
+
 # Events a page rendered from the database already shows; a page subscribes after the last of
 # them, so a reload mid-turn replays the running turn's tokens and nothing older.
 _SETTLED_TYPES = frozenset({"done", "pending", "action", "error"})

@@ -4,7 +4,7 @@ A WebSocket or an event stream authenticates once, when it opens, and may stay o
 So revoking an API token, letting it expire, or deactivating a user must also reach the
 sessions already open (issue #13: a revoked token's socket still approved an SMS):
 
-* every frame that does database work re-checks the credential (``session_credential_valid``),
+* every frame that does database work re-checks the credential (``session_user``),
   so nothing is decided or sent on a revoked token, even if the notice below is lost;
 * revoking or deactivating sends ``session.end`` to the channel-layer groups of the token and
   of the user (``session_groups``), and every WebSocket in them closes with 4401 at once;
@@ -22,7 +22,7 @@ from asgiref.sync import async_to_sync, sync_to_async
 from channels.layers import get_channel_layer
 from django.contrib.auth.models import User
 from django.db import close_old_connections, transaction
-from django.db.models import Q
+from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 from django_tenants.utils import tenant_context
 
@@ -57,17 +57,21 @@ def session_groups(*, schema: str, user_id: int, credential: str | None) -> list
     return groups
 
 
+def session_user(*, user_id: int, credential: str | None) -> User | None:
+    """The user, when still active and (for a token session) the token still valid: one query,
+    since every frame that does database work asks."""
+    users = User.objects.filter(pk=user_id, is_active=True)
+    if credential is not None:
+        valid = ApiToken.objects.filter(
+            digest=credential, user_id=OuterRef("pk"), revoked_at__isnull=True
+        ).filter(Q(expires_at__isnull=True) | Q(expires_at__gt=timezone.now()))
+        users = users.filter(Exists(valid))
+    return users.first()
+
+
 def session_credential_valid(*, user_id: int, credential: str | None) -> bool:
     """Whether the user is still active and (for a token session) the token still valid."""
-    if not User.objects.filter(pk=user_id, is_active=True).exists():
-        return False
-    if credential is None:
-        return True
-    return (
-        ApiToken.objects.filter(digest=credential, user_id=user_id, revoked_at__isnull=True)
-        .filter(Q(expires_at__isnull=True) | Q(expires_at__gt=timezone.now()))
-        .exists()
-    )
+    return session_user(user_id=user_id, credential=credential) is not None
 
 
 async def session_still_valid(*, tenant: Any, user_id: int, credential: str | None) -> bool:
