@@ -17,8 +17,11 @@ from core.celery import app
 
 _BUSY_RETRY_SECONDS = 0.5
 
+# A turn's outcome reaches people through its events and the database, never through Celery's
+# result backend: storing a result nobody reads is a Redis write per turn.
 
-@app.task(name="chat.run_turn", bind=True, acks_late=True, max_retries=None)
+
+@app.task(name="chat.run_turn", bind=True, acks_late=True, max_retries=None, ignore_result=True)
 def run_turn(self: Any, message_id: int) -> None:
     try:
         turn_execute(message_id=message_id)
@@ -26,7 +29,7 @@ def run_turn(self: Any, message_id: int) -> None:
         raise self.retry(countdown=_BUSY_RETRY_SECONDS, exc=busy) from busy
 
 
-@app.task(name="chat.resume_turn", bind=True, acks_late=True, max_retries=None)
+@app.task(name="chat.resume_turn", bind=True, acks_late=True, max_retries=None, ignore_result=True)
 def resume_turn(self: Any, action_id: str) -> None:
     try:
         resume_execute(action_id=action_id)
