@@ -17,10 +17,9 @@ from core.celery import app
 
 _BUSY_RETRY_SECONDS = 0.5
 
-# A turn's outcome reaches people through its events and the database, never through Celery's
-# result backend: storing a result nobody reads is a Redis write per turn.
 
-
+# Turn tasks store no result: a turn's outcome reaches people through its events and the
+# database, never through Celery's result backend, and storing one is a Redis write per turn.
 @app.task(name="chat.run_turn", bind=True, acks_late=True, max_retries=None, ignore_result=True)
 def run_turn(self: Any, message_id: int) -> None:
     try:

@@ -212,33 +212,35 @@ def merge_content_deltas(reads: Iterator[bytes]) -> Iterator[bytes]:
 
 def _merged_events(complete: bytes) -> bytes:
     out: list[bytes] = []
-    run: list[dict[str, Any]] = []  # consecutive text-only chunks of one reply, to be merged
-
-    def close_run() -> None:
-        if len(run) == 1:
-            out.append(_event(run[0]))
-        elif run:
-            first = run[0]
-            delta = dict(first["choices"][0]["delta"])
-            delta["content"] = "".join(c["choices"][0]["delta"].get("content") or "" for c in run)
-            choice = {**first["choices"][0], "delta": delta}
-            out.append(_event({**first, "choices": [choice]}))
-        run.clear()
-
+    run: list[tuple[bytes, dict[str, Any]]] = []  # consecutive text-only events of one reply
     for event in complete.split(b"\n\n")[:-1]:
         chunk = _text_only_chunk(event)
+        if run and (chunk is None or _reply_of(chunk) != _reply_of(run[0][1])):
+            out.append(_merged(run))
+            run = []
         if chunk is None:
-            close_run()
             out.append(event + b"\n\n")
         else:
-            if run and (chunk.get("id"), chunk.get("model")) != (
-                run[0].get("id"),
-                run[0].get("model"),
-            ):
-                close_run()
-            run.append(chunk)
-    close_run()
+            run.append((event, chunk))
+    if run:
+        out.append(_merged(run))
     return b"".join(out)
+
+
+def _reply_of(chunk: dict[str, Any]) -> tuple[Any, Any]:
+    return chunk.get("id"), chunk.get("model")
+
+
+def _merged(run: list[tuple[bytes, dict[str, Any]]]) -> bytes:
+    """One event for a run of text-only events: the first, carrying all of their text (a run of
+    one goes on as it came)."""
+    if len(run) == 1:
+        return run[0][0] + b"\n\n"
+    first = run[0][1]
+    text = "".join(chunk["choices"][0]["delta"].get("content") or "" for _, chunk in run)
+    choice = {**first["choices"][0], "delta": {**first["choices"][0]["delta"], "content": text}}
+    body = json.dumps({**first, "choices": [choice]}, ensure_ascii=False, separators=(",", ":"))
+    return b"data: " + body.encode() + b"\n\n"
 
 
 def _text_only_chunk(event: bytes) -> dict[str, Any] | None:
@@ -267,9 +269,3 @@ def _text_only_chunk(event: bytes) -> dict[str, Any] | None:
     if delta.get("refusal") is not None or not isinstance(delta.get("content") or "", str):
         return None
     return chunk
-
-
-def _event(chunk: dict[str, Any]) -> bytes:
-    return (
-        b"data: " + json.dumps(chunk, ensure_ascii=False, separators=(",", ":")).encode() + b"\n\n"
-    )
