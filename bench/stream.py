@@ -21,7 +21,11 @@ connections and starts a turn on each, spread evenly over ``--ramp`` seconds. It
 ``cpu_per_token`` compares, at N = ``--cpu-n`` (10), the product's CPU per relayed token (web
 and worker) with a minimal relay's measured in the same run (``bench/_relay.py``: the same
 model streamed through a bare asyncio WebSocket server, no Django, Celery, Redis or LangChain),
-so ``product_over_relay`` is a ratio that holds on a noisy machine. Where there are two cores
+so ``product_over_relay`` is a ratio that holds on a noisy machine. ``web_over_floor`` does the
+same for the web process alone: its CPU per token against the floor of the chosen edge
+(``bench/_edge.py``: daphne and a bare Channels consumer sending the same frames at the same
+``CHAT_TOKEN_FLUSH_MS``, with no database, Redis, tenant, credential or queue behind them), what
+daphne itself costs for this traffic before the product does anything. Where there are two cores
 or more, the model, this client and the relay run on the first core and the product (daphne,
 worker, the in-process baseline) on the last (``sched_setaffinity``; ``--no-pin`` to share).
 
@@ -37,6 +41,7 @@ import asyncio
 import json
 import os
 import secrets
+import socket
 import subprocess
 import sys
 import tempfile
@@ -403,6 +408,43 @@ class Relay(_PortServer):
         )
 
 
+# -- the floor of the web edge -------------------------------------------------------------------
+
+
+class Edge(_PortServer):
+    """bench/_edge.py: daphne and a bare Channels consumer sending the product's frames."""
+
+    def __init__(self, flush_ms: float) -> None:
+        script = str(REPO / "bench" / "_edge.py")
+        super().__init__([sys.executable, script, "--flush-ms", str(flush_ms)])
+        deadline = time.monotonic() + 30
+        while True:  # the port is printed before daphne listens on it
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+                return
+            except OSError:
+                if time.monotonic() > deadline or self.popen.poll() is not None:
+                    raise RuntimeError("bench/_edge.py did not start") from None
+                time.sleep(0.1)
+
+
+def edge_run(
+    *, port: int, pid: int, connections: int, tokens: int, rate: float, ramp: float
+) -> dict[str, Any]:
+    """The stack's client against the edge floor: CPU per token, and what did not arrive."""
+    plan = [[Turn(f"e{c}-{secrets.token_hex(3)}", tokens)] for c in range(connections)]
+    t0 = time.time() + 1.0
+    starts = [[t0 + ramp * c / connections] for c in range(connections)]
+    sampler = Sampler({"edge": pid})
+    asyncio.run(_run_stack(port, "", plan, starts, rate))
+    turns = [turns[0] for turns in plan]
+    result: dict[str, Any] = sampler.finish()
+    per_token(result, turns)
+    result["lost_tokens"] = sum(turn.tokens - len(turn.received) for turn in turns)
+    result["errors"] = sum(1 for turn in turns if turn.error or turn.done_at is None)
+    return result
+
+
 # -- cores ---------------------------------------------------------------------------------------
 
 
@@ -486,7 +528,7 @@ def main() -> None:
 
     pin(clients_core)
     model = Model()
-    web = worker = relay = None
+    web = worker = relay = edge = None
     try:
         tenant, user, token = prepare(model)
         from django.conf import settings
@@ -550,6 +592,12 @@ def main() -> None:
         relay_common = {**common, "port": relay.port, "pids": {"relay": relay.popen.pid}}
         stack_run(**relay_common, connections=1, turns_each=1, tokens=5, rate=0, ramp=0)
         relayed = stack_run(**relay_common, **cpu_n)
+        pin(product_core)  # the edge floor stands for the product's web process: on its core
+        edge = Edge(settings.CHAT_TOKEN_FLUSH_MS)
+        pin(clients_core)
+        edge_common = {"port": edge.port, "pid": edge.popen.pid}
+        edge_run(**edge_common, connections=args.cpu_n, tokens=5, rate=0, ramp=0)
+        floor = edge_run(**edge_common, **{k: v for k, v in cpu_n.items() if k != "turns_each"})
         product = (
             stack[str(args.cpu_n)] if str(args.cpu_n) in stack else stack_run(**common, **cpu_n)
         )
@@ -562,7 +610,7 @@ def main() -> None:
             ramp=0,
         )
     finally:
-        for process in (worker, web, relay):
+        for process in (worker, web, relay, edge):
             if process is not None:
                 process.stop()
         model.stop()
@@ -587,7 +635,7 @@ def main() -> None:
             "pinned": {"model_clients_relay": sorted(split[0]), "product": sorted(split[1])}
             if split
             else None,
-            "cpu_per_token": cpu_per_token(product, relayed, args.cpu_n),
+            "cpu_per_token": cpu_per_token(product, relayed, floor, args.cpu_n),
             "stack": stack,
             "baseline_in_process": baseline,
             "zero_delay": {
@@ -609,11 +657,15 @@ def main() -> None:
     )
 
 
-def cpu_per_token(product: dict[str, Any], relayed: dict[str, Any], n: int) -> dict[str, Any]:
-    """The product's CPU per relayed token against the minimal relay's, at the same N."""
+def cpu_per_token(
+    product: dict[str, Any], relayed: dict[str, Any], floor: dict[str, Any], n: int
+) -> dict[str, Any]:
+    """The product's CPU per relayed token against the minimal relay's, and its web process's
+    against the edge floor's (daphne and a bare consumer sending the same frames), at one N."""
     mine = product["cpu_us_per_token"]
     total = mine["web"] + mine["worker"] if None not in mine.values() else None
     baseline = relayed["cpu_us_per_token"]["relay"]
+    edge = floor["cpu_us_per_token"]["edge"]
     return {
         "n": n,
         "web_us": mine["web"],
@@ -622,6 +674,9 @@ def cpu_per_token(product: dict[str, Any], relayed: dict[str, Any], n: int) -> d
         "relay_us": baseline,
         "product_over_relay": round(total / baseline, 2) if total and baseline else None,
         "relay_run": {k: relayed[k] for k in ("tokens_relayed", "lost_tokens", "errors")},
+        "web_floor_us": edge,
+        "web_over_floor": round(mine["web"] / edge, 2) if mine["web"] and edge else None,
+        "floor_run": {k: floor[k] for k in ("tokens_relayed", "lost_tokens", "errors")},
     }
 
 

@@ -56,3 +56,12 @@ def test_stream_bench_weighs_the_products_cpu_per_token_against_a_minimal_relay(
     assert cpu["product_us"] == cpu["web_us"] + cpu["worker_us"]
     assert cpu["product_over_relay"] == round(cpu["product_us"] / cpu["relay_us"], 2)
     assert report["stack"]["2"]["tokens_relayed"] == 20
+
+
+def test_stream_bench_weighs_the_web_process_against_the_edge_floor(
+    report: dict[str, Any],
+) -> None:
+    cpu = report["cpu_per_token"]
+    assert cpu["floor_run"] == {"tokens_relayed": 20, "lost_tokens": 0, "errors": 0}
+    assert cpu["web_floor_us"] > 0
+    assert cpu["web_over_floor"] == round(cpu["web_us"] / cpu["web_floor_us"], 2)
