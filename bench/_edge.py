@@ -18,10 +18,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import re
 import socket
 import sys
 import uuid
+from pathlib import Path
 from typing import Any
 
 import django
@@ -29,17 +29,15 @@ from django.conf import settings
 
 settings.configure(INSTALLED_APPS=[], CHANNEL_LAYERS={}, DEBUG=False, USE_TZ=True)
 django.setup()
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from channels.generic.websocket import AsyncWebsocketConsumer  # noqa: E402 - after setup()
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.urls import path  # noqa: E402
 
-_PARAMS = re.compile(r"(\w+)=(\S+)")
+from tests.fakes.paced_llm import reply_params, token_text  # noqa: E402 - the tokens counted
+
 FLUSH_SECONDS = 0.1  # set from --flush-ms before daphne imports the application
-
-
-def _token_text(i: int) -> str:
-    return f"<{i}> "  # tests/fakes/paced_llm.py's tokens, which the benchmark counts
 
 
 class EdgeConsumer(AsyncWebsocketConsumer):
@@ -50,12 +48,11 @@ class EdgeConsumer(AsyncWebsocketConsumer):
         frame = json.loads(text_data or "{}")
         if frame.get("type") != "chat.send":
             return
-        params = dict(_PARAMS.findall(str(frame.get("text", ""))))
+        tokens, rate, _ = reply_params(str(frame.get("text", "")))
         conversation = str(uuid.uuid4())
         await self._send(
             {"type": "accepted", "conversation": conversation, "message": conversation}
         )
-        tokens, rate = int(params.get("tokens", 20)), float(params.get("rate", 0))
         await self._reply(conversation, tokens, rate)
 
     async def _reply(self, conversation: str, tokens: int, rate: float) -> None:
@@ -66,14 +63,14 @@ class EdgeConsumer(AsyncWebsocketConsumer):
             due = tokens if rate <= 0 else min(tokens, int(elapsed * rate) + 1)
             if due > sent:
                 seq += 1
-                content = "".join(_token_text(i) for i in range(sent, due))
+                content = "".join(token_text(i) for i in range(sent, due))
                 await self._send(
                     {"type": "token", "conversation": conversation, "seq": seq, "content": content}
                 )
                 sent = due
             if sent < tokens:
                 await asyncio.sleep(FLUSH_SECONDS)
-        text = "".join(_token_text(i) for i in range(tokens))
+        text = "".join(token_text(i) for i in range(tokens))
         done = {"type": "done", "conversation": conversation, "seq": seq + 1, "content": text}
         await self._send(done)
 
@@ -91,14 +88,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--flush-ms", type=float, default=100.0)
     FLUSH_SECONDS = parser.parse_args().flush_ms / 1000
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    print(port, flush=True)
+    # Listening before the port is printed, so the benchmark may connect at once: daphne adopts
+    # the socket, and connections made meanwhile wait in its backlog.
+    listening = socket.socket()
+    listening.bind(("127.0.0.1", 0))
+    listening.listen(1024)
+    print(listening.getsockname()[1], flush=True)
     from daphne.cli import CommandLineInterface
 
     sys.modules.setdefault("_edge", sys.modules[__name__])  # daphne imports "_edge:application"
-    CommandLineInterface().run(["-b", "127.0.0.1", "-p", str(port), "_edge:application"])
+    CommandLineInterface().run(["--fd", str(listening.fileno()), "_edge:application"])
 
 
 if __name__ == "__main__":

@@ -41,7 +41,6 @@ import asyncio
 import json
 import os
 import secrets
-import socket
 import subprocess
 import sys
 import tempfile
@@ -311,20 +310,31 @@ def stack_run(
         [Turn(f"s{c}-{i}-{secrets.token_hex(3)}", tokens) for i in range(turns_each)]
         for c in range(connections)
     ]
-    t0 = time.time() + 1.0  # connections open first
-    starts = [[t0 + ramp * c / connections] + [0.0] * (turns_each - 1) for c in range(connections)]
     model.take_emits()
-    sampler = Sampler(pids)
-    began = time.time()
-    asyncio.run(_run_stack(port, token, plan, starts, rate))
-    elapsed = time.time() - max(began, t0)
+    measured, elapsed = _drive(port, token, plan, pids, rate=rate, ramp=ramp)
     every = [t for turns in plan for t in turns]
     result = summarise(every, model.take_emits(), rate)
-    result.update(sampler.finish())
+    result.update(measured)
     per_token(result, every)
     result["elapsed_s"] = round(elapsed, 2)
     result["first_errors"] = [t.error for turns in plan for t in turns if t.error][:3]
     return result
+
+
+def _drive(
+    port: int, token: str, plan: list[list[Turn]], pids: dict[str, int], *, rate: float, ramp: float
+) -> tuple[dict[str, Any], float]:
+    """Run ``plan`` (one list of turns per connection, the first turns spread over ``ramp``)
+    against the server on ``port``; the sampled processes' RSS and CPU, and the seconds since
+    the first turn was due."""
+    connections, turns_each = len(plan), len(plan[0])
+    t0 = time.time() + 1.0  # connections open first
+    starts = [[t0 + ramp * c / connections] + [0.0] * (turns_each - 1) for c in range(connections)]
+    sampler = Sampler(pids)
+    began = time.time()
+    asyncio.run(_run_stack(port, token, plan, starts, rate))
+    elapsed = time.time() - max(began, t0)
+    return sampler.finish(), elapsed
 
 
 # -- in process (the baseline) -------------------------------------------------------------------
@@ -417,15 +427,6 @@ class Edge(_PortServer):
     def __init__(self, flush_ms: float) -> None:
         script = str(REPO / "bench" / "_edge.py")
         super().__init__([sys.executable, script, "--flush-ms", str(flush_ms)])
-        deadline = time.monotonic() + 30
-        while True:  # the port is printed before daphne listens on it
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
-                return
-            except OSError:
-                if time.monotonic() > deadline or self.popen.poll() is not None:
-                    raise RuntimeError("bench/_edge.py did not start") from None
-                time.sleep(0.1)
 
 
 def edge_run(
@@ -433,12 +434,8 @@ def edge_run(
 ) -> dict[str, Any]:
     """The stack's client against the edge floor: CPU per token, and what did not arrive."""
     plan = [[Turn(f"e{c}-{secrets.token_hex(3)}", tokens)] for c in range(connections)]
-    t0 = time.time() + 1.0
-    starts = [[t0 + ramp * c / connections] for c in range(connections)]
-    sampler = Sampler({"edge": pid})
-    asyncio.run(_run_stack(port, "", plan, starts, rate))
+    result, _ = _drive(port, "", plan, {"edge": pid}, rate=rate, ramp=ramp)
     turns = [turns[0] for turns in plan]
-    result: dict[str, Any] = sampler.finish()
     per_token(result, turns)
     result["lost_tokens"] = sum(turn.tokens - len(turn.received) for turn in turns)
     result["errors"] = sum(1 for turn in turns if turn.error or turn.done_at is None)

@@ -27,6 +27,12 @@ def token_text(i: int) -> str:
     return f"<{i}> "
 
 
+def reply_params(text: str) -> tuple[int, float, str | None]:
+    """The tokens, rate and id a message asks for (``… tokens=200 rate=50 id=<key>``)."""
+    params = dict(_PARAMS.findall(text))
+    return int(params.get("tokens", 20)), float(params.get("rate", 0)), params.get("id")
+
+
 TOKEN = re.compile(r"<(\d+)>")
 
 
@@ -70,11 +76,10 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         received = time.time()
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        params = dict(_PARAMS.findall(_last_user_text(body)))
-        tokens, rate = int(params.get("tokens", 20)), float(params.get("rate", 0))
+        tokens, rate, key = reply_params(_last_user_text(body))
         record: dict[str, Any] = {"received": received, "emits": []}
         with self.server.lock:
-            self.server.emits[params.get("id", uuid.uuid4().hex)] = record
+            self.server.emits[key or uuid.uuid4().hex] = record
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.end_headers()
