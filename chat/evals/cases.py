@@ -14,7 +14,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-Route = Literal["help", "clarify", "withdrawn", "disabled"]
+Route = Literal["help", "clarify", "withdrawn", "disabled", "refused", "unsupported"]
 
 
 class CaseFileError(Exception):
@@ -48,7 +48,9 @@ class Expect(BaseModel):
     def _coherent(self) -> Expect:
         if (self.arguments is not None or self.due is not None) and self.tool is None:
             raise ValueError("'arguments' and 'due' need a 'tool'")
-        if self.tool is not None and (self.decline or self.route in ("help", "disabled")):
+        if self.tool is not None and (
+            self.decline or self.route in ("help", "disabled", "refused", "unsupported")
+        ):
             raise ValueError("a case cannot expect both a tool and a decline or route")
         if not self.model_dump(exclude_defaults=True):
             raise ValueError("expect at least one thing")
