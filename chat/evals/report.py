@@ -116,3 +116,34 @@ def answer_quality(rows: Sequence[Row]) -> dict[str, float]:
         return round(sum(v is True for v in verdicts) / len(rows), 4) if rows else 0.0
 
     return {"gold_answer_in_reply": share("reply"), "gold_paragraph_cited": share("citation")}
+
+
+def _share(part: int, whole: int) -> float | None:
+    return part / whole if whole else None
+
+
+def gap_table(dev: dict[str, Any], test: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """The blind halves side by side: each share on dev and on test, and dev - test in points.
+
+    A gap over five points says the model learnt its dev cases rather than the language
+    (docs/agent.md "Blind sets"); the table shows it per language, where gaps hide.
+    """
+    measures = (("passed", "cases"), ("route_right", "cases"), ("args_right", "args_cases"))
+    groups = [("overall", dev, test)] + [
+        (LANGUAGES.get(language, language), tally, test.get("by_language", {}).get(language, {}))
+        for language, tally in dev.get("by_language", {}).items()
+    ]
+    lines = [f"{'':<10} {'measure':<12} {'dev':>7} {'test':>7} {'gap':>7}"]
+    gaps: dict[str, Any] = {}
+    for label, left, right in groups:
+        for measure, whole in measures:
+            a = _share(left.get(measure, 0), left.get(whole, 0))
+            b = _share(right.get(measure, 0), right.get(whole, 0))
+            gap = None if a is None or b is None else round(100 * (a - b), 1)
+            gaps.setdefault(label, {})[measure] = gap
+            shown = [f"{100 * v:6.1f}%" if v is not None else "      -" for v in (a, b)]
+            lines.append(
+                f"{label:<10} {measure:<12} {shown[0]:>7} {shown[1]:>7} "
+                + (f"{gap:+6.1f}" if gap is not None else "     -")
+            )
+    return "\n".join(lines), gaps

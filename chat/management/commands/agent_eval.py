@@ -1,8 +1,9 @@
 """`manage.py agent_eval --tenant T CASES [--compare RUN] [--json]`: measure the assistant.
 
-Runs a case file (or ``--squad FILE --limit N``) through the configured model, stores the run
-in the tenant and prints the table. Failing cases are a measurement, not an error: the exit code
-is non-zero only for bad input (unknown tenant, missing or malformed file, unknown run).
+Runs a case file (or ``--squad FILE --limit N``, or ``--blind``: both halves of the blind set)
+through the configured model, stores the run in the tenant and prints the table. Failing cases
+are a measurement, not an error: the exit code is non-zero only for bad input (unknown tenant,
+missing or malformed file, unknown run).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from chat.evals.report import (
     answer_quality,
     compare_table,
     failure_lines,
+    gap_table,
     summary_table,
 )
 from chat.evals.selectors import eval_rows, eval_run_get
@@ -33,6 +35,9 @@ from chat.evals.services import (
     squad_cases_checked,
 )
 from knowledge.management.commands.kb_import import tenant_by_schema
+
+# The blind set (docs/agent.md "Blind sets"): cases written by people who never read the model.
+BLIND = Path(__file__).resolve().parents[2] / "evals" / "blind"
 
 
 class Command(BaseCommand):
@@ -53,6 +58,11 @@ class Command(BaseCommand):
             metavar="RUN_ID",
             help="compare with this stored run (twice, without a file: compare two runs)",
         )
+        parser.add_argument(
+            "--blind",
+            action="store_true",
+            help="run both halves of the blind set and print the gap (test-half failures hidden)",
+        )
         parser.add_argument("--prompt-version", type=int, help="run with this prompt version")
         parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
 
@@ -68,6 +78,8 @@ class Command(BaseCommand):
         )
 
     def _report(self, options: dict[str, Any]) -> dict[str, Any]:
+        if options["blind"]:
+            return self._blind(options)
         compared = [self._stored_run(run_id) for run_id in options["compare"]]
         spec = self._spec(options, compared)
         if spec is None:
@@ -96,6 +108,29 @@ class Command(BaseCommand):
         if len(compared) != 2:
             raise EvalInputError("give a case file, --squad FILE, or --compare twice")
         return None
+
+    def _blind(self, options: dict[str, Any]) -> dict[str, Any]:
+        if options["cases"] is not None or options["squad"] is not None or options["compare"]:
+            raise EvalInputError("--blind runs the blind set's own files: give no other cases")
+        dev = self._execute(case_set_load(BLIND / "dev.yaml"), options)
+        test = self._execute(case_set_load(BLIND / "test.yaml"), options)
+        table, gaps = gap_table(dev.totals, test.totals)
+        report = _run_report(dev, squad=False)
+        # The test half's cases are never printed: whoever tunes the model must not learn them.
+        report.update(
+            test={"run": test.pk, "case_set": test.case_set.name, "totals": test.totals},
+            gap=gaps,
+            text="\n\n".join(
+                [
+                    report["text"],
+                    f"run {test.pk}: {test.case_set.name} (failures not shown)",
+                    summary_table(test.totals),
+                    "dev - test, in points (over 5: the model fits its dev cases)",
+                    table,
+                ]
+            ),
+        )
+        return report
 
     def _stored_run(self, run_id: str) -> EvalRun:
         run = eval_run_get(run_id=run_id)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from chat.evals.report import Row, compare_table, failure_lines, summary_table, totals
+from chat.evals.report import Row, compare_table, failure_lines, gap_table, summary_table, totals
 
 
 def check(kind: str, passed: bool, name: str = "c") -> dict[str, object]:
@@ -48,3 +48,22 @@ def test_the_comparison_marks_cases_whose_verdict_changed() -> None:
 
     assert "b" in table and "FAIL          pass  <- changed" in table
     assert table.splitlines()[-1] == "3 cases: 1 newly passing, 1 newly failing"
+
+
+def test_the_gap_table_gives_dev_minus_test_in_points_overall_and_per_language() -> None:
+    dev = {
+        "cases": 10, "passed": 9, "route_right": 10, "args_cases": 4, "args_right": 4,
+        "by_language": {"ko": {"cases": 10, "passed": 9, "route_right": 10, "args_cases": 4,
+                               "args_right": 4}},
+    }  # fmt: skip
+    test = {
+        "cases": 20, "passed": 14, "route_right": 19, "args_cases": 0, "args_right": 0,
+        "by_language": {"ko": {"cases": 20, "passed": 14, "route_right": 19, "args_cases": 0,
+                               "args_right": 0}},
+    }  # fmt: skip
+
+    table, gaps = gap_table(dev, test)
+
+    assert gaps["overall"] == {"passed": 20.0, "route_right": 5.0, "args_right": None}
+    assert gaps["Korean"]["passed"] == 20.0
+    assert "+20.0" in table
