@@ -160,9 +160,7 @@ class TenantAdmin(admin.ModelAdmin):
             # The form's checks passed, then the service's (under its lock) did not: another
             # Add tenant took the name meanwhile, or the database failed midway. Either way the
             # transaction was rolled back.
-            self.message_user(
-                request, f"The tenant was not created, nothing was kept: {error}", messages.ERROR
-            )
+            self.message_user(request, f"The tenant was not created: {error}", messages.ERROR)
             return HttpResponseRedirect(request.path)
 
     def get_form(

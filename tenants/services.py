@@ -168,8 +168,9 @@ def tenant_onboard(*, spec: TenantSpec, first_admin: FirstAdmin) -> Tenant:
     try:
         return _tenant_onboard(spec=spec, first_admin=first_admin)
     except (DatabaseError, WrongSchemaError) as error:
+        reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         raise OnboardingFailed(
-            f"tenant {spec.schema_name!r} could not be created ({error}); nothing was kept"
+            f"tenant {spec.schema_name!r} could not be created ({reason}); nothing was kept"
         ) from error
 
 

@@ -299,6 +299,35 @@ def test_a_domain_of_another_tenant_in_other_case_is_refused(tenant_a: Tenant) -
     assert Domain.objects.get(domain__iexact=taken).tenant == tenant_a
 
 
+def test_another_tenants_domain_cannot_be_added_to_a_tenant_in_its_change_form(
+    tenant_a: Tenant, tenant_b: Tenant
+) -> None:
+    own = tenant_a.get_primary_domain()
+    form = {
+        "name": tenant_a.name,
+        "is_active": "on",
+        "monthly_token_budget": "",
+        "time_zone": tenant_a.time_zone,
+        "domains-TOTAL_FORMS": "2",
+        "domains-INITIAL_FORMS": "1",
+        "domains-MIN_NUM_FORMS": "0",
+        "domains-MAX_NUM_FORMS": "1000",
+        "domains-0-id": str(own.pk),
+        "domains-0-tenant": str(tenant_a.pk),
+        "domains-0-domain": own.domain,
+        "domains-0-is_primary": "on",
+        "domains-1-tenant": str(tenant_a.pk),
+        "domains-1-domain": tenant_b.get_primary_domain().domain.upper(),
+    }
+
+    response = _operator().post(f"/admin/tenants/tenant/{tenant_a.pk}/change/", form)
+
+    assert response.status_code == 200
+    assert "already belongs to another tenant" in _errors(response)
+    assert list(tenant_a.domains.values_list("domain", flat=True)) == [own.domain]
+    assert tenant_b.domains.count() == 1
+
+
 def test_the_same_domain_twice_in_one_form_is_refused(db: None) -> None:
     response = _operator().post(
         ADD_TENANT, _add_form("kappa", "kappa.localhost", "KAPPA.localhost")
