@@ -301,7 +301,7 @@ def platform_get_or_create(*, domain: str) -> Tenant:
             schema_name="public", defaults={"name": "Countersign platform"}
         )
         Domain.objects.get_or_create(
-            domain=domain.lower(), defaults={"tenant": tenant, "is_primary": True}
+            domain=host_name_normalised(domain), defaults={"tenant": tenant, "is_primary": True}
         )
         return tenant
 
