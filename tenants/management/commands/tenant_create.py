@@ -5,13 +5,12 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from tenants.roles import TENANT_ADMIN
 from tenants.services import (
-    TenantExistsError,
+    FirstAdmin,
+    OnboardingFailed,
+    OnboardingRefused,
     TenantSpec,
-    schema_name_problem,
-    tenant_create,
-    user_upsert,
+    tenant_onboard,
 )
 
 
@@ -19,7 +18,10 @@ class Command(BaseCommand):
     help = "Create a tenant (schema, domains, roles) and its first tenant admin."
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("schema", help="schema name: lowercase letters, digits, underscores")
+        parser.add_argument(
+            "schema",
+            help="schema name: lower-case letters, digits, underscores; must not exist yet",
+        )
         parser.add_argument("--name", required=True, help="display name of the organisation")
         parser.add_argument(
             "--domain", action="append", required=True, help="host name (repeatable)"
@@ -29,25 +31,17 @@ class Command(BaseCommand):
         parser.add_argument("--admin-password", help="prompted for when omitted")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        schema = options["schema"]
-        problem = schema_name_problem(schema.lower())
-        if problem:
-            raise CommandError(f"schema {schema!r} {problem}")
         password = options["admin_password"] or getpass.getpass("Password for the tenant admin: ")
         spec = TenantSpec(
-            schema_name=schema.lower(), name=options["name"], domains=tuple(options["domain"])
+            schema_name=options["schema"], name=options["name"], domains=tuple(options["domain"])
+        )
+        first_admin = FirstAdmin(
+            username=options["admin"], password=password, email=options["admin_email"]
         )
         try:
-            tenant = tenant_create(spec=spec)
-        except TenantExistsError as error:
+            tenant = tenant_onboard(spec=spec, first_admin=first_admin)
+        except (OnboardingRefused, OnboardingFailed) as error:
             raise CommandError(str(error)) from error
-        user_upsert(
-            tenant=tenant,
-            username=options["admin"],
-            password=password,
-            role=TENANT_ADMIN,
-            email=options["admin_email"],
-        )
-        where, admin = ", ".join(spec.domains), options["admin"]
-        message = f"tenant {tenant.name} ({schema}) at {where}; first admin: {admin}"
-        self.stdout.write(self.style.SUCCESS(message))
+        where = ", ".join(tenant.domains.values_list("domain", flat=True))
+        message = f"tenant {tenant.name} ({tenant.schema_name}) at {where}; "
+        self.stdout.write(self.style.SUCCESS(message + f"first admin: {first_admin.username}"))
