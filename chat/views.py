@@ -293,12 +293,12 @@ def not_found_page(request: HttpRequest, exception: Exception | None = None) -> 
 
 def too_large_page(request: HttpRequest) -> HttpResponse:
     """``handler413`` (core.bodylimit): the person stays signed in and may send less."""
-    limit_mb = settings.DATA_UPLOAD_MAX_MEMORY_SIZE // (1024 * 1024)
+    limit_mb = settings.DATA_UPLOAD_MAX_MEMORY_SIZE / (1024 * 1024)
     return _error_page(
         request,
         status=413,
         code="too_large",
         heading="What you sent is too large",
-        detail=f"This form is limited to about {limit_mb} MB and nothing was saved. Go back, "
+        detail=f"A form may carry at most {limit_mb:.1f} MB, and nothing was saved. Go back, "
         "shorten it and send it again; you are still signed in.",
     )
