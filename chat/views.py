@@ -249,7 +249,8 @@ def _error_page(
     parse the body; a page there would break them)."""
     if request.path.startswith("/api/"):
         return error_response(status, code, detail)
-    user = request.user
+    # No user when a middleware refused the request before authentication (an unknown host).
+    user = getattr(request, "user", None)
     chrome = _chrome(request, tools=decidable_tools(user=user)) if isinstance(user, User) else {}
     context = {**chrome, "status": status, "heading": heading, "detail": detail}
     response = render(request, "chat/error.html", context, status=status)
@@ -287,4 +288,17 @@ def not_found_page(request: HttpRequest, exception: Exception | None = None) -> 
         code="not_found",
         heading="Page not found",
         detail="There is nothing at this address. It may have been moved or deleted.",
+    )
+
+
+def too_large_page(request: HttpRequest) -> HttpResponse:
+    """``handler413`` (core.bodylimit): the person stays signed in and may send less."""
+    limit_mb = settings.DATA_UPLOAD_MAX_MEMORY_SIZE / (1024 * 1024)
+    return _error_page(
+        request,
+        status=413,
+        code="too_large",
+        heading="What you sent is too large",
+        detail=f"A form may carry at most {limit_mb:.1f} MB, and nothing was saved. Go back, "
+        "shorten it and send it again; you are still signed in.",
     )

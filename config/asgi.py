@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import os
 
-from django.core.asgi import get_asgi_application
+import django
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-# Django must be set up before anything imports models.
-django_asgi_app = get_asgi_application()
+# Django must be set up before anything imports models (as get_asgi_application() does).
+django.setup(set_prefix=False)
+
+from core.asgi import RequestThreadASGIHandler  # noqa: E402
+
+# Django's handler, except that a view's error page renders in the request's tenant schema.
+django_asgi_app = RequestThreadASGIHandler()
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.conf import settings  # noqa: E402

@@ -14,6 +14,8 @@ urlpatterns = [
 ]
 
 # Error pages in the app's layout on tenant hosts (JSON under /api/); the platform host keeps
-# Django's own.
+# Django's own. They render in the request's tenant schema under daphne too (core/asgi.py).
+# The 500 page is Django's, from templates/500.html: no request context, no database.
 handler403 = "chat.views.forbidden_page"
 handler404 = "chat.views.not_found_page"
+handler413 = "chat.views.too_large_page"  # read by core.bodylimit, not by Django

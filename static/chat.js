@@ -69,7 +69,7 @@ const connection = {
       this.handlers.forEach((handler) => handler(frame));
     });
     socket.addEventListener("close", (event) => {
-      if (event.code === 4401 || event.code === 4403) {
+      if (event.code === 4401 || event.code === 4403 || event.code === 4404) {
         this.show("offline", "Signed out — reload the page");
         return;
       }

@@ -3,8 +3,13 @@
 ``TenantWebSocketMiddleware`` does for WebSocket what django-tenants does for HTTP: it resolves
 the tenant from the Host header, then authenticates the connection inside that tenant's schema
 and puts ``tenant`` and ``user`` into the scope. Refusals are sent as an accept followed by a
-close with an application code (4401 unauthenticated, 4403 forbidden) because a close before
-accept reaches the client as a bare HTTP 403 with no code.
+close with an application code (4401 unauthenticated, 4403 forbidden, 4404 no tenant at this
+host) because a close before accept reaches the client as a bare HTTP 403 with no code.
+
+The platform's own host (``PLATFORM_DOMAIN``) has a domain row too, pointing at the public
+schema, which has no chat and no API tokens: taken for a tenant, a bearer token was looked up in
+a table that does not exist there and the handshake failed with a 500. It is no tenant's host:
+4404 like an unknown or inactive one, before any credential is read.
 
 Consumers run every database access through :func:`tenant_database_sync_to_async`, so it happens
 under the connection's tenant schema, never under whatever schema the worker thread had last.
@@ -69,6 +74,7 @@ def _database_call(func: Callable[P, R]) -> Callable[P, Awaitable[R]]:
 
 CLOSE_UNAUTHENTICATED = 4401
 CLOSE_FORBIDDEN = 4403
+CLOSE_NO_TENANT = 4404
 
 Scope = dict[str, Any]
 ASGIApp = Callable[
@@ -88,14 +94,18 @@ def _header(scope: Scope, name: bytes) -> str:
 
 
 def _tenant_for_host(host: str) -> Tenant | None:
-    with schema_context("public"):
+    """The active tenant served at ``host``; None for an unknown host, an inactive tenant, and
+    the platform host (the public schema is no tenant)."""
+    with schema_context(settings.PUBLIC_SCHEMA_NAME):
         domain = (
             get_tenant_domain_model()
             .objects.select_related("tenant")
             .filter(domain=host_without_port(host))
             .first()
         )
-        return domain.tenant if domain is not None and domain.tenant.is_active else None
+        if domain is None or domain.tenant.schema_name == settings.PUBLIC_SCHEMA_NAME:
+            return None
+        return domain.tenant if domain.tenant.is_active else None
 
 
 def _user_for_session(tenant: Tenant, session_key: str) -> Any:
@@ -142,7 +152,7 @@ def _page_scheme(scope: Scope) -> str:
 
 
 class TenantWebSocketMiddleware:
-    """Resolve tenant from Host, authenticate in that schema, refuse with 4401/4403."""
+    """Resolve tenant from Host, authenticate in that schema, refuse with 4401/4403/4404."""
 
     def __init__(self, inner: ASGIApp) -> None:
         self.inner = inner
@@ -181,11 +191,11 @@ def _credentials(scope: Scope) -> _Credentials:
 @_database_call
 def _tenant_and_user(host: str, credentials: _Credentials) -> tuple[Tenant | None, Any, int]:
     """The tenant of ``host`` and the user its credentials name in that tenant's own tables,
-    in one trip to a database thread instead of two, or a close code: 4403 for an unknown or
-    inactive tenant, else the credentials' refusal."""
+    in one trip to a database thread instead of two, or a close code: 4404 for a host that
+    serves no tenant (unknown, inactive, the platform's), else the credentials' refusal."""
     tenant = _tenant_for_host(host)
     if tenant is None:
-        return None, None, CLOSE_FORBIDDEN
+        return None, None, CLOSE_NO_TENANT
     if credentials.authorization:
         user = _user_for_bearer(tenant, credentials.authorization)
     elif credentials.session_key is not None:

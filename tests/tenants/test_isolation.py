@@ -191,7 +191,7 @@ def test_websocket_handshakes_give_their_database_connections_back_to_the_pool(
     in_use_before = _connections_in_use(pool)
 
     for _ in range(4):
-        assert _connect("nowhere.localhost")[1] == 4403
+        assert _connect("nowhere.localhost")[1] == 4404
         assert _connect("alpha.localhost", origin="http://alpha.localhost")[1] == 4401
         assert _connect("alpha.localhost", cookie=session, origin="http://alpha.localhost") == (
             True,
@@ -251,7 +251,7 @@ def test_a_websocket_without_credentials_is_refused(
 
 
 def test_a_websocket_to_an_unknown_host_is_refused(transactional_db: None) -> None:
-    assert _connect("nobody.localhost", origin="http://nobody.localhost")[1] == 4403
+    assert _connect("nobody.localhost", origin="http://nobody.localhost")[1] == 4404
 
 
 def test_an_upper_case_host_serves_the_same_tenant_over_http(tenant_a: Tenant) -> None:
