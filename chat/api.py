@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import time
 import uuid
@@ -11,6 +12,7 @@ from typing import Any
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
+from django.contrib.auth.models import User
 from django.core.cache import cache
 from django.db import close_old_connections
 from django.http import HttpRequest, JsonResponse, StreamingHttpResponse
@@ -18,7 +20,8 @@ from django.views.decorators.http import require_GET
 
 from chat.errors import ERRORS
 from chat.events.log import MAX_SEQ, follow_events
-from chat.events.payloads import action_payload
+from chat.events.payloads import action_payload, action_payload_for
+from chat.events.viewers import ACTION_EVENTS, Shown, action_event_for, withheld
 from chat.models import Conversation, PendingAction
 from chat.openapi import openapi_document
 from chat.pending_actions import Decision, action_get
@@ -43,6 +46,7 @@ from core.jsonapi import (
     json_body,
     translate,
 )
+from tenants.asgi import tenant_database_sync_to_async
 
 IDEMPOTENCY_SECONDS = 24 * 3600
 SSE_KEEPALIVE_SECONDS = 15.0
@@ -140,10 +144,19 @@ def conversation_detail(request: HttpRequest, conversation: str) -> JsonResponse
             {"conversation": str(deleted.uuid), "deleted_at": deleted.deleted_at.isoformat()}
         )
     found = conversation_for_viewer(user=user, conversation_uuid=str(conversation))
-    return JsonResponse(_conversation_json(found))
+    return JsonResponse(_conversation_json(found, viewer=user))
 
 
-def _conversation_json(conversation: Conversation) -> dict[str, Any]:
+def _action_json(action: PendingAction, *, viewer: User) -> dict[str, Any]:
+    """A conversation's action with its outcome, or its placeholder for a viewer who may not
+    read it (``chat.selectors.action_visible_to``)."""
+    payload = action_payload_for(action, viewer=viewer, full=True)
+    if payload.get("redacted"):
+        return payload | {"result": {}, "error": ""}
+    return payload | {"result": action.result, "error": action.error}
+
+
+def _conversation_json(conversation: Conversation, *, viewer: User) -> dict[str, Any]:
     return {
         "conversation": str(conversation.uuid),
         "title": conversation.title,
@@ -161,7 +174,7 @@ def _conversation_json(conversation: Conversation) -> dict[str, Any]:
             for m in conversation.messages.all()
         ],
         "actions": [
-            action_payload(a, full=True) | {"result": a.result, "error": a.error}
+            _action_json(a, viewer=viewer)
             for a in conversation.actions.select_related("requested_by")
         ],
     }
@@ -344,9 +357,10 @@ async def conversation_events(request: HttpRequest, conversation: str) -> Stream
     if after is None:
         raise ApiError(400, "bad_request", f"'after' must be an integer from 0 to {MAX_SEQ - 1}")
     user = api_caller(request)
-    await in_tenant(
+    watched = await in_tenant(
         request, lambda: conversation_for_viewer(user=user, conversation_uuid=str(conversation))
     )
+    owner = watched.user_id == user.pk
     # The stream may last hours and reads only Redis: give this request's pooled database
     # connection back now rather than when the stream ends (docs/operations.md, budget).
     await sync_to_async(close_old_connections)()
@@ -356,7 +370,12 @@ async def conversation_events(request: HttpRequest, conversation: str) -> Stream
     async def still_valid() -> bool:
         return await session_still_valid(tenant=tenant, user_id=user.pk, credential=credential)
 
-    stream = _event_stream(tenant.schema_name, str(conversation), after, still_valid)
+    stream = _viewer_stream(
+        _event_stream(tenant.schema_name, str(conversation), after, still_valid),
+        db=tenant_database_sync_to_async(tenant),
+        user_id=user.pk,
+        owner=owner,
+    )
     response = StreamingHttpResponse(stream, content_type="text/event-stream")
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"
@@ -373,9 +392,10 @@ def _after(raw: str) -> int | None:
 
 async def _event_stream(
     schema: str, conversation: str, after: int, still_valid: Callable[[], Awaitable[bool]]
-) -> AsyncIterator[bytes]:
-    """The events; the stream ends within ``SESSION_RECHECK_SECONDS`` of its token being
-    revoked or its user deactivated (chat/services/sessions.py)."""
+) -> AsyncIterator[bytes | dict[str, Any]]:
+    """The events (each viewer's share is taken by ``_viewer_stream``), and keep-alives as SSE
+    comments; the stream ends within ``SESSION_RECHECK_SECONDS`` of its token being revoked or
+    its user deactivated (chat/services/sessions.py)."""
     recheck = settings.SESSION_RECHECK_SECONDS
     events = follow_events(
         schema=schema,
@@ -389,4 +409,28 @@ async def _event_stream(
             if not await still_valid():
                 return
             checked_at = time.monotonic()
-        yield _sse(event) if event is not None else b": keep-alive\n\n"
+        yield event if event is not None else b": keep-alive\n\n"
+
+
+async def _viewer_stream(
+    events: AsyncIterator[bytes | dict[str, Any]],
+    *,
+    db: Callable[[Callable[[], Shown]], Callable[[], Awaitable[Shown]]],
+    user_id: int,
+    owner: bool,
+) -> AsyncIterator[bytes]:
+    """The events this viewer may read (chat.events.viewers), as SSE; a watcher who is not the
+    owner is sent an action they may not read as its placeholder, and the stream ends."""
+    async for event in events:
+        if isinstance(event, bytes):
+            yield event
+            continue
+        if withheld(kind=event["type"], owner=owner):
+            continue
+        if event["type"] not in ACTION_EVENTS:
+            yield _sse(event)
+            continue
+        shown = await db(functools.partial(action_event_for, event=event, user_id=user_id))()
+        yield _sse(shown.event)
+        if not shown.readable and not owner:
+            return

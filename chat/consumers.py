@@ -27,6 +27,7 @@ from django.contrib.auth.models import User
 
 from chat.errors import ERRORS
 from chat.events.log import MAX_SEQ, frames_after_async, last_seq_async, live_channel
+from chat.events.viewers import ACTION_EVENTS, action_event_for, withheld
 from chat.live import LiveEvent, Subscription, live_feed
 from chat.services.realtime import (
     action_decide,
@@ -121,6 +122,8 @@ class ChatConsumer(AsyncWebsocketConsumer):
         self.under_way: dict[str, float] = {}
         # conversation uuid → its live channel, followed through the process's feed (chat.live)
         self.follows: dict[str, Subscription] = {}
+        # conversations this socket follows without owning them (chat.events.viewers)
+        self.watching: set[str] = set()
         # Live events wait here for the pump; frames in and replays hold ``delivering`` so that
         # what a socket is sent keeps the order it would have had with one task doing it all.
         self.inbox: asyncio.Queue[tuple[str, LiveEvent] | Exception] = asyncio.Queue()
@@ -300,9 +303,16 @@ class ChatConsumer(AsyncWebsocketConsumer):
         if not isinstance(after, int) or isinstance(after, bool) or not 0 <= after < MAX_SEQ:
             raise FrameError("bad_frame", f"'after' must be an integer from 0 to {MAX_SEQ - 1}")
         assert conversation is not None
-        await self._as_user(
-            lambda user: conversation_for_viewer(user=user, conversation_uuid=conversation)
+        owner = await self._as_user(
+            lambda user: (
+                conversation_for_viewer(user=user, conversation_uuid=conversation).user_id
+                == user.pk
+            )
         )
+        if owner:
+            self.watching.discard(conversation)
+        else:
+            self.watching.add(conversation)
         await self._subscribe(conversation, after=after)
 
     async def _chat_cancel(self, frame: dict[str, Any]) -> None:
@@ -400,6 +410,8 @@ class ChatConsumer(AsyncWebsocketConsumer):
         await self._deliver(conversation, event)
 
     async def _deliver_missed(self, conversation: str, *, until: int | None) -> None:
+        if conversation not in self.delivered:
+            return  # no longer followed
         missed = await frames_after_async(
             schema=self.tenant.schema_name,
             conversation_uuid=conversation,
@@ -410,14 +422,36 @@ class ChatConsumer(AsyncWebsocketConsumer):
             await self._deliver(conversation, event)
 
     async def _deliver(self, conversation: str, event: LiveEvent) -> None:
-        if event.seq <= self.delivered.get(conversation, 0):
-            return
+        if conversation not in self.delivered or event.seq <= self.delivered[conversation]:
+            return  # not followed (any more), or already sent
         self.delivered[conversation] = event.seq
         if event.type in _UNDER_WAY:
             self.under_way[conversation] = time.monotonic()
         elif event.type in _SETTLED:
             self.under_way.pop(conversation, None)
-        await self.send(text_data=event.text)
+        owner = conversation not in self.watching
+        if withheld(kind=event.type, owner=owner):
+            return
+        if event.type not in ACTION_EVENTS:
+            await self.send(text_data=event.text)  # the token path: relayed as it came
+            return
+        # What this viewer may read of the action is asked per viewer, at send time: the
+        # published event carries one payload for everyone (chat.events.viewers).
+        shown = await self.db(
+            lambda: action_event_for(event=json.loads(event.text), user_id=self.user_id)
+        )()
+        await self._send(shown.event)
+        if not shown.readable and not owner:
+            await self._unfollow(conversation)
+
+    async def _unfollow(self, conversation: str) -> None:
+        """Stop following a conversation this socket may no longer watch."""
+        for table in (self.delivered, self.under_way):
+            table.pop(conversation, None)
+        self.watching.discard(conversation)
+        subscription = self.follows.pop(conversation, None)
+        if subscription is not None:
+            await subscription.cancel()
 
     async def _send(self, payload: dict[str, Any]) -> None:
         await self.send(text_data=json.dumps(payload, ensure_ascii=False))

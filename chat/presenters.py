@@ -22,10 +22,11 @@ from actions.selectors import action_deliveries
 from actions.tools.base import UnknownToolError, WriteTool
 from actions.tools.registry import get_tool
 from chat.argument_changes import argument_changes
+from chat.events.payloads import placeholder_description
 from chat.models import Conversation, Message, PendingAction
 from chat.pending_actions import decide_refusal, is_overdue, waited_hours
 from chat.rendering import citation_chips, render_markdown
-from chat.selectors import action_approvers, action_edit
+from chat.selectors import action_approvers, action_edit, action_visible_to
 from tenants.selectors import tenant_zone
 
 # The words a card uses for each status, from the reader's side. Approved and executing say
@@ -424,8 +425,37 @@ def _search_text(action: PendingAction, label: str, arguments: dict[str, Any]) -
     return " ".join(words).lower()
 
 
+def placeholder_card(action: PendingAction, *, viewer: User) -> ActionCard:
+    """The card of an action ``viewer`` may not read (``chat.selectors.action_visible_to``): its
+    tool and status, none of its description, arguments, note, edit, outcome or deliveries."""
+    label = _tool_label(action.tool)
+    return ActionCard(
+        id=str(action.id),
+        conversation=str(action.conversation.uuid),
+        tool=action.tool,
+        tool_label=label,
+        description=placeholder_description(action.tool),
+        status=action.status,
+        status_label=STATUS_LABELS.get(PendingAction.Status(action.status), action.status),
+        requested_by=action.requested_by.get_username(),
+        created_at=action.created_at,
+        fields=[],
+        can_decide=False,
+        can_withdraw=False,
+        refusal="only its requester and approvers read this request",
+        outcome="",
+        note="",
+        decided_by="",
+        age=_age(action.created_at, timezone.now()),
+        search_text=label.lower(),
+    )
+
+
 def action_card(action: PendingAction, *, viewer: User, zone: ZoneInfo | None = None) -> ActionCard:
-    """``zone``: the tenant's time zone, when the caller already has it (a list of cards)."""
+    """``zone``: the tenant's time zone, when the caller already has it (a list of cards). A
+    viewer who may not read the action gets its ``placeholder_card``."""
+    if not action_visible_to(user=viewer, action=action):
+        return placeholder_card(action, viewer=viewer)
     refusal = decide_refusal(action=action, user=viewer)
     pending = action.is_decidable
     deliveries = delivery_views(action)

@@ -11,7 +11,7 @@ from django.utils import timezone
 from actions.selectors import memberships_of
 from actions.tools.registry import approval_refusal, policies, tool_policy
 from chat.models import ActionEvent, ActionSnooze, Conversation, Message, PendingAction
-from tenants.roles import APPROVER
+from tenants.roles import APPROVER, TENANT_ADMIN
 
 CONVERSATION_LIST_LIMIT = 100  # the sidebar scrolls on its own; search finds older ones
 INBOX_LIMIT = 200
@@ -84,17 +84,65 @@ def waiting_for_others(*, viewer: User, tools: list[str]) -> QuerySet[PendingAct
     )
 
 
-def actions_visible(*, user: User) -> QuerySet[PendingAction]:
-    """What ``user`` may see of the tenant's actions: those they may decide, and those proposed
-    in their own conversations. (An action's arguments are someone's message to other people.)"""
-    visible = Q(conversation__user=user)
+# -- who may read an action ------------------------------------------------------------------
+#
+# The one rule every door asks (docs/web.md, "Who sees an action"): an action's description,
+# arguments, result, edit and deliveries are someone's message to other people, readable by
+# its requester, by the people the tenant's live tool policy lets decide its tool, and by
+# tenant admins. Anyone else who meets the action sees a placeholder naming its tool only
+# (``chat.events.payloads.redacted_action``).
+
+
+def is_tenant_admin(*, user: User) -> bool:
+    return user.is_active and user.groups.filter(name=TENANT_ADMIN).exists()
+
+
+def actions_visible_filter(*, user: User) -> Q:
+    """The rule as a filter on ``PendingAction`` (usable inside a subquery)."""
+    if not user.is_active:
+        return Q(pk__in=[])
+    if is_tenant_admin(user=user):
+        return Q(pk__isnull=False)
+    visible = Q(requested_by=user)
     tools = decidable_tools(user=user)
     if tools:
         visible |= Q(tool__in=tools)
+    return visible
+
+
+def action_visible_to(*, user: User, action: PendingAction) -> bool:
+    """Whether ``user`` may read ``action`` (the rule above, for one action)."""
+    if not user.is_active:
+        return False
+    if action.requested_by_id == user.pk or is_tenant_admin(user=user):
+        return True
+    # Self-approval is beside the point here: a requester already reads their own action.
+    policy = tool_policy(action.tool)
+    return approval_refusal(policy=policy, user=user, requested_by_id=None) is None
+
+
+def actions_visible(*, user: User) -> QuerySet[PendingAction]:
+    """Every action of the tenant ``user`` may read (``action_visible_to``), newest first."""
     return (
-        PendingAction.objects.filter(visible)
+        PendingAction.objects.filter(actions_visible_filter(user=user))
         .select_related("requested_by", "conversation")
         .order_by("-created_at")
+    )
+
+
+def conversation_watchable(*, user: User, conversation_uuid: str) -> Conversation | None:
+    """Someone else's conversation ``user`` may watch: one holding actions, every one of which
+    ``user`` may read. (Its messages restate its actions, so a conversation holding an action
+    hidden from ``user`` is hidden whole.) None otherwise."""
+    hidden = PendingAction.objects.filter(conversation=OuterRef("pk")).exclude(
+        actions_visible_filter(user=user)
+    )
+    return (
+        Conversation.objects.filter(uuid=conversation_uuid, actions__isnull=False)
+        .exclude(user=user)  # its owner deleted it: gone for them, context for approvers
+        .exclude(Exists(hidden))
+        .distinct()
+        .first()
     )
 
 

@@ -5,10 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.contrib.auth.models import User
+
 from actions.selectors import action_deliveries
+from actions.tools.base import UnknownToolError
+from actions.tools.registry import get_tool
 from chat.argument_changes import argument_changes
 from chat.models import Message, PendingAction
-from chat.selectors import action_edit
+from chat.selectors import action_edit, action_visible_to
 
 
 def action_payload(action: PendingAction, *, full: bool) -> dict[str, Any]:
@@ -27,6 +31,44 @@ def action_payload(action: PendingAction, *, full: bool) -> dict[str, Any]:
         "requested_by": action.requested_by.get_username(),
         "created_at": action.created_at.isoformat(),
     }
+
+
+def placeholder_description(tool_name: str) -> str:
+    """What someone who may not read an action sees instead of its description: the tool's
+    label, nothing of its recipients, subject or text."""
+    try:
+        label = get_tool(tool_name).label
+    except UnknownToolError:
+        label = tool_name
+    return f"A “{label}” request, for its own approvers to read"
+
+
+def redacted_action(action: dict[str, Any]) -> dict[str, Any]:
+    """An action payload (full or not) as someone who may not read the action sees it: the same
+    keys, its id, tool and status, a placeholder description, and nothing else
+    (``chat.selectors.action_visible_to`` decides who)."""
+    tool = str(action.get("tool", ""))
+    shown: dict[str, Any] = {
+        "id": action.get("id"),
+        "tool": tool,
+        "status": action.get("status"),
+        "description": placeholder_description(tool),
+        "redacted": True,
+    }
+    if "arguments" in action:
+        shown |= {"arguments": {}}
+    for kept in ("requested_by", "created_at", "conversation"):
+        if kept in action:
+            shown[kept] = action[kept]
+    if "result" in action:
+        shown |= {"result": {}, "edited": None, "deliveries": []}
+    return shown
+
+
+def action_payload_for(action: PendingAction, *, viewer: User, full: bool) -> dict[str, Any]:
+    """``action_payload`` as ``viewer`` may see it: whole, or redacted."""
+    payload = action_payload(action, full=full)
+    return payload if action_visible_to(user=viewer, action=action) else redacted_action(payload)
 
 
 def edit_payload(action: PendingAction) -> dict[str, Any] | None:

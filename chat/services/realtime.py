@@ -19,6 +19,7 @@ import kombu.exceptions
 import redis
 from django.conf import settings
 from django.contrib.auth.models import User
+from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from chat.events.publishing import PublishingEvents, publish_action, publish_message
@@ -30,7 +31,7 @@ from chat.pending_actions import (
     pending_action_decide,
     pending_action_withdraw,
 )
-from chat.selectors import decidable_tools
+from chat.selectors import conversation_watchable, decidable_tools
 from chat.services.expiry import (
     overdue_action_ids,
     pending_action_expire,
@@ -216,19 +217,18 @@ def user_may_decide(*, user: User, tool: str) -> bool:
 
 
 def conversation_for_viewer(*, user: User, conversation_uuid: str) -> Conversation:
-    """A conversation ``user`` may watch: their own, or — for an approver — one in which the
-    assistant proposed an action (the context of the decision). Anything else is not found."""
+    """A conversation ``user`` may watch: their own, or someone else's that holds actions and
+    only actions ``user`` may read (``chat.selectors.conversation_watchable``: an approver of
+    every tool in it, a tenant admin). Anything else is not found."""
     try:
         return conversation_for_user(user=user, conversation_uuid=conversation_uuid)
     except ConversationNotFound:
-        with_actions = (
-            Conversation.objects.filter(uuid=conversation_uuid, actions__isnull=False)
-            .exclude(user=user)  # its owner deleted it: gone for them, context for approvers
-            .distinct()
-            .first()
-        )
-        if with_actions is not None and user_is_approver(user=user):
-            return with_actions
+        try:
+            watchable = conversation_watchable(user=user, conversation_uuid=conversation_uuid)
+        except (ValueError, TypeError, ValidationError):  # not a uuid
+            watchable = None
+        if watchable is not None:
+            return watchable
         raise
 
 
