@@ -12,7 +12,14 @@ from __future__ import annotations
 
 import pytest
 
-from tests.chat.conftest import People, TurnRunner, ask, people_a  # noqa: F401 (fixtures)
+# The chat suite's fixtures: a turn runner, staff and an approver, a fresh checkpointer pool.
+from tests.chat.conftest import (  # noqa: F401
+    People,
+    TurnRunner,
+    _fresh_checkpointer,
+    ask,
+    people_a,
+)
 from tests.chat.stranded import (
     KNOWLEDGE_ANSWER,
     answer_model,
@@ -26,9 +33,9 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def test_an_sms_approved_after_a_later_knowledge_question_is_sent_once_and_confirmed(
-    ask: TurnRunner,
-    people_a: People,
-    celery_worker_thread: None,  # noqa: F811
+    ask: TurnRunner,  # noqa: F811
+    people_a: People,  # noqa: F811
+    celery_worker_thread: None,
 ) -> None:
     action = sms_requested(ask)
     ask("When does the library open?", model=answer_model(), conversation=action.conversation)
@@ -45,9 +52,9 @@ def test_an_sms_approved_after_a_later_knowledge_question_is_sent_once_and_confi
 
 
 def test_a_rejection_after_a_later_question_is_told_once_and_never_repeats_the_answer(
-    ask: TurnRunner,
-    people_a: People,
-    celery_worker_thread: None,  # noqa: F811
+    ask: TurnRunner,  # noqa: F811
+    people_a: People,  # noqa: F811
+    celery_worker_thread: None,
 ) -> None:
     action = sms_requested(ask)
     ask("When does the library open?", model=answer_model(), conversation=action.conversation)
