@@ -4,16 +4,21 @@ conversation show once the worker is done."""
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass
+from typing import Any
 
+from asgiref.sync import async_to_sync
 from django.contrib.auth.models import User
 from langchain_core.messages import AIMessage
 
 from actions.models import Contact, OutboundMessage
+from chat.events.log import frames_after_async
 from chat.models import ActionEvent, Conversation, Message, PendingAction
 from chat.pending_actions import Decision
 from chat.services.realtime import action_decide
+from core.schema import current_schema
 from tests.chat.conftest import TurnRunner
 from tests.chat.scripted import ScriptedChatModel, tool_call
 
@@ -63,10 +68,13 @@ class Outcome:
     events: list[str]
     sent_to: list[str]  # the outbound messages the action made, one entry each
     replies: list[str]  # the conversation's assistant messages, oldest first
+    card: dict[str, Any]  # the action as its last published ``action`` frame shows it
+    announced: list[str]  # the replies published to the conversation (``done``), once each
 
 
 def outcome_of(action: PendingAction) -> Outcome:
     action.refresh_from_db()
+    frames = _published(action.conversation)
     return Outcome(
         status=action.status,
         events=list(ActionEvent.objects.filter(action=action).values_list("kind", flat=True)),
@@ -78,4 +86,21 @@ def outcome_of(action: PendingAction) -> Outcome:
             .order_by("created_at", "pk")
             .values_list("content", flat=True)
         ),
+        card=next((f["action"] for f in reversed(frames) if _is_card_of(f, action)), {}),
+        announced=list(
+            {f["message"]: f["content"] for f in frames if f["type"] == "done"}.values()
+        ),
     )
+
+
+def _is_card_of(frame: dict[str, Any], action: PendingAction) -> bool:
+    return frame["type"] == "action" and frame["action"]["id"] == str(action.id)
+
+
+def _published(conversation: Conversation) -> list[dict[str, Any]]:
+    """What watchers of the conversation were sent (the worker publishes; turns run in the test
+    itself collect their events instead)."""
+    frames = async_to_sync(frames_after_async)(
+        schema=current_schema(), conversation_uuid=str(conversation.uuid), after=0
+    )
+    return [json.loads(frame.text) for frame in frames]

@@ -204,6 +204,8 @@ def test_an_sms_approved_beside_a_second_pending_request_is_sent_once_and_the_se
     assert outcome.status == "executed"
     assert outcome.sent_to == ["+12025550111"]
     assert outcome.events == ["proposed", "approved", "executed"]
+    assert outcome.card["status"] == "executed"
+    assert outcome.announced == [reply.content], "one confirmation, no replayed answer"
     assert outcome.replies == [_sms_confirmation()] == [reply.content]
     assert outcome_of(email).status == "pending", "the second request still waits for its decision"
 
@@ -240,6 +242,8 @@ def test_an_sms_approved_after_a_cancelled_turn_is_sent_once_and_confirmed(
     assert outcome.status == "executed"
     assert outcome.sent_to == ["+12025550111"]
     assert outcome.events == ["proposed", "approved", "executed"]
+    assert outcome.card["status"] == "executed"
+    assert outcome.announced == [reply.content], "one confirmation, no replayed answer"
     assert outcome.replies == [cancelled.reply.content, reply.content]
     assert reply.content == _sms_confirmation()
 
@@ -262,6 +266,8 @@ def test_an_sms_approved_after_its_sibling_was_withdrawn_is_sent_once_and_the_si
     assert outcome.status == "executed"
     assert outcome.sent_to == ["+12025550111"]
     assert outcome.events == ["proposed", "approved", "executed"]
+    assert outcome.card["status"] == "executed"
+    assert outcome.announced == [reply.content], "one confirmation, no replayed answer"
     assert withdrawn.reply is not None
     assert outcome.replies == [withdrawn.reply.content, reply.content]
     assert outcome_of(email).sent_to == []
@@ -283,6 +289,8 @@ def test_an_sms_approved_after_small_talk_resumes_the_waiting_graph_and_is_confi
     assert outcome.status == "executed"
     assert outcome.sent_to == ["+12025550111"]
     assert outcome.events == ["proposed", "approved", "executed"]
+    assert outcome.card["status"] == "executed"
+    assert outcome.announced == [reply.content], "one confirmation, no replayed answer"
     assert outcome.replies == [hello.reply.content, reply.content]
     assert reply.content and reply.content != hello.reply.content
 
@@ -303,6 +311,8 @@ def test_an_approval_after_a_later_question_whose_resume_was_never_queued_is_run
     assert outcome.status == "executed"
     assert outcome.sent_to == ["+12025550111"]
     assert outcome.events == ["proposed", "approved", "executed"]
+    assert outcome.card["status"] == "executed"
+    assert outcome.announced == [reply.content], "one confirmation, no replayed answer"
     assert outcome.replies == [KNOWLEDGE_ANSWER, reply.content]
     assert reply.content == _sms_confirmation()
     with tenant_context(tenant_a):
@@ -329,6 +339,8 @@ def test_an_action_whose_worker_died_while_executing_is_finished_once_by_the_swe
     assert outcome.status == "executed"
     assert outcome.sent_to == ["+12025550111"], "the dead worker's SMS, not a second one"
     assert outcome.events == ["proposed", "approved", "executed"]
+    assert outcome.card["status"] == "executed"
+    assert outcome.announced == [reply.content], "one confirmation, no replayed answer"
     assert outcome.replies == [KNOWLEDGE_ANSWER, reply.content]
 
 
@@ -348,6 +360,9 @@ def test_an_approved_action_whose_tool_refuses_ends_failed_and_the_requester_is_
     assert outcome.status == "failed"
     assert outcome.sent_to == []
     assert outcome.events == ["proposed", "approved", "failed"]
+    assert outcome.card["status"] == "failed"
+    assert "switched off" in outcome.card["result"]["error"]
+    assert outcome.announced == [reply.content]
     assert outcome.replies == [KNOWLEDGE_ANSWER, reply.content]
     assert reply.content.startswith(
         "The request to send an SMS to Emma Wilson was approved by april but failed: "
@@ -373,6 +388,8 @@ def test_approving_twice_and_resuming_twice_sends_once_and_confirms_once(
     assert outcome.status == "executed"
     assert outcome.sent_to == ["+12025550111"]
     assert outcome.events == ["proposed", "approved", "executed"]
+    assert outcome.card["status"] == "executed"
+    assert outcome.announced == [reply.content], "one confirmation, no replayed answer"
     assert outcome.replies == [KNOWLEDGE_ANSWER, reply.content]
 
 
@@ -391,6 +408,7 @@ def test_a_rejection_whose_reply_was_lost_is_told_once_by_the_sweep(
     assert outcome.status == "rejected"
     assert outcome.sent_to == []
     assert outcome.events == ["proposed", "rejected"]
+    assert outcome.announced == [reply.content]
     assert outcome.replies == [reply.content]
     assert reply.content == (
         "The request to send an SMS to Emma Wilson was rejected by april. "
@@ -441,4 +459,33 @@ def test_the_sweep_leaves_an_action_withdrawn_by_a_chat_message_alone(
     PendingAction.objects.filter(pk=sms.pk).update(updated_at=timezone.now() - timedelta(hours=1))
 
     assert stranded_resumes_requeue() == 0
+    assert resumes_queued == []
+
+
+def test_the_sweep_queues_at_most_a_batch_per_run_oldest_first_and_the_rest_next_time(
+    tenant_a: Tenant, resumes_queued: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("chat.services.expiry.STRANDED_BATCH", 2)
+    oldest, older, newest = (_approved(tenant_a, seconds_ago=s) for s in (3000, 2000, 1000))
+    with tenant_context(tenant_a):
+        for action, hours in ((oldest, 3), (older, 2), (newest, 1)):
+            PendingAction.objects.filter(pk=action.pk).update(
+                updated_at=timezone.now() - timedelta(hours=hours)
+            )
+
+        assert stranded_resumes_requeue() == 2
+        assert resumes_queued == [str(oldest.id), str(older.id)]
+
+
+def test_the_sweep_leaves_outcomes_older_than_its_horizon_alone(
+    tenant_a: Tenant, resumes_queued: list[str]
+) -> None:
+    action = _approved(tenant_a, seconds_ago=3600)
+    with tenant_context(tenant_a):
+        PendingAction.objects.filter(pk=action.pk).update(
+            status=PendingAction.Status.REJECTED, updated_at=timezone.now() - timedelta(days=3)
+        )
+
+        assert stranded_resumes_requeue() == 0
+
     assert resumes_queued == []

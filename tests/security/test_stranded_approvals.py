@@ -47,6 +47,8 @@ def test_an_sms_approved_after_a_later_knowledge_question_is_sent_once_and_confi
     assert outcome.status == "executed"
     assert outcome.sent_to == ["+12025550111"]
     assert outcome.events == ["proposed", "approved", "executed"]
+    assert outcome.card["status"] == "executed"
+    assert outcome.announced == [reply.content], "the knowledge answer is not announced again"
     assert outcome.replies == [KNOWLEDGE_ANSWER, reply.content]
     assert "Emma Wilson" in reply.content and "queued" in reply.content.lower()
 
@@ -66,5 +68,7 @@ def test_a_rejection_after_a_later_question_is_told_once_and_never_repeats_the_a
     assert outcome.status == "rejected"
     assert outcome.sent_to == []
     assert outcome.events == ["proposed", "rejected"]
+    assert outcome.card["status"] == "rejected"
+    assert outcome.announced == [reply.content], "the knowledge answer is not announced again"
     assert outcome.replies == [KNOWLEDGE_ANSWER, reply.content]
     assert reply.content.startswith("The request to send an SMS to Emma Wilson was rejected")
