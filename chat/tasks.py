@@ -45,8 +45,9 @@ def expire_overdue_actions() -> int:
 
 @app.task(name="chat.requeue_stranded_resumes")
 def requeue_stranded_resumes() -> int:
-    """Resume approved actions whose resume task was lost (beat, through ``tenants.fan_out``,
-    every half of ``CHAT_STRANDED_RESUME_SECONDS``)."""
+    """Resume decided actions left without their outcome: never claimed, abandoned while
+    executing, or never told to their conversation (beat, through ``tenants.fan_out``, every
+    half of ``CHAT_STRANDED_RESUME_SECONDS``)."""
     return stranded_resumes_requeue()
 
 

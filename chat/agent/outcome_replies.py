@@ -1,4 +1,6 @@
-"""The fixed replies that end a turn whose action was not run: rejected, withdrawn, expired.
+"""The fixed replies that end a turn whose action was not run: rejected, withdrawn, expired;
+and those that report an approved action's outcome when the conversation has moved on since it
+was proposed (chat/services/turns.py, ``turn_resume``).
 
 Deterministic for every model (the model is not asked), and built from the database row, so a
 redelivered resume writes the same words. They name the request the way a person would
@@ -64,3 +66,29 @@ def not_run_reply(action: PendingAction) -> str:
             f"{NOTHING_DONE}"
         )
     return WITHDRAWN
+
+
+def _approver(action: PendingAction) -> str:
+    return action.decided_by.get_username() if action.decided_by else "an approver"
+
+
+def ran_reply(action: PendingAction) -> str:
+    """The reply for an approved action that ran: ``executed`` with its tool's summary, or
+    ``failed`` with the reason; anything else (still ``executing``) says it cannot be told."""
+    approved = f"The request to {request_phrase(action)} was approved by {_approver(action)}"
+    if action.status == "executed":
+        summary = str((action.result or {}).get("summary", "")).strip() or "done"
+        return f"{approved} and carried out: {summary}."
+    if action.status == "failed":
+        return f"{approved} but failed: {action.error.strip() or 'no reason was recorded'}."
+    return (
+        f"{approved}, but it was interrupted while running; check its outcome in the "
+        "approvals history before asking again."
+    )
+
+
+def outcome_reply(action: PendingAction) -> str:
+    """The reply for any decided action: not run, or run (``ran_reply``)."""
+    if action.status in ("rejected", "withdrawn", "expired"):
+        return not_run_reply(action)
+    return ran_reply(action)

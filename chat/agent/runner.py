@@ -203,6 +203,20 @@ def answered(state: StateSnapshot, action: PendingAction) -> bool:
     )
 
 
+def in_turn_of(state: StateSnapshot, action: PendingAction) -> bool:
+    """Whether the checkpoint's latest turn is the one that proposed ``action``: its tool call
+    comes after the latest user message. False once a later message (answered by the graph or
+    from the answer cache) or another action's proposal moved the conversation on."""
+    for message in reversed(state.values.get("messages", [])):
+        if isinstance(message, HumanMessage):
+            return False
+        if isinstance(message, AIMessage) and any(
+            call["id"] == action.tool_call_id for call in message.tool_calls
+        ):
+            return True
+    return False
+
+
 def continuation(state: StateSnapshot) -> Skip | None:
     """What a redelivered run does: continue from the checkpoint, never start over.
 

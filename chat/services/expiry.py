@@ -11,9 +11,10 @@ import uuid
 from datetime import timedelta
 
 from django.db import transaction
+from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
-from chat.models import ActionEvent, PendingAction
+from chat.models import ActionEvent, Message, PendingAction
 from chat.pending_actions import action_get, waited_hours
 from core.metrics import HITL_DECISIONS
 
@@ -29,14 +30,42 @@ def overdue_action_ids() -> list[uuid.UUID]:
     )
 
 
-def stranded_approval_ids(*, older_than_seconds: int) -> list[uuid.UUID]:
-    """The current tenant's actions approved at least ``older_than_seconds`` ago that no resume
-    has claimed (a claim moves ``approved`` to ``executing``), oldest first."""
-    decided_before = timezone.now() - timedelta(seconds=older_than_seconds)
+# The sweep looks back this far for a decided action whose reply was lost (older ones are
+# history, not a conversation anyone waits in) and queues at most this many resumes per run
+# and tenant; the rest wait for the next run, oldest first.
+STRANDED_HORIZON = timedelta(days=2)
+STRANDED_BATCH = 100
+
+
+def stranded_action_ids(*, older_than_seconds: int) -> list[uuid.UUID]:
+    """The current tenant's decided actions left without their outcome for at least
+    ``older_than_seconds``, oldest first (at most ``STRANDED_BATCH``):
+
+    - ``approved`` and never claimed: its resume task was lost;
+    - ``executing`` that long: its worker died mid-execution (a live one holds the conversation
+      lock, which the resume waits for, so a slow execution is never run beside itself);
+    - ``executed``, ``failed``, ``rejected``, ``expired`` or ``withdrawn`` (by the card's
+      button: a "cancel that" message got its reply from the router) with no reply in the
+      conversation: the resume died before telling it. Only within ``STRANDED_HORIZON``.
+    """
+    now = timezone.now()
+    cutoff = now - timedelta(seconds=older_than_seconds)
+    told = Message.objects.filter(run_id=OuterRef("pk"), role=Message.Role.ASSISTANT)
+    withdrawn_in_chat = ActionEvent.objects.filter(
+        action=OuterRef("pk"), kind=ActionEvent.Kind.WITHDRAWN, data__has_key="message"
+    )
+    unclaimed = Q(status=Status.APPROVED, decided_at__lte=cutoff)
+    abandoned = Q(status=Status.EXECUTING, updated_at__lte=cutoff)
+    untold = (
+        Q(status__in=[*PendingAction.FINISHED, *PendingAction.NOT_RUN])
+        & Q(updated_at__lte=cutoff, updated_at__gte=now - STRANDED_HORIZON)
+        & ~Exists(told)
+        & ~(Q(status=Status.WITHDRAWN) & Exists(withdrawn_in_chat))
+    )
     return list(
-        PendingAction.objects.filter(status=Status.APPROVED, decided_at__lte=decided_before)
-        .order_by("decided_at")
-        .values_list("pk", flat=True)
+        PendingAction.objects.filter(unclaimed | abandoned | untold)
+        .order_by("updated_at")
+        .values_list("pk", flat=True)[:STRANDED_BATCH]
     )
 
 

@@ -35,7 +35,7 @@ from chat.selectors import conversation_watchable, decidable_tools
 from chat.services.expiry import (
     overdue_action_ids,
     pending_action_expire,
-    stranded_approval_ids,
+    stranded_action_ids,
 )
 from chat.services.turns import (
     ConversationNotFound,
@@ -175,13 +175,15 @@ def overdue_actions_expire() -> int:
 
 
 def stranded_resumes_requeue() -> int:
-    """Queue the resume of every approved action of the current tenant that no resume claimed
-    within ``CHAT_STRANDED_RESUME_SECONDS``: its task was lost (the Redis broker drops a task
-    whose worker is killed between taking it off the queue and recording it as unacknowledged).
-    A resume runs an action at most once, so one that was merely slow loses nothing."""
-    stranded = stranded_approval_ids(older_than_seconds=settings.CHAT_STRANDED_RESUME_SECONDS)
+    """Queue the resume of every decided action of the current tenant left without its outcome
+    for ``CHAT_STRANDED_RESUME_SECONDS`` (``stranded_action_ids``: never claimed, abandoned
+    while executing, or never told to its conversation). Its task was lost (the Redis broker
+    drops a task whose worker is killed between taking it off the queue and recording it as
+    unacknowledged) or its worker died. Idempotent: a resume runs an action at most once and
+    stores one reply, so one that was merely slow loses nothing."""
+    stranded = stranded_action_ids(older_than_seconds=settings.CHAT_STRANDED_RESUME_SECONDS)
     for action_id in stranded:
-        logger.warning("approved action %s was never resumed; queueing its resume again", action_id)
+        logger.warning("decided action %s was left without its outcome; resuming it", action_id)
         resume_queue(action_id)
     return len(stranded)
 

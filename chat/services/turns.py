@@ -26,9 +26,10 @@ from langgraph.types import StateSnapshot
 
 from chat.agent import runner
 from chat.agent.llm import model_label
-from chat.agent.outcome_replies import not_run_reply
+from chat.agent.outcome_replies import outcome_reply
 from chat.agent.runner import Ending, TurnEvents, cancel_request
-from chat.models import Conversation, Message, PendingAction
+from chat.models import ActionEvent, Conversation, Message, PendingAction
+from chat.pending_actions import pending_action_execute
 from chat.services.answer_cache import (
     CachedAnswer,
     answer_cache_get,
@@ -313,25 +314,31 @@ def _close_out_quietly(action: PendingAction, model: BaseChatModel | None) -> No
 def turn_resume(
     *, action: PendingAction, events: TurnEvents, model: BaseChatModel | None = None
 ) -> Message | None:
-    """Continue the paused graph after a decision (approved → the tool runs, exactly once)."""
+    """Carry out a decision and tell the conversation, once (approved → the tool runs exactly
+    once; the reply is keyed by the action's id, so a repeated resume stores nothing new).
+
+    The graph is resumed only while it is still parked on this very action's interrupt, or
+    when it is past the decision in this action's own turn (a redelivered resume finishing its
+    reply). Otherwise the conversation moved on (a later question, a second request, a
+    cancelled turn, the answer cache): resuming would replay the thread's latest turn instead,
+    so the action is carried out from its database row and its outcome told in fixed words
+    (docs/agent.md, "Exactly once")."""
+    action.refresh_from_db()  # loaded before the conversation lock was ours: read it again
     existing = Message.objects.filter(run_id=action.id, role=Message.Role.ASSISTANT).first()
     if existing is not None:
         events.done(existing)
         return existing
 
     def first_input(state: StateSnapshot) -> Any:
-        waiting = runner.waits_on(state, action)
-        if not waiting and action.status == PendingAction.Status.WITHDRAWN:
-            return runner.SUPERSEDED  # closed out already (the "cancel that" turn), or moved on
-        expired = action.status == PendingAction.Status.EXPIRED
-        if not waiting and expired and not runner.answered(state, action):
-            # the conversation moved on without a decision: it is still told
-            return runner.notice(not_run_reply(action))
-        if not waiting:  # a redelivered resume: the graph already moved past this decision
-            return runner.continuation(state)
-        if action.status not in PendingAction.NOT_RUN:
-            events.status("executing")
-        return runner.resume_input(action)
+        if runner.waits_on(state, action):
+            if action.status not in PendingAction.NOT_RUN:
+                events.status("executing")
+            return runner.resume_input(action)
+        if action.status == PendingAction.Status.WITHDRAWN and _withdrawn_in_chat(action):
+            return runner.SUPERSEDED  # the "cancel that" turn answered and closed it out
+        if runner.in_turn_of(state, action) and action.status != PendingAction.Status.APPROVED:
+            return runner.continuation(state)  # a redelivered resume: past the decision
+        return runner.notice(_carried_out(action, events))
 
     return _run(
         conversation=action.conversation,
@@ -340,6 +347,24 @@ def turn_resume(
         events=events,
         model=model,
     )
+
+
+def _withdrawn_in_chat(action: PendingAction) -> bool:
+    """Withdrawn by a chat message ("cancel that"), whose routed reply said so."""
+    return action.events.filter(kind=ActionEvent.Kind.WITHDRAWN, data__has_key="message").exists()
+
+
+def _carried_out(action: PendingAction, events: TurnEvents) -> str:
+    """Run an approved action from its row, outside the graph, and word its outcome. The caller
+    holds the conversation lock, so an action found ``executing`` was left so by a dead worker
+    and is finished (its tool is idempotent under the action id); the conditional UPDATE in
+    ``pending_action_execute`` still decides who runs it."""
+    if action.status in PendingAction.APPROVED_SINCE - PendingAction.FINISHED:
+        events.status("executing")
+        pending_action_execute(action_id=action.id, resume_interrupted=True)
+        action.refresh_from_db()
+        events.action(action)
+    return outcome_reply(action)
 
 
 def _run(
