@@ -215,7 +215,9 @@ def pending_action_decide(
             "description": description,
             "arguments_hash": arguments_hash(normalised),
         }
-        return _record_counter_proposal(action=action, user=user, edit=edit, note=note)
+        # Only a change is a counter-proposal: spaces the tool trims away change nothing.
+        if edit["arguments_hash"] != action.arguments_hash:
+            return _record_counter_proposal(action=action, user=user, edit=edit, note=note)
     return _record_decision(action=action, user=user, decision=decision, note=note)
 
 

@@ -261,7 +261,7 @@ def test_each_operation_answers_404_in_the_documented_shape_for_an_unknown_id(
 ) -> None:
     url, body = _happy_call(world, method, path)
     known_ids = (world.conversation, world.to_delete, world.to_approve, world.to_reject)
-    for known in (*known_ids, world.to_withdraw):
+    for known in (*known_ids, world.to_withdraw, world.to_confirm, world.to_decline):
         url = url.replace(known, str(uuid.uuid4()))
 
     response = _call(_client(world.token), method, url, body)
