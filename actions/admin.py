@@ -192,8 +192,15 @@ class ToolPolicyAdmin(admin.ModelAdmin):
         "allow_self_approval",
         "max_recipients",
         "expires_after_hours",
+        "edit_confirmed_by",
     )
-    list_editable = ("enabled", "allow_self_approval", "max_recipients", "expires_after_hours")
+    list_editable = (
+        "enabled",
+        "allow_self_approval",
+        "max_recipients",
+        "expires_after_hours",
+        "edit_confirmed_by",
+    )
     list_filter = ("enabled", "allow_self_approval")
     search_fields = ("tool_name",)
     readonly_fields = ("tool_name", "updated_at")

@@ -200,6 +200,11 @@ class Reminder(models.Model):
         return f"{self.tool} at {self.due_at:%Y-%m-%d %H:%M} ({self.status})"
 
 
+class EditConfirmer(models.TextChoices):
+    REQUESTER = "requester", "The requester"
+    ANOTHER_APPROVER = "another_approver", "Another approver"
+
+
 class ToolPolicy(models.Model):
     """The tenant's rules for one write tool. A missing row means the defaults below
     (``actions.tools.registry.policies_create`` makes the rows the tenant admin edits)."""
@@ -225,6 +230,15 @@ class ToolPolicy(models.Model):
         validators=[MinValueValidator(1), MaxValueValidator(24 * 30)],
         help_text="How long a request may wait for a decision (hours, 1 to 720). After that "
         "it expires and can no longer be approved.",
+    )
+    # Four eyes on the final text (docs/web.md): an approver's edit is a counter-proposal that
+    # someone other than its editor confirms before it runs.
+    edit_confirmed_by = models.CharField(
+        max_length=16,
+        choices=EditConfirmer.choices,
+        default=EditConfirmer.REQUESTER,
+        help_text="Who confirms an approver's edit before it runs: the person who asked for "
+        "the action, or another approver (never the one who edited it).",
     )
     updated_at = models.DateTimeField(auto_now=True)
 

@@ -24,11 +24,12 @@ from chat.events.payloads import action_payload, action_payload_for
 from chat.events.viewers import ACTION_EVENTS, Shown, action_event_for, withheld
 from chat.models import Conversation, PendingAction
 from chat.openapi import openapi_document
-from chat.pending_actions import Decision, action_get
+from chat.pending_actions import Confirmation, Decision, action_get
 from chat.selectors import actions_visible
 from chat.services.bulk_decisions import MAX_BULK_DECISIONS, ItemDecision, actions_decide_each
 from chat.services.conversations import conversation_delete, conversation_rename
 from chat.services.realtime import (
+    action_confirm,
     action_decide,
     action_withdraw,
     conversation_cancel,
@@ -234,6 +235,30 @@ def action_approve(request: HttpRequest, action: str) -> JsonResponse:
 @idempotent
 def action_reject(request: HttpRequest, action: str) -> JsonResponse:
     return _decide(request, action, "reject")
+
+
+def _confirm(request: HttpRequest, action: str, decision: Confirmation) -> JsonResponse:
+    note = json_body(request).get("note", "")
+    if not isinstance(note, str):
+        raise ApiError(400, "bad_request", "'note' must be a string")
+    action_get(action_id=str(action))  # 404 before anything else for an unknown id
+    confirmed = action_confirm(
+        user=api_caller(request), action_id=str(action), decision=decision, note=note
+    )
+    return JsonResponse({"action": action_payload(confirmed, full=True)})
+
+
+@api_view(ERRORS, methods=["POST"])
+@idempotent
+def action_confirm_view(request: HttpRequest, action: str) -> JsonResponse:
+    """Confirm an approver's edit: four eyes on the final text (docs/web.md)."""
+    return _confirm(request, action, "confirm")
+
+
+@api_view(ERRORS, methods=["POST"])
+@idempotent
+def action_decline_view(request: HttpRequest, action: str) -> JsonResponse:
+    return _confirm(request, action, "decline")
 
 
 def _action_ids(body: dict[str, Any]) -> list[str]:

@@ -30,6 +30,7 @@ from chat.events.log import MAX_SEQ, frames_after_async, last_seq_async, live_ch
 from chat.events.viewers import ACTION_EVENTS, action_event_for, withheld
 from chat.live import LiveEvent, Subscription, live_feed
 from chat.services.realtime import (
+    action_confirm,
     action_decide,
     action_withdraw,
     conversation_cancel,
@@ -324,13 +325,22 @@ class ChatConsumer(AsyncWebsocketConsumer):
     async def _action_decide(self, frame: dict[str, Any]) -> None:
         action = _uuid_field(frame, "action")
         decision = frame.get("decision")
-        if decision not in ("approve", "reject"):
-            raise FrameError("bad_frame", "'decision' must be 'approve' or 'reject'")
+        if decision not in ("approve", "reject", "confirm", "decline"):
+            raise FrameError(
+                "bad_frame", "'decision' must be 'approve', 'reject', 'confirm' or 'decline'"
+            )
         arguments, note = frame.get("arguments"), frame.get("note", "")
         if arguments is not None and not isinstance(arguments, dict):
             raise FrameError("bad_frame", "'arguments' must be an object")
         if not isinstance(note, str):
             raise FrameError("bad_frame", "'note' must be a string")
+        if decision in ("confirm", "decline"):  # an approver's edit (docs/protocol.md)
+            await self._as_user(
+                lambda user: action_confirm(
+                    user=user, action_id=str(action), decision=decision, note=note
+                )
+            )
+            return
         await self._as_user(
             lambda user: action_decide(
                 user=user, action_id=str(action), decision=decision, arguments=arguments, note=note

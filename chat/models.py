@@ -105,6 +105,9 @@ class PendingAction(models.Model):
         FAILED = "failed"
         EXPIRED = "expired"
         WITHDRAWN = "withdrawn"  # by its requester, before anyone decided (DESIGN §10)
+        # An approver changed the arguments: a counter-proposal that someone other than its
+        # editor (the requester, or per policy another approver) confirms before it can run.
+        EDITED = "edited"
 
     # The status rules, in one place: services move rows only along these arrows (each move a
     # conditional UPDATE from the statuses that may precede the new one), and presenters, the
@@ -112,11 +115,18 @@ class PendingAction(models.Model):
     # with no arrow out (executed, failed, rejected, withdrawn, expired) is final.
     TRANSITIONS: ClassVar[dict[str, frozenset[str]]] = {
         Status.PENDING: frozenset(
+            {Status.APPROVED, Status.EDITED, Status.REJECTED, Status.WITHDRAWN, Status.EXPIRED}
+        ),
+        # Confirmed (approved), declined (rejected), withdrawn, or expired at the same time a
+        # pending one would: the edit never extends the waiting time.
+        Status.EDITED: frozenset(
             {Status.APPROVED, Status.REJECTED, Status.WITHDRAWN, Status.EXPIRED}
         ),
         Status.APPROVED: frozenset({Status.EXECUTING}),
         Status.EXECUTING: frozenset({Status.EXECUTED, Status.FAILED}),
     }
+    # Nobody has had the last word yet: it can still be withdrawn, and it expires.
+    UNDECIDED: ClassVar[frozenset[str]] = frozenset({Status.PENDING, Status.EDITED})
     # Ended without the tool ever running: the turn ends with a fixed reply.
     NOT_RUN: ClassVar[frozenset[str]] = frozenset(
         {Status.REJECTED, Status.WITHDRAWN, Status.EXPIRED}
@@ -156,6 +166,17 @@ class PendingAction(models.Model):
     # When an undecided request expires (its tool policy's ``expires_after_hours`` after the
     # proposal). Fixed at proposal, so a later policy change never expires a request early.
     expires_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    # Which version of the arguments ``arguments`` is: 1 as proposed, 2 after an approver's
+    # edit (every version, with who proposed it and when, is in the ``edited`` events).
+    version = models.PositiveIntegerField(default=1)
+    # Who proposed the current version when it is an approver's edit: never its confirmer.
+    edited_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="edited_actions",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -178,8 +199,14 @@ class PendingAction(models.Model):
 
     @property
     def is_decidable(self) -> bool:
-        """A person may still approve, reject or withdraw it."""
-        return self.Status.APPROVED in self.TRANSITIONS.get(self.status, frozenset())
+        """An approver may still approve (perhaps editing), reject, or its requester withdraw it.
+        An edited action is not: it waits for its confirmer (``awaits_confirmation``)."""
+        return self.status == self.Status.PENDING
+
+    @property
+    def awaits_confirmation(self) -> bool:
+        """An approver's edit waits to be confirmed or declined by someone else."""
+        return self.status == self.Status.EDITED
 
 
 class ActionEvent(models.Model):
@@ -195,6 +222,10 @@ class ActionEvent(models.Model):
         WITHDRAWN = "withdrawn"
         EXPIRED = "expired"  # by the expiry sweep or a late decision; no actor
         SNOOZED = "snoozed"  # an approver put it aside; data: {"until": iso}
+        # An approver's edit (data: version, before, after) confirmed or declined by someone
+        # else (data: version): who saw which text before it went.
+        CONFIRMED = "confirmed"
+        DECLINED = "declined"
 
     action = models.ForeignKey(PendingAction, on_delete=models.CASCADE, related_name="events")
     kind = models.CharField(max_length=16, choices=Kind.choices)

@@ -114,9 +114,16 @@ _ACTION_SCHEMA = {
         arguments={"type": "object"},
         requested_by={"type": "string"},
         created_at=_TIME,
+        version={"type": "integer", "minimum": 1},
+        edited={
+            "type": ["object", "null"],
+            "description": "An approver's edit (`by`, `at`, `version`, `changes`, `before`, "
+            "`after`), or null when the arguments are as proposed.",
+        },
     ),
     "description": "A proposed write action; a conversation's actions also carry `result` "
-    "and `error`, the list of actions `conversation`.",
+    "and `error`, the list of actions `conversation`. `arguments` is the current version: "
+    "after an approver's edit (status `edited` until confirmed) the edited one.",
 }
 _MESSAGE_SCHEMA = _object(
     id=_UUID,
@@ -370,15 +377,29 @@ def openapi_document() -> dict[str, Any]:
                 }
             },
             "/api/actions/{action}/approve": _decision(
-                "Approve, optionally with edited arguments (409 `expired` once it waited longer "
-                "than its tool policy allows)",
+                "Approve (409 `expired` once it waited longer than its tool policy allows). "
+                "With edited arguments it is not approved: the edit becomes a counter-proposal "
+                "(status `edited`, the next `version`) that someone other than the editor "
+                "confirms (`/confirm`) before anything runs",
                 {
                     "arguments": {
                         "type": "object",
-                        "description": "An edit; empty or absent approves the proposal as is.",
+                        "description": "An edit (a counter-proposal); empty or absent approves "
+                        "the proposal as is.",
                     },
                     "note": {"type": "string"},
                 },
+            ),
+            "/api/actions/{action}/confirm": _decision(
+                "Confirm an approver's edit (status `edited`): the action is approved and runs "
+                "with the edited arguments. Only the requester, or per tool policy another "
+                "approver, and never the editor (403); 409 when there is no edit waiting",
+                {"note": {"type": "string"}},
+            ),
+            "/api/actions/{action}/decline": _decision(
+                "Decline an approver's edit: the action is rejected and nothing runs (the same "
+                "people as `/confirm`)",
+                {"note": {"type": "string"}},
             ),
             "/api/actions/{action}/reject": _decision("Reject", {"note": {"type": "string"}}),
             "/api/actions/{action}/withdraw": _decision(

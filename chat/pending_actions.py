@@ -16,9 +16,10 @@ from typing import Any, Literal
 
 from django.contrib.auth.models import AbstractBaseUser, User
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import F, Q
 from django.utils import timezone
 
+from actions.models import EditConfirmer
 from actions.tools.base import ToolContext, ToolDisabledError, ToolError
 from actions.tools.registry import approval_refusal, get_tool, tool_policy
 from chat.models import ActionEvent, Conversation, PendingAction
@@ -28,6 +29,8 @@ from core.metrics import HITL_DECISIONS, WORKER_LOST_RECOVERIES
 logger = logging.getLogger(__name__)
 Status = PendingAction.Status
 Decision = Literal["approve", "reject"]
+# What the confirmer of an approver's edit says (docs/web.md, "Four eyes on the final text").
+Confirmation = Literal["confirm", "decline"]
 
 
 class ActionNotFound(Exception):
@@ -114,12 +117,22 @@ def pending_action_propose(
     return action
 
 
-def _move(action_id: uuid.UUID | str, *, to: str, unexpired: bool = False, **changes: Any) -> int:
+def _move(
+    action_id: uuid.UUID | str,
+    *,
+    to: str,
+    only_from: str | None = None,
+    unexpired: bool = False,
+    **changes: Any,
+) -> int:
     """Move the action to status ``to`` if its current status allows it
-    (``PendingAction.TRANSITIONS``) and, with ``unexpired``, its waiting time has not run out:
-    one conditional UPDATE, so among concurrent callers exactly one wins. Returns 1 for the
-    winner, 0 otherwise."""
-    movable = PendingAction.objects.filter(pk=action_id, status__in=PendingAction.preceding(to))
+    (``PendingAction.TRANSITIONS``; with ``only_from``, only from that one) and, with
+    ``unexpired``, its waiting time has not run out: one conditional UPDATE, so among
+    concurrent callers exactly one wins. Returns 1 for the winner, 0 otherwise."""
+    sources = PendingAction.preceding(to)
+    if only_from is not None:
+        sources = [status for status in sources if status == only_from]
+    movable = PendingAction.objects.filter(pk=action_id, status__in=sources)
     if unexpired:
         movable = movable.filter(Q(expires_at__isnull=True) | Q(expires_at__gt=timezone.now()))
     return movable.update(status=to, updated_at=timezone.now(), **changes)
@@ -133,9 +146,9 @@ def action_get(*, action_id: uuid.UUID | str) -> PendingAction:
 
 
 def is_overdue(action: PendingAction) -> bool:
-    """Still pending past its expiry: the sweep has not reached it yet, but it is expired."""
+    """Still undecided past its expiry: the sweep has not reached it yet, but it is expired."""
     return (
-        action.status == Status.PENDING
+        action.status in PendingAction.UNDECIDED
         and action.expires_at is not None
         and action.expires_at <= timezone.now()
     )
@@ -170,7 +183,9 @@ def pending_action_decide(
     arguments: dict[str, Any] | None = None,
     note: str = "",
 ) -> PendingAction:
-    """Approve (optionally with edited arguments) or reject; exactly one decision wins.
+    """Approve or reject; exactly one decision wins. Approving with edited arguments does not
+    approve: it makes them a counter-proposal (status ``edited``) that someone other than the
+    editor confirms (``pending_action_confirm``): four eyes on the final text.
 
     Empty ``arguments`` (``{}``, as in the documented frame) mean "no edit": no tool takes
     zero arguments, so an edit to nothing is never what a caller means."""
@@ -182,10 +197,15 @@ def pending_action_decide(
         raise ActionPermissionDenied(refusal)
     if action.status == Status.EXPIRED or is_overdue(action):
         raise ActionExpired(expired_message(action))
+    if action.awaits_confirmation:
+        raise ActionStateError(AWAITING_CONFIRMATION)
     if not action.is_decidable:
         raise ActionStateError(f"this action is already {action.status}")
     edit: dict[str, Any] | None = None
     if decision == "approve" and arguments and arguments_hash(arguments) != action.arguments_hash:
+        # An edit may hold only what its editor could have asked for themselves: the checks of
+        # a new request (schema; every recipient a contact, group or address of this tenant,
+        # opted-out contacts refused, the policy's recipient cap; the tool switched on).
         try:
             normalised, description = _validated(action.tool, arguments)
         except ToolError as error:
@@ -195,7 +215,152 @@ def pending_action_decide(
             "description": description,
             "arguments_hash": arguments_hash(normalised),
         }
-    return _record_decision(action=action, user=user, decision=decision, edit=edit, note=note)
+        # Only a change is a counter-proposal: spaces the tool trims away change nothing.
+        if edit["arguments_hash"] != action.arguments_hash:
+            return _record_counter_proposal(action=action, user=user, edit=edit, note=note)
+    return _record_decision(action=action, user=user, decision=decision, note=note)
+
+
+AWAITING_CONFIRMATION = (
+    "an approver's edit of this action waits for confirmation; it can only be confirmed, "
+    "declined or withdrawn now"
+)
+
+
+def _refuse_lost_move(action: PendingAction) -> None:
+    """Why a conditional UPDATE found the action moved on: expired, or decided meanwhile."""
+    action.refresh_from_db()
+    if action.status == Status.EXPIRED or is_overdue(action):
+        raise ActionExpired(expired_message(action))
+    if action.awaits_confirmation:
+        raise ActionStateError(AWAITING_CONFIRMATION)
+    raise ActionStateError(f"this action is already {action.status}")
+
+
+@transaction.atomic
+def _record_counter_proposal(
+    *, action: PendingAction, user: User, edit: dict[str, Any], note: str
+) -> PendingAction:
+    """An approver's edit is not an approval: the edited arguments become the action's next
+    version, which someone other than the editor confirms (``pending_action_confirm``) before
+    anything runs. Only a pending action can be edited, so there are at most two versions."""
+    won = _move(
+        action.pk,
+        to=Status.EDITED,
+        unexpired=True,
+        version=F("version") + 1,
+        edited_by=user,
+        note=note[:2000],
+        **edit,
+    )
+    if not won:
+        _refuse_lost_move(action)
+    ActionEvent.objects.create(
+        action=action,
+        kind=ActionEvent.Kind.EDITED,
+        actor=user,
+        data={
+            "version": action.version + 1,
+            "before": action.arguments,
+            "after": edit["arguments"],
+            "description": edit["description"],
+            "note": note[:2000],
+        },
+    )
+    HITL_DECISIONS.labels(decision="edited").inc()
+    action.refresh_from_db()
+    return action
+
+
+def confirm_refusal(*, action: PendingAction, user: AbstractBaseUser) -> str | None:
+    """Why ``user`` may not confirm (or decline) an approver's edit of ``action``, or None.
+
+    The confirmer is never the editor. By the tool's policy it is the requester
+    (``edit_confirmed_by = requester``, the default) or any other approver of the tool
+    (``another_approver``: the approval rules apply, self-approval included). When the editor
+    is the requester (a self-approving approver who edited their own request), the requester
+    cannot confirm, so another approver does."""
+    if not user.is_authenticated or not user.is_active:
+        return "you are not signed in"
+    if action.edited_by_id is not None and user.pk == action.edited_by_id:
+        return "you edited this action; someone else must confirm your edit"
+    if confirmed_by_requester(action):
+        if user.pk != action.requested_by_id:
+            return "only the person who asked for this action can confirm an approver's edit"
+        return None
+    return approval_refusal(
+        policy=tool_policy(action.tool), user=user, requested_by_id=action.requested_by_id
+    )
+
+
+def confirmed_by_requester(action: PendingAction) -> bool:
+    """Whether the requester (rather than another approver) confirms ``action``'s edit."""
+    policy = tool_policy(action.tool)
+    return (
+        policy.edit_confirmed_by == EditConfirmer.REQUESTER
+        and action.edited_by_id != action.requested_by_id
+    )
+
+
+def pending_action_confirm(
+    *, action_id: uuid.UUID | str, user: User, decision: Confirmation, note: str = ""
+) -> PendingAction:
+    """Confirm an approver's edit (the action is approved, and runs, with the edited text) or
+    decline it (the action is rejected: nothing runs; the requester may ask again). Exactly one
+    of confirm, decline, withdraw and expiry wins: one conditional UPDATE from ``edited``."""
+    if decision not in ("confirm", "decline"):
+        raise ActionStateError(f"unknown decision {decision!r}; use confirm or decline")
+    action = action_get(action_id=action_id)
+    refusal = confirm_refusal(action=action, user=user)
+    if refusal is not None:
+        raise ActionPermissionDenied(refusal)
+    if action.status == Status.EXPIRED or is_overdue(action):
+        raise ActionExpired(expired_message(action))
+    if not action.awaits_confirmation:
+        if action.status == Status.PENDING:
+            raise ActionStateError("nobody has edited this action; there is no edit to confirm")
+        raise ActionStateError(f"this action is already {action.status}")
+    return _record_confirmation(action=action, user=user, decision=decision, note=note)
+
+
+@transaction.atomic
+def _record_confirmation(
+    *, action: PendingAction, user: User, decision: Confirmation, note: str
+) -> PendingAction:
+    now = timezone.now()
+    if decision == "confirm":
+        # The editor approved this text by writing it; the confirmer saw it. ``decided_at`` is
+        # now: the resume that runs it is due from here (the stranded-approval sweep reads it).
+        won = _move(
+            action.pk,
+            to=Status.APPROVED,
+            only_from=Status.EDITED,
+            unexpired=True,
+            decided_by_id=action.edited_by_id,
+            decided_at=now,
+        )
+    else:
+        won = _move(
+            action.pk,
+            to=Status.REJECTED,
+            only_from=Status.EDITED,
+            unexpired=True,
+            decided_by=user,
+            decided_at=now,
+            note=note[:2000],
+        )
+    if not won:
+        _refuse_lost_move(action)
+    kind = ActionEvent.Kind.CONFIRMED if decision == "confirm" else ActionEvent.Kind.DECLINED
+    ActionEvent.objects.create(
+        action=action,
+        kind=kind,
+        actor=user,
+        data={"version": action.version, "note": note[:2000]},
+    )
+    HITL_DECISIONS.labels(decision=str(kind)).inc()
+    action.refresh_from_db()
+    return action
 
 
 @transaction.atomic
@@ -204,7 +369,6 @@ def _record_decision(
     action: PendingAction,
     user: User,
     decision: Decision,
-    edit: dict[str, Any] | None,
     note: str,
 ) -> PendingAction:
     new_status = Status.APPROVED if decision == "approve" else Status.REJECTED
@@ -213,25 +377,14 @@ def _record_decision(
         "decided_at": timezone.now(),
         "note": note[:2000],
     }
-    if edit is not None:
-        changes.update(edit)
     # Not yet expired, in the same conditional UPDATE: a decision and the expiry sweep racing
-    # each other cannot both win.
-    if not _move(action.pk, to=new_status, unexpired=True, **changes):
-        action.refresh_from_db()
-        if action.status == Status.EXPIRED or is_overdue(action):
-            raise ActionExpired(expired_message(action))
-        raise ActionStateError(f"this action is already {action.status}")
-    if edit is not None:
-        ActionEvent.objects.create(
-            action=action,
-            kind=ActionEvent.Kind.EDITED,
-            actor=user,
-            data={"before": action.arguments, "after": edit["arguments"]},
-        )
+    # each other cannot both win. Only from ``pending``: an edited action is confirmed by
+    # someone else, never approved as is by an approver.
+    if not _move(action.pk, to=new_status, only_from=Status.PENDING, unexpired=True, **changes):
+        _refuse_lost_move(action)
     kind = ActionEvent.Kind.APPROVED if decision == "approve" else ActionEvent.Kind.REJECTED
     ActionEvent.objects.create(action=action, kind=kind, actor=user, data={"note": note[:2000]})
-    HITL_DECISIONS.labels(decision="edited" if edit is not None else str(kind)).inc()
+    HITL_DECISIONS.labels(decision=str(kind)).inc()
     action.refresh_from_db()
     return action
 
@@ -242,9 +395,10 @@ def pending_action_withdraw(
 ) -> PendingAction:
     """Withdraw a pending action on behalf of the person who asked for it.
 
-    Only the requester may withdraw, and only before a decision: the same conditional UPDATE
-    from ``pending`` as a decision, so a withdrawal and an approval racing each other cannot
-    both win, and a withdrawn action can never be approved (hence never executed).
+    Only the requester may withdraw, and only before a decision (pending, or an approver's
+    edit waiting for confirmation): the same conditional UPDATE as a decision, so a
+    withdrawal and an approval (or confirmation) racing each other cannot both win, and a
+    withdrawn action can never be approved (hence never executed).
     ``message_id`` names the chat message that asked for it ("cancel that"), for the audit log
     and so that a redelivered turn finds its own withdrawal.
     """

@@ -24,7 +24,13 @@ from actions.tools.registry import get_tool
 from chat.argument_changes import argument_changes
 from chat.events.payloads import placeholder_description
 from chat.models import Conversation, Message, PendingAction
-from chat.pending_actions import decide_refusal, is_overdue, waited_hours
+from chat.pending_actions import (
+    confirm_refusal,
+    confirmed_by_requester,
+    decide_refusal,
+    is_overdue,
+    waited_hours,
+)
 from chat.rendering import citation_chips, render_markdown
 from chat.selectors import action_approvers, action_edit, action_visible_to
 from tenants.selectors import tenant_zone
@@ -33,6 +39,7 @@ from tenants.selectors import tenant_zone
 # what the tool is doing (its ``progress_label``); executed messages say how many were sent.
 STATUS_LABELS = {
     PendingAction.Status.PENDING: "Waiting for approval",
+    PendingAction.Status.EDITED: "Edited — waiting for confirmation",
     PendingAction.Status.REJECTED: "Rejected",
     PendingAction.Status.EXECUTED: "Done",
     PendingAction.Status.FAILED: "Failed",
@@ -192,6 +199,7 @@ class ChangeView:
 @dataclass(frozen=True)
 class EditView:
     by: str
+    version: int  # the edit is this version of the arguments (the proposal is 1)
     changes: list[ChangeView]
 
 
@@ -228,6 +236,10 @@ class ActionCard:
     approvers: str = ""
     expires_at: Any = None  # while pending: when it stops being approvable
     edit: EditView | None = None  # the approver changed the arguments before approving
+    # An approver's edit waiting for confirmation (docs/web.md, "Four eyes on the final text"):
+    # may the viewer confirm or decline it, and if not, who it waits for, in words.
+    can_confirm: bool = False
+    confirmation_wait: str = ""
     deliveries: list[DeliveryView] = field(default_factory=list)  # message actions, once run
     # The inbox's one-line summary and filters.
     recipients: str = ""  # "to Kim Minji, Lee Jun +3 more"
@@ -318,7 +330,11 @@ def edit_view(action: PendingAction) -> EditView | None:
     ]
     if not changes:  # an "edit" the tool normalised back to the proposal changed nothing
         return None
-    return EditView(by=edited.actor.get_username() if edited.actor else "", changes=changes)
+    return EditView(
+        by=edited.actor.get_username() if edited.actor else "",
+        version=int(edited.data.get("version") or action.version),
+        changes=changes,
+    )
 
 
 def delivery_views(action: PendingAction) -> list[DeliveryView]:
@@ -458,6 +474,8 @@ def action_card(action: PendingAction, *, viewer: User, zone: ZoneInfo | None = 
         return placeholder_card(action, viewer=viewer)
     refusal = decide_refusal(action=action, user=viewer)
     pending = action.is_decidable
+    undecided = action.status in PendingAction.UNDECIDED
+    can_confirm, confirmation_wait = _confirmation(action, viewer)
     deliveries = delivery_views(action)
     outcome = _outcome(action, deliveries)
     if action.status == PendingAction.Status.EXPIRED or is_overdue(action):
@@ -480,17 +498,35 @@ def action_card(action: PendingAction, *, viewer: User, zone: ZoneInfo | None = 
         created_at=action.created_at,
         fields=_fields(action.tool, action.arguments, zone),
         can_decide=pending and refusal is None and not is_overdue(action),
-        can_withdraw=pending and mine,
+        can_withdraw=undecided and mine,
         refusal=refusal,
         outcome=outcome,
         note=action.note,
         decided_by=action.decided_by.get_username() if action.decided_by else "",
         approvers=str(action_approvers(action=action)) if pending and mine else "",
-        expires_at=action.expires_at if pending else None,
+        expires_at=action.expires_at if undecided else None,
         edit=edit_view(action),
+        can_confirm=can_confirm,
+        confirmation_wait=confirmation_wait,
         deliveries=deliveries,
         recipients=_recipients(action.tool, action.arguments, zone),
         age=_age(action.created_at, timezone.now()),
         mine=mine,
         search_text=_search_text(action, label, action.arguments),
     )
+
+
+def _confirmation(action: PendingAction, viewer: User) -> tuple[bool, str]:
+    """Whether ``viewer`` may confirm or decline the approver's edit of ``action``, and else
+    what the edit waits for ("" when it waits for nothing)."""
+    if not action.awaits_confirmation or is_overdue(action):
+        return False, ""
+    if confirm_refusal(action=action, user=viewer) is None:
+        return True, ""
+    who = (
+        f"the requester ({action.requested_by.get_username()})"
+        if confirmed_by_requester(action)
+        else "another approver"
+    )
+    whose = "your edit" if viewer.pk == action.edited_by_id else "this edit"
+    return False, f"Waiting for {who} to confirm {whose}."

@@ -5,9 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.contrib.auth.models import Group, User
-from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.db.models import Exists, F, OuterRef, Q, QuerySet
 from django.utils import timezone
 
+from actions.models import EditConfirmer
 from actions.selectors import memberships_of
 from actions.tools.registry import approval_refusal, policies, tool_policy
 from chat.models import ActionEvent, ActionSnooze, Conversation, Message, PendingAction
@@ -47,11 +48,33 @@ def _self_approvable(tools: list[str]) -> list[str]:
     ]
 
 
-def _waiting_for(*, tools: list[str], viewer: User | None) -> QuerySet[PendingAction]:
-    """Pending actions of ``tools`` that ``viewer`` can act on: less those they snoozed until
-    later, and less their own requests that the policy does not let them decide (those wait
-    for someone else: ``waiting_for_others``)."""
-    waiting = PendingAction.objects.filter(status=PendingAction.Status.PENDING, tool__in=tools)
+def _confirmable_edits(*, tools: list[str], viewer: User | None) -> Q:
+    """Approvers' edits of ``tools`` that an approver other than the editor confirms (the
+    policy says so, or the editor is the requester), and not edited by ``viewer``."""
+    by_approvers = [
+        name
+        for name, policy in policies().items()
+        if name in tools and policy.edit_confirmed_by == EditConfirmer.ANOTHER_APPROVER
+    ]
+    edits = Q(status=PendingAction.Status.EDITED) & (
+        Q(tool__in=by_approvers) | Q(edited_by=F("requested_by"))
+    )
+    return edits & ~Q(edited_by=viewer) if viewer is not None else edits
+
+
+def _waiting_for(
+    *, tools: list[str], viewer: User | None, with_own_edits: bool = False
+) -> QuerySet[PendingAction]:
+    """Pending actions of ``tools`` that ``viewer`` can act on, and edits they can confirm:
+    less those they snoozed until later, and less their own requests that the policy does not
+    let them decide (those wait for someone else: ``waiting_for_others``). With
+    ``with_own_edits``, also ``viewer``'s own edits waiting for someone to confirm them."""
+    waiting_q = Q(status=PendingAction.Status.PENDING) | _confirmable_edits(
+        tools=tools, viewer=viewer
+    )
+    if with_own_edits and viewer is not None:
+        waiting_q |= Q(status=PendingAction.Status.EDITED, edited_by=viewer)
+    waiting = PendingAction.objects.filter(waiting_q, tool__in=tools)
     if viewer is not None:
         snoozed = ActionSnooze.objects.filter(
             action=OuterRef("pk"), user=viewer, until__gt=timezone.now()
@@ -67,7 +90,7 @@ def inbox_actions(*, tools: list[str], viewer: User | None = None) -> QuerySet[P
     at most ``INBOX_LIMIT``; with ``viewer``, not those they snoozed (they come back when the
     snooze ends) nor their own that someone else must decide."""
     return (
-        _waiting_for(tools=tools, viewer=viewer)
+        _waiting_for(tools=tools, viewer=viewer, with_own_edits=True)
         .select_related("requested_by", "decided_by", "conversation")
         .order_by("-created_at")[:INBOX_LIMIT]
     )
@@ -77,8 +100,12 @@ def waiting_for_others(*, viewer: User, tools: list[str]) -> QuerySet[PendingAct
     """``viewer``'s own pending requests that someone else must decide (all of them, less those
     of ``tools`` whose policy allows self-approval: those are in the viewer's inbox)."""
     return (
-        PendingAction.objects.filter(status=PendingAction.Status.PENDING, requested_by=viewer)
-        .exclude(tool__in=_self_approvable(tools))
+        PendingAction.objects.filter(
+            # An approver's edit of their request waits for them (or a second approver) too.
+            (Q(status=PendingAction.Status.PENDING) & ~Q(tool__in=_self_approvable(tools)))
+            | Q(status=PendingAction.Status.EDITED),
+            requested_by=viewer,
+        )
         .select_related("requested_by", "decided_by", "conversation")
         .order_by("-created_at")[:INBOX_LIMIT]
     )
@@ -180,9 +207,10 @@ def action_approvers(*, action: PendingAction) -> Approvers:
 
 
 def action_edit(*, action: PendingAction) -> ActionEvent | None:
-    """The approver's edit of ``action`` (its arguments before and after), if it was edited.
-    Only an approval edits, so a pending or never-approved action is not even queried."""
-    if action.decided_by_id is None or action.status not in PendingAction.APPROVED_SINCE:
+    """The approver's edit of ``action`` (its arguments before and after), if it was edited:
+    waiting for confirmation, or confirmed, declined, withdrawn or expired since. An action
+    still at its first version is not even queried."""
+    if action.version < 2:
         return None
     return (
         ActionEvent.objects.filter(action=action, kind=ActionEvent.Kind.EDITED)
@@ -197,7 +225,7 @@ def action_to_withdraw(
 ) -> PendingAction | None:
     """``user``'s newest pending action in ``conversation`` (of ``tool``, when named)."""
     pending = PendingAction.objects.filter(
-        conversation=conversation, requested_by=user, status=PendingAction.Status.PENDING
+        conversation=conversation, requested_by=user, status__in=PendingAction.UNDECIDED
     )
     if tool is not None:
         pending = pending.filter(tool=tool)

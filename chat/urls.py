@@ -21,6 +21,8 @@ urlpatterns = [
     path("api/actions/decide", api.actions_decide),
     path("api/actions/<uuid:action>/approve", api.action_approve),
     path("api/actions/<uuid:action>/reject", api.action_reject),
+    path("api/actions/<uuid:action>/confirm", api.action_confirm_view),
+    path("api/actions/<uuid:action>/decline", api.action_decline_view),
     path("api/actions/<uuid:action>/withdraw", api.action_withdraw_view),
     path("api/actions/<uuid:action>/snooze", api.action_snooze_view),
     path("api/openapi.json", api.openapi),

@@ -205,6 +205,35 @@ document.addEventListener("click", (event) => {
   if (button) withdraw(button);
 });
 
+// An approver's edit is a counter-proposal: someone else confirms or declines it (docs/web.md).
+async function confirmEdit(button) {
+  const card = button.closest(".card");
+  const error = $(".confirm-error", card);
+  error.hidden = true;
+  const note = $("[data-kind=confirm-note]", card)?.value || "";
+  card.querySelectorAll("button[data-confirm]").forEach((b) => (b.disabled = true));
+  const response = await fetch(`/api/actions/${button.dataset.action}/${button.dataset.confirm}`, {
+    method: "POST",
+    credentials: "same-origin",
+    headers: { "Content-Type": "application/json", "X-CSRFToken": csrf, "Idempotency-Key": uuid4() },
+    body: JSON.stringify({ note }),
+  });
+  if (!response.ok) {
+    const payload = await response.json().catch(() => ({}));
+    error.textContent = payload.error?.message || `The ${button.dataset.confirm} failed (${response.status}).`;
+    error.hidden = false;
+    card.querySelectorAll("button[data-confirm]").forEach((b) => (b.disabled = false));
+    return;
+  }
+  await refreshCard(button.dataset.action);
+  refreshCount();
+}
+
+document.addEventListener("click", (event) => {
+  const button = event.target.closest("button[data-confirm]");
+  if (button) confirmEdit(button);
+});
+
 // An approver puts a request aside: it leaves their inbox and badge until the snooze ends.
 async function snooze(button) {
   const card = button.closest(".card");
@@ -712,6 +741,9 @@ function inboxPage() {
     if (frame.type === "pending" && !existing) {
       const card = await fragment(`/actions/${id}/card/?inbox=1`);
       (card.dataset.waitsForOthers === "1" ? waiting : list).prepend(card);
+    } else if (frame.type === "action" && existing && frame.action.status === "edited") {
+      // An approver's edit stays listed, saying who must confirm it (or offering to).
+      await refreshCard(id);
     } else if (frame.type === "action" && existing && !existing.dataset.leaving) {
       // Decided, withdrawn or expired: the card shows its new state for a moment, then goes.
       const card = await refreshCard(id);

@@ -61,6 +61,11 @@ def not_run_reply(action: PendingAction) -> str:
         who = action.decided_by.get_username() if action.decided_by else "an approver"
         note = action.note.strip()
         because = f": “{note}”" if note else ""
+        if action.edited_by_id is not None:  # a declined counter-proposal (docs/web.md)
+            return (
+                f"{action.edited_by.get_username() if action.edited_by else 'An approver'} "
+                f"edited the request, and {who} declined the edit{because}. {NOTHING_DONE}"
+            )
         return (
             f"The request to {request_phrase(action)} was rejected by {who}{because}. "
             f"{NOTHING_DONE}"

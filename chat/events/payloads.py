@@ -30,6 +30,8 @@ def action_payload(action: PendingAction, *, full: bool) -> dict[str, Any]:
         "arguments": action.arguments,
         "requested_by": action.requested_by.get_username(),
         "created_at": action.created_at.isoformat(),
+        "version": action.version,
+        "edited": edit_payload(action, with_arguments=True),
     }
 
 
@@ -57,9 +59,11 @@ def redacted_action(action: dict[str, Any]) -> dict[str, Any]:
     }
     if "arguments" in action:
         shown |= {"arguments": {}}
-    for kept in ("requested_by", "created_at", "conversation"):
+    for kept in ("requested_by", "created_at", "conversation", "version"):
         if kept in action:
             shown[kept] = action[kept]
+    if "edited" in action:
+        shown["edited"] = None  # the counter-proposal's before/after is the arguments again
     if "result" in action:
         shown |= {"result": {}, "edited": None, "deliveries": []}
     return shown
@@ -71,19 +75,25 @@ def action_payload_for(action: PendingAction, *, viewer: User, full: bool) -> di
     return payload if action_visible_to(user=viewer, action=action) else redacted_action(payload)
 
 
-def edit_payload(action: PendingAction) -> dict[str, Any] | None:
-    """Who edited the arguments before approving, and the changed fields only; None if no edit."""
+def edit_payload(action: PendingAction, *, with_arguments: bool = False) -> dict[str, Any] | None:
+    """Who edited the arguments (the counter-proposal's version) and the changed fields only;
+    None if no edit. ``with_arguments`` adds both versions whole (``before``, ``after``): the
+    full payload, which shows the arguments anyway."""
     edited = action_edit(action=action)
     if edited is None:
         return None
     changes = argument_changes(edited.data.get("before") or {}, edited.data.get("after") or {})
     if not changes:  # normalised back to the proposal: nothing to show (as on the card)
         return None
-    return {
+    payload = {
         "by": edited.actor.get_username() if edited.actor else None,
         "at": edited.at.isoformat(),
+        "version": edited.data.get("version", action.version),
         "changes": [change.as_payload() for change in changes],
     }
+    if with_arguments:
+        payload |= {"before": edited.data.get("before"), "after": edited.data.get("after")}
+    return payload
 
 
 def deliveries_payload(action: PendingAction) -> list[dict[str, Any]]:

@@ -50,7 +50,7 @@ def conversation_delete(*, user: User, conversation_uuid: str) -> Conversation:
     404 through every door. The rows stay (soft delete): its actions' audit trail and usage
     outlive it, and an approver can still open it as the context of a decided action."""
     conversation = conversation_for_user(user=user, conversation_uuid=conversation_uuid)
-    if conversation.actions.filter(status=PendingAction.Status.PENDING).exists():
+    if conversation.actions.filter(status__in=PendingAction.UNDECIDED).exists():
         raise ConversationHasPendingAction(
             "This conversation has a request waiting for approval. Withdraw it, or wait for "
             "the decision, before deleting the conversation."

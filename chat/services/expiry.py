@@ -1,4 +1,5 @@
-"""Expiry: a pending action nobody decided within its tool policy's time becomes ``expired``.
+"""Expiry: a pending action nobody decided within its tool policy's time becomes ``expired``
+(an approver's edit still waiting for confirmation too: editing never extends the wait).
 
 The transition is the same conditional UPDATE from ``pending`` as a decision or a withdrawal
 (chat/pending_actions.py), so among overlapping expiry sweeps, a late approval and a
@@ -24,7 +25,9 @@ Status = PendingAction.Status
 def overdue_action_ids() -> list[uuid.UUID]:
     """The current tenant's pending actions whose expiry has passed, oldest first."""
     return list(
-        PendingAction.objects.filter(status=Status.PENDING, expires_at__lte=timezone.now())
+        PendingAction.objects.filter(
+            status__in=PendingAction.UNDECIDED, expires_at__lte=timezone.now()
+        )
         .order_by("expires_at")
         .values_list("pk", flat=True)
     )
@@ -75,7 +78,7 @@ def pending_action_expire(*, action_id: uuid.UUID | str) -> PendingAction | None
     when another sweep, a decision or a withdrawal got there first (or it is not due)."""
     now = timezone.now()
     won = PendingAction.objects.filter(
-        pk=action_id, status=Status.PENDING, expires_at__lte=now
+        pk=action_id, status__in=PendingAction.UNDECIDED, expires_at__lte=now
     ).update(status=Status.EXPIRED, updated_at=now)
     if not won:
         return None

@@ -27,7 +27,9 @@ from chat.locks import ConversationLock, conversation_lock, execution_token, res
 from chat.models import Conversation, Message, PendingAction
 from chat.pending_actions import (
     ActionExpired,
+    Confirmation,
     Decision,
+    pending_action_confirm,
     pending_action_decide,
     pending_action_withdraw,
 )
@@ -135,22 +137,51 @@ def action_decide(
     """Decide, announce the decision to the conversation, and queue the resume (after commit).
 
     A decision that finds the action past its expiry (the sweep has not reached it yet) expires
-    it for everyone there and then, and is refused with ``ActionExpired``."""
+    it for everyone there and then, and is refused with ``ActionExpired``.
+
+    An approval with edited arguments is a counter-proposal (status ``edited``): it is
+    announced (the requester's card shows the before/after with Confirm and Decline) and
+    nothing is resumed until someone other than the editor confirms it (``action_confirm``)."""
 
     try:
         with transaction.atomic():
             action = pending_action_decide(
                 action_id=action_id, user=user, decision=decision, arguments=arguments, note=note
             )
-            schema = current_schema()
-            # Reserve the conversation for the resume; if a turn is running, the resume waits.
-            conversation_lock(action.conversation, reservation_token(action.id)).acquire()
-            transaction.on_commit(lambda: publish_action(schema=schema, action=action))
-            transaction.on_commit(lambda: resume_queue(action.id))
+            _announce(action, resume=not action.awaits_confirmation)
     except ActionExpired:
         action_expire(action_id=action_id)
         raise
     return action
+
+
+def action_confirm(
+    *, user: User, action_id: str, decision: Confirmation, note: str = ""
+) -> PendingAction:
+    """Confirm (it is approved and runs with the edited text) or decline (rejected) an
+    approver's edit, announce it and queue the resume, like a decision."""
+
+    try:
+        with transaction.atomic():
+            action = pending_action_confirm(
+                action_id=action_id, user=user, decision=decision, note=note
+            )
+            _announce(action, resume=True)
+    except ActionExpired:
+        action_expire(action_id=action_id)
+        raise
+    return action
+
+
+def _announce(action: PendingAction, *, resume: bool) -> None:
+    """Inside the deciding transaction: publish the action once committed and, with
+    ``resume``, reserve the conversation (a running turn makes the resume wait) and queue it."""
+    schema = current_schema()
+    if resume:
+        conversation_lock(action.conversation, reservation_token(action.id)).acquire()
+    transaction.on_commit(lambda: publish_action(schema=schema, action=action))
+    if resume:
+        transaction.on_commit(lambda: resume_queue(action.id))
 
 
 def action_expire(*, action_id: uuid.UUID | str) -> PendingAction | None:

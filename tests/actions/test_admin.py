@@ -185,6 +185,7 @@ def test_a_tenant_admin_can_change_a_tool_policy(admin_a: Client, tenant_a: Tena
             "allow_self_approval": "on",
             "max_recipients": 7,
             "expires_after_hours": 48,
+            "edit_confirmed_by": "another_approver",
         },
     )
 
@@ -193,6 +194,7 @@ def test_a_tenant_admin_can_change_a_tool_policy(admin_a: Client, tenant_a: Tena
         policy.refresh_from_db()
     assert (policy.enabled, policy.allow_self_approval, policy.max_recipients) == (False, True, 7)
     assert policy.expires_after_hours == 48
+    assert policy.edit_confirmed_by == "another_approver"
 
 
 @pytest.mark.parametrize("hours", ["0", "721", "a day"])

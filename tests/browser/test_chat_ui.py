@@ -156,6 +156,16 @@ def test_an_approver_edits_and_approves_an_sms_live_and_the_staff_card_says_sent
     inbox_card.get_by_label("Body", exact=True).fill("The bus is 20 minutes late, sorry")
     inbox_card.get_by_role("button", name="Approve").click()
 
+    # An edit is a counter-proposal (docs/web.md, "Four eyes on the final text"): it comes
+    # back to the requester's open page, live, and nothing is sent until they confirm it.
+    confirm = staff_card.get_by_test_id("confirm")
+    confirm.wait_for()
+    inbox_card.get_by_test_id("confirmation-wait").wait_for()
+    assert "to confirm your edit" in inbox_card.get_by_test_id("confirmation-wait").inner_text()
+    with tenant_context(school.tenant):
+        assert OutboundMessage.objects.count() == 0
+    confirm.click()
+
     staff.locator("[data-testid=action-card][data-status=executed]").wait_for(timeout=60_000)
     # Executed means queued; the card says so only once each parent's message has gone.
     staff_card.locator("[data-testid=action-status]").filter(has_text="Sent to 2 of 2").wait_for()

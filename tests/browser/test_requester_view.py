@@ -1,7 +1,7 @@
 """The requester's view, in a real Chromium against real daphne and a real Celery worker, with
-SMS going to a local server that plays Twilio: an approver's edit shows on both cards as
-"Edited by …" with before and after, and each recipient's message goes queued → sent (or
-failed, with Twilio's reason) on the open pages, without a reload."""
+SMS going to a local server that plays Twilio: an approver's edit shows on both cards with
+before and after, the requester confirms it, and each recipient's message goes queued → sent
+(or failed, with Twilio's reason) on the open pages, without a reload."""
 
 from __future__ import annotations
 
@@ -121,13 +121,16 @@ def test_an_edit_shows_before_and_after_and_each_recipient_goes_queued_then_sent
     staff_card = staff.locator("[data-testid=action-card]")
     edited = staff_card.locator("[data-testid=edited]")
     edited.wait_for()  # live: the requester's page was never reloaded
-    assert f"Edited by {school.approver.user.get_username()}" in edited.inner_text()
+    assert f"{school.approver.user.get_username()} edited this request" in edited.inner_text()
     change = edited.locator("[data-testid=change][data-field=body]")
     assert change.locator("[data-testid=before]").inner_text() == "The bus is 10 minutes late"
     assert change.locator("[data-testid=after]").inner_text() == (
         "The bus is 20 minutes late, sorry"
     )
     assert edited.locator("[data-testid=change]").count() == 1  # "To" did not change
+    # Four eyes on the final text: the requester, who saw the before/after, sends it.
+    assert len(twilio.requests) == sent_before
+    staff_card.get_by_test_id("confirm").click()
     for phone in ("+12025550100", "+12025550101"):
         staff_card.locator(
             f"[data-testid=delivery][data-to='{phone}']:is([data-status=queued],"

@@ -19,6 +19,7 @@ from chat.pending_actions import (
     ActionNotFound,
     ActionPermissionDenied,
     ActionStateError,
+    pending_action_confirm,
     pending_action_decide,
     pending_action_execute,
 )
@@ -92,7 +93,7 @@ def test_rejecting_sends_nothing_and_replies_with_the_rejection_and_its_note(
     assert len(model.calls) == 1, "the model is not asked again after a rejection"
 
 
-def test_an_edited_approval_sends_the_edited_text_and_the_audit_log_shows_it(
+def test_an_edit_confirmed_by_the_requester_sends_the_edited_text_and_the_audit_log_shows_it(
     proposed: tuple[PendingAction, ScriptedChatModel], people_a: People
 ) -> None:
     action, model = proposed
@@ -100,6 +101,7 @@ def test_an_edited_approval_sends_the_edited_text_and_the_audit_log_shows_it(
     pending_action_decide(
         action_id=action.id, user=people_a.approver, decision="approve", arguments=edited
     )
+    pending_action_confirm(action_id=action.id, user=people_a.staff, decision="confirm")
     turn_resume(
         action=PendingAction.objects.get(pk=action.id), events=CollectingEvents(), model=model
     )
@@ -113,7 +115,7 @@ def test_an_edited_approval_sends_the_edited_text_and_the_audit_log_shows_it(
     assert [(kind, actor) for kind, actor, _ in log] == [
         ("proposed", "sam"),
         ("edited", "april"),
-        ("approved", "april"),
+        ("confirmed", "sam"),
         ("executed", None),
     ]
     assert log[0][2]["arguments"]["body"] == SMS["body"]

@@ -26,7 +26,7 @@ from openapi_spec_validator import validate as validate_openapi_document
 from actions.models import Contact
 from chat.models import Conversation, Message
 from chat.openapi import openapi_document
-from chat.pending_actions import pending_action_propose
+from chat.pending_actions import pending_action_decide, pending_action_propose
 from chat.tokens import api_token_create
 from knowledge.embedder import use_embedder
 from tenants.models import Tenant
@@ -51,6 +51,9 @@ class World:
     to_approve: str
     to_reject: str
     to_withdraw: str
+    # The caller's own requests that another approver edited: theirs to confirm or decline.
+    to_confirm: str
+    to_decline: str
     # The caller's second conversation, with no pending action: one that may be deleted.
     to_delete: str
 
@@ -76,6 +79,22 @@ def world(tenant_a: Tenant) -> Iterator[World]:
                 )
                 for n, conversation in enumerate((theirs, theirs, own))
             ]
+            editor = make_user(tenant_a, "abe", role=APPROVER)
+            edited = [
+                pending_action_decide(
+                    action_id=pending_action_propose(
+                        conversation=Conversation.objects.create(user=caller),
+                        tool_call_id="call-edited",
+                        tool="send_sms",
+                        arguments={"to": ["Kim"], "body": "hello"},
+                        requested_by_id=caller.pk,
+                    ).id,
+                    user=editor,
+                    decision="approve",
+                    arguments={"to": ["Kim"], "body": "hello again"},
+                )
+                for _ in range(2)
+            ]
             spare = Conversation.objects.create(user=caller, title="Sick leave")
             _, token = api_token_create(user=caller, name="contract")
         yield World(
@@ -84,6 +103,8 @@ def world(tenant_a: Tenant) -> Iterator[World]:
             to_approve=str(actions[0].id),
             to_reject=str(actions[1].id),
             to_withdraw=str(actions[2].id),
+            to_confirm=str(edited[0].id),
+            to_decline=str(edited[1].id),
             to_delete=str(spare.uuid),
         )
 
@@ -125,6 +146,14 @@ def _happy_call(world: World, method: str, path: str) -> tuple[str, dict[str, An
         ("post", "/api/actions/{action}/withdraw"): (
             f"/api/actions/{world.to_withdraw}/withdraw",
             {"note": "never mind"},
+        ),
+        ("post", "/api/actions/{action}/confirm"): (
+            f"/api/actions/{world.to_confirm}/confirm",
+            {"note": "yes, that text"},
+        ),
+        ("post", "/api/actions/{action}/decline"): (
+            f"/api/actions/{world.to_decline}/decline",
+            {},
         ),
         ("post", "/api/actions/{action}/snooze"): (
             f"/api/actions/{world.to_approve}/snooze",
@@ -232,7 +261,7 @@ def test_each_operation_answers_404_in_the_documented_shape_for_an_unknown_id(
 ) -> None:
     url, body = _happy_call(world, method, path)
     known_ids = (world.conversation, world.to_delete, world.to_approve, world.to_reject)
-    for known in (*known_ids, world.to_withdraw):
+    for known in (*known_ids, world.to_withdraw, world.to_confirm, world.to_decline):
         url = url.replace(known, str(uuid.uuid4()))
 
     response = _call(_client(world.token), method, url, body)
@@ -262,6 +291,8 @@ _BAD_INPUT = {
     ),
     ("post", "/api/actions/{action}/reject"): ("/api/actions/{action}/reject", {"note": 7}),
     ("post", "/api/actions/{action}/withdraw"): ("/api/actions/{action}/withdraw", {"note": []}),
+    ("post", "/api/actions/{action}/confirm"): ("/api/actions/{action}/confirm", {"note": 1}),
+    ("post", "/api/actions/{action}/decline"): ("/api/actions/{action}/decline", {"note": {}}),
     ("post", "/api/actions/{action}/snooze"): ("/api/actions/{action}/snooze", {"until": "soon"}),
     ("post", "/api/actions/decide"): (
         "/api/actions/decide",
