@@ -283,6 +283,46 @@ def test_an_oversize_form_post_to_the_api_is_a_413_json_error(
     assert _still_signed_in(staff)
 
 
+# -- as `make run` serves it: DEBUG on ------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def daphne_debug(
+    stack_env: dict[str, str],  # noqa: F811
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[int]:
+    """With DEBUG, Django answers some errors with its technical page, which reads
+    ``request.user``: that is how an oversize form signed people out under ``make run``."""
+    process, port = start_daphne({**stack_env, "DEBUG": "true"}, tmp_path_factory.mktemp("dbg"))
+    yield port
+    process.stop()
+
+
+def test_with_debug_on_the_forbidden_page_is_still_the_styled_403(
+    daphne_debug: int, alpha: TenantSetup
+) -> None:
+    staff = _signed_in(daphne_debug, alpha.host, alpha.staff.user.username)
+
+    page = staff.get("/approvals/")
+
+    assert page.status_code == 403, page.text[:300]
+    assert _styled(page, signed_in=True)
+
+
+def test_with_debug_on_an_oversize_form_is_a_413_and_the_user_stays_signed_in(
+    daphne_debug: int, alpha: TenantSetup
+) -> None:
+    staff = _signed_in(daphne_debug, alpha.host, alpha.staff.user.username)
+    token = _csrf_token(staff.get("/settings/notifications/"))
+
+    page = staff.post(
+        "/settings/notifications/",
+        data={"csrfmiddlewaretoken": token, "channel": "email", "address": "x" * OVER_THE_LIMIT},
+    )
+
+    assert (page.status_code, _still_signed_in(staff)) == (413, True)
+
+
 # -- 500: no database needed -----------------------------------------------------------------------
 
 
