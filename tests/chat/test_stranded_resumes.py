@@ -544,3 +544,26 @@ def test_the_sweep_leaves_outcomes_older_than_its_horizon_alone(
         assert stranded_resumes_requeue() == 0
 
     assert resumes_queued == []
+
+
+def test_the_sweep_leaves_an_outcome_alone_when_its_turn_went_on_to_a_second_action(
+    tenant_a: Tenant, resumes_queued: list[str]
+) -> None:
+    # One model message with two write calls: the resume runs the first, then the graph
+    # proposes the second and waits; the turn's one reply comes after the second decision.
+    first = _approved(tenant_a, seconds_ago=3600)
+    with tenant_context(tenant_a):
+        PendingAction.objects.filter(pk=first.pk).update(
+            status=PendingAction.Status.EXECUTED, updated_at=timezone.now() - timedelta(hours=1)
+        )
+        pending_action_propose(
+            conversation=first.conversation,
+            tool_call_id="call_2",
+            tool="send_sms",
+            arguments=SMS,
+            requested_by_id=first.requested_by_id,
+        )
+
+        assert stranded_resumes_requeue() == 0
+
+    assert resumes_queued == []
