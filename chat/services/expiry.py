@@ -49,7 +49,10 @@ def stranded_action_ids(*, older_than_seconds: int) -> list[uuid.UUID]:
       lock, which the resume waits for, so a slow execution is never run beside itself);
     - ``executed``, ``failed``, ``rejected``, ``expired`` or ``withdrawn`` (by the card's
       button: a "cancel that" message got its reply from the router) with no reply in the
-      conversation: the resume died before telling it. Only within ``STRANDED_HORIZON``.
+      conversation: the resume died before telling it. Only within ``STRANDED_HORIZON``, and
+      not when the conversation proposed another action after this decision: a turn with two
+      write calls goes on to the second after running the first, and its one reply, after
+      the second decision, tells both.
     """
     now = timezone.now()
     cutoff = now - timedelta(seconds=older_than_seconds)
@@ -57,6 +60,9 @@ def stranded_action_ids(*, older_than_seconds: int) -> list[uuid.UUID]:
     withdrawn_in_chat = ActionEvent.objects.filter(
         action=OuterRef("pk"), kind=ActionEvent.Kind.WITHDRAWN, data__has_key="message"
     )
+    proposed_since = PendingAction.objects.filter(
+        conversation=OuterRef("conversation"), created_at__gt=OuterRef("decided_at")
+    ).exclude(pk=OuterRef("pk"))
     unclaimed = Q(status=Status.APPROVED, decided_at__lte=cutoff)
     abandoned = Q(status=Status.EXECUTING, updated_at__lte=cutoff)
     untold = (
@@ -64,6 +70,7 @@ def stranded_action_ids(*, older_than_seconds: int) -> list[uuid.UUID]:
         & Q(updated_at__lte=cutoff, updated_at__gte=now - STRANDED_HORIZON)
         & ~Exists(told)
         & ~(Q(status=Status.WITHDRAWN) & Exists(withdrawn_in_chat))
+        & ~Exists(proposed_since)
     )
     return list(
         PendingAction.objects.filter(unclaimed | abandoned | untold)

@@ -336,8 +336,13 @@ def turn_resume(
             return runner.resume_input(action)
         if action.status == PendingAction.Status.WITHDRAWN and _withdrawn_in_chat(action):
             return runner.SUPERSEDED  # the "cancel that" turn answered and closed it out
-        if runner.in_turn_of(state, action) and action.status != PendingAction.Status.APPROVED:
-            return runner.continuation(state)  # a redelivered resume: past the decision
+        if runner.in_turn_of(state, action):
+            # The graph is past this decision in the action's own turn (a redelivered resume,
+            # or one cut off inside the approval node): it carries the turn on, unless it
+            # stopped without having run an approved action.
+            following = runner.continuation(state)
+            if following is None or action.status != PendingAction.Status.APPROVED:
+                return following
         return runner.notice(_carried_out(action, events))
 
     return _run(

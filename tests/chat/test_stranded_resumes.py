@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import time
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
+import psycopg
 import pytest
 from django.utils import timezone
 from django_tenants.utils import tenant_context
@@ -26,6 +28,7 @@ from langchain_core.messages import AIMessage
 
 from actions.models import Contact, OutboundMessage
 from actions.services.policies import tool_policy_enable
+from chat.agent.db import conninfo
 from chat.agent.runner import CollectingEvents, cancel_request
 from chat.models import ActionEvent, Conversation, Message, PendingAction
 from chat.pending_actions import (
@@ -51,6 +54,8 @@ from tests.chat.stranded import (
     reply_to,
     sms_requested,
 )
+from tests.e2e.conftest import stack_env  # noqa: F401 (the fixture)
+from tests.e2e.processes import start_worker
 from tests.tenants.factories import make_user
 
 SMS = {"to": ["Emma Wilson"], "body": "Class moved to 3pm"}
@@ -418,6 +423,56 @@ def test_a_rejection_whose_reply_was_lost_is_told_once_by_the_sweep(
         assert stranded_resumes_requeue() == 0
 
 
+@pytest.mark.e2e
+@pytest.mark.django_db(transaction=True)
+def test_a_worker_killed_while_executing_leaves_an_action_that_is_finished_once_and_confirmed(
+    ask: TurnRunner,
+    people_a: People,
+    stack_env: dict[str, str],  # noqa: F811 (the imported fixture)
+    tmp_path: Path,
+) -> None:
+    env = {**stack_env, "CHAT_STRANDED_RESUME_SECONDS": "10"}
+    sms = sms_requested(ask)
+    ask("When does the library open?", model=answer_model(), conversation=sms.conversation)
+    doomed = start_worker(env, tmp_path, "doomed", concurrency=2)
+    rescuer = None
+    # The messages service serialises executions of one action on this advisory lock; held
+    # here, it stops the doomed worker inside the tool, after its claim (``executing``).
+    held = psycopg.connect(conninfo(), autocommit=True)
+    try:
+        held.execute("SELECT pg_advisory_lock(hashtextextended(%s, 0))", [f"action:{sms.id}"])
+        decide(sms, user=people_a.approver)
+        deadline = time.monotonic() + 60
+        while outcome_of(sms).status != "executing" and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert outcome_of(sms).status == "executing"
+        doomed.popen.kill()  # SIGKILL mid-execution: no acknowledgement, no clean-up
+        doomed.popen.wait()
+        held.close()
+        rescuer = start_worker(env, tmp_path, "rescuer", concurrency=2)
+
+        deadline = time.monotonic() + 90
+        while not Message.objects.filter(run_id=sms.id).exists():
+            assert time.monotonic() < deadline, "the action was never finished"
+            fan_out.delay("chat.requeue_stranded_resumes")  # beat's job, sooner
+            time.sleep(3)
+        reply = reply_to(sms)
+    finally:
+        held.close()
+        doomed.stop()
+        if rescuer is not None:
+            rescuer.stop()
+
+    outcome = outcome_of(sms)
+    assert outcome.status == "executed"
+    assert outcome.sent_to == ["+12025550111"], "the dead worker's attempt left no message"
+    assert outcome.events == ["proposed", "approved", "executed"]
+    assert outcome.card["status"] == "executed"
+    assert outcome.replies == [KNOWLEDGE_ANSWER, reply.content]
+    assert outcome.announced == [reply.content]
+    assert reply.content == _sms_confirmation()
+
+
 # -- the sweep: which actions it resumes ----------------------------------------------------------
 
 
@@ -484,6 +539,29 @@ def test_the_sweep_leaves_outcomes_older_than_its_horizon_alone(
     with tenant_context(tenant_a):
         PendingAction.objects.filter(pk=action.pk).update(
             status=PendingAction.Status.REJECTED, updated_at=timezone.now() - timedelta(days=3)
+        )
+
+        assert stranded_resumes_requeue() == 0
+
+    assert resumes_queued == []
+
+
+def test_the_sweep_leaves_an_outcome_alone_when_its_turn_went_on_to_a_second_action(
+    tenant_a: Tenant, resumes_queued: list[str]
+) -> None:
+    # One model message with two write calls: the resume runs the first, then the graph
+    # proposes the second and waits; the turn's one reply comes after the second decision.
+    first = _approved(tenant_a, seconds_ago=3600)
+    with tenant_context(tenant_a):
+        PendingAction.objects.filter(pk=first.pk).update(
+            status=PendingAction.Status.EXECUTED, updated_at=timezone.now() - timedelta(hours=1)
+        )
+        pending_action_propose(
+            conversation=first.conversation,
+            tool_call_id="call_2",
+            tool="send_sms",
+            arguments=SMS,
+            requested_by_id=first.requested_by_id,
         )
 
         assert stranded_resumes_requeue() == 0
