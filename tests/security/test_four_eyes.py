@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import json
 import threading
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -14,11 +15,13 @@ from asgiref.sync import async_to_sync
 from django.contrib.auth.models import Group, User
 from django.db import connections
 from django.test import Client
+from django.utils import timezone
 from django_tenants.utils import tenant_context
 
 from actions.models import Contact, ContactGroup, EditConfirmer, OutboundMessage, ToolPolicy
 from chat.models import ActionEvent, Conversation, PendingAction
 from chat.pending_actions import (
+    ActionExpired,
     ActionPermissionDenied,
     ActionStateError,
     pending_action_confirm,
@@ -27,6 +30,7 @@ from chat.pending_actions import (
     pending_action_propose,
     pending_action_withdraw,
 )
+from chat.services.expiry import pending_action_expire
 from chat.tokens import api_token_create
 from core.schema import use_public_schema
 from tenants.models import Tenant
@@ -380,6 +384,40 @@ def test_the_editors_inbox_says_the_edit_waits_for_the_requester(
     card = inbox[start : inbox.index("</section>", start)]
     assert "Waiting for the requester (sam) to confirm your edit." in card
     assert 'data-testid="confirm"' not in card and 'data-testid="approve"' not in card
+
+
+def test_under_the_second_approver_policy_the_edit_waits_in_another_approvers_inbox_and_badge(
+    tenant_a: Tenant, school: None, sam: User, april: User, abe: User
+) -> None:
+    _second_approver_policy(tenant_a)
+    action = _edited(tenant_a, sam, april)
+    client = host_client(tenant_a)
+    assert http_login(client, abe.get_username())
+
+    inbox = client.get("/approvals/").content.decode()
+    count = client.get("/approvals/count/").json()
+
+    start = inbox.index(f'id="action-{action.id}"')
+    card = inbox[start : inbox.index("</section>", start)]
+    assert 'data-testid="confirm"' in card and "added +12025550999, Teachers" in card
+    assert count == {"pending": 1}
+
+
+def test_an_edit_nobody_confirms_expires_at_the_requests_original_expiry(
+    tenant_a: Tenant, school: None, sam: User, april: User
+) -> None:
+    action = _edited(tenant_a, sam, april)
+    with tenant_context(tenant_a):
+        PendingAction.objects.filter(pk=action.pk).update(
+            expires_at=timezone.now() - timedelta(minutes=1)
+        )
+
+        expired = pending_action_expire(action_id=action.id)
+        with pytest.raises(ActionExpired):
+            pending_action_confirm(action_id=action.id, user=sam, decision="confirm")
+
+    assert expired is not None and expired.status == Status.EXPIRED
+    assert _sent_bodies(tenant_a) == []
 
 
 @pytest.mark.django_db(transaction=True)
