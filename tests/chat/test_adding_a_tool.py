@@ -130,7 +130,13 @@ def test_the_tenant_admin_lists_and_edits_the_new_tools_policy(
         policy = ToolPolicy.objects.get(tool_name="ring_bell")
     response = admin.post(
         f"/admin/actions/toolpolicy/{policy.pk}/change/",
-        {"enabled": "", "approver_group": "", "max_recipients": 50, "expires_after_hours": 24},
+        {
+            "enabled": "",
+            "approver_group": "",
+            "max_recipients": 50,
+            "expires_after_hours": 24,
+            "edit_confirmed_by": "requester",
+        },
     )
 
     assert "ring_bell" in page and "Ring a bell" in page
