@@ -268,7 +268,22 @@ CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# A broker restart never stops a worker: it reconnects for as long as it takes (Celery's default
+# gives up after 100 tries and exits), and a kombu bug on the way no longer stops it
+# (core/celery.py _BrokerChannel). Tasks running meanwhile go on (their acknowledgement
+# may be lost with the old connection: they then come back after the visibility timeout and
+# find their reply stored).
+CELERY_BROKER_CONNECTION_RETRY = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
+# Storing a task's state retries through a short Redis outage instead of failing the task.
+CELERY_RESULT_BACKEND_ALWAYS_RETRY = True
+CELERY_RESULT_BACKEND_MAX_RETRIES = 10
+CELERY_REDIS_SOCKET_TIMEOUT = 10.0
+CELERY_REDIS_SOCKET_CONNECT_TIMEOUT = 5.0
+CELERY_REDIS_RETRY_ON_TIMEOUT = True
+CELERY_REDIS_BACKEND_HEALTH_CHECK_INTERVAL = 15
 # How long Redis waits before handing an unacknowledged task to another worker. Short: a live
 # worker renews the lease of every task it holds (core/leases.py), so only a dead worker's
 # tasks ever reach it, and they come back within this plus CELERY_RESTORE_INTERVAL.
