@@ -75,6 +75,9 @@ DB_POOL_TIMEOUT_SECONDS = env_float("DB_POOL_TIMEOUT_SECONDS", 10.0, minimum=0.1
 # Idle connections above the minimum are closed after this long.
 DB_POOL_MAX_IDLE_SECONDS = env_float("DB_POOL_MAX_IDLE_SECONDS", 60.0, minimum=1.0)
 DB_CONNECTIONS_PER_WEB_PROCESS = DB_POOL_MAX_SIZE
+# A connection attempt to a server that does not answer gives up after this (libpq's own
+# default waits forever), so a pool refills, and /readyz answers, while PostgreSQL is away.
+DB_CONNECT_TIMEOUT_SECONDS = env_int("DB_CONNECT_TIMEOUT_SECONDS", 5, minimum=1)
 
 
 def _process_role() -> str:
@@ -102,9 +105,12 @@ def _database_from_url(url: str) -> dict[str, object]:
         "PORT": str(parts.port or ""),
         # The pool keeps connections; Django must close (return) them after each request.
         "CONN_MAX_AGE": 0,
+        # With a pool this makes Django's pool try each connection before handing it out
+        # (psycopg_pool's check_connection), so a PostgreSQL restart costs no request.
         "CONN_HEALTH_CHECKS": True,
         "OPTIONS": {
             "application_name": f"countersign-{_process_role()}",
+            "connect_timeout": DB_CONNECT_TIMEOUT_SECONDS,
             "pool": {
                 "min_size": DB_POOL_MIN_SIZE,
                 "max_size": DB_POOL_MAX_SIZE,
@@ -532,6 +538,8 @@ if min(CELERY_VISIBILITY_TIMEOUT, CHAT_TURN_LOCK_SECONDS) < CELERY_LEASE_RENEW_S
     )
 # /readyz answers 503 when no worker has written a heartbeat lately.
 READYZ_REQUIRE_WORKER = env_bool("READYZ_REQUIRE_WORKER", True)
+# /readyz waits at most this for a database connection before it answers 503.
+READYZ_DATABASE_TIMEOUT_SECONDS = env_float("READYZ_DATABASE_TIMEOUT_SECONDS", 2.0, minimum=0.1)
 WS_MAX_FRAME_BYTES = env_int("WS_MAX_FRAME_BYTES", 64 * 1024, minimum=1024)
 WS_RATE_LIMIT_PER_SECOND = env_float("WS_RATE_LIMIT_PER_SECOND", 20.0, minimum=0.1)
 WS_RATE_LIMIT_BURST = env_int("WS_RATE_LIMIT_BURST", 40, minimum=1)
