@@ -60,7 +60,10 @@ USES_EMBEDDED_INFRA = env_optional("DATABASE_URL") is None or env_optional("REDI
 # when the variable is unset.
 ASGI_THREADS = env_int("ASGI_THREADS", min(32, (os.cpu_count() or 1) + 4), minimum=1)
 WEB_MAX_CONCURRENT_REQUESTS = env_int("WEB_MAX_CONCURRENT_REQUESTS", 8, minimum=1)
-WEB_MAX_QUEUED_REQUESTS = env_int("WEB_MAX_QUEUED_REQUESTS", 200, minimum=0)
+# A waiting request is refused only when its expected wait (requests ahead x observed service
+# time / concurrency) passes WEB_QUEUE_TIMEOUT_SECONDS (core/admission.py); the count of waiting
+# requests is only a memory cap (each holds a socket and a few kilobytes, no thread).
+WEB_MAX_QUEUED_REQUESTS = env_int("WEB_MAX_QUEUED_REQUESTS", 2000, minimum=0)
 WEB_QUEUE_TIMEOUT_SECONDS = env_float("WEB_QUEUE_TIMEOUT_SECONDS", 10.0, minimum=0.0)
 # Web: one connection per admitted request plus one per executor thread. Workers raise it to
 # their concurrency at start-up (core/celery.py).
