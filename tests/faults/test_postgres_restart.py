@@ -109,7 +109,7 @@ def test_a_turn_streaming_through_a_postgres_restart_ends_with_its_reply_stored(
 
 
 def test_readyz_answers_503_quickly_while_postgres_is_down_and_200_after_it_returns(
-    web: int, worker: Process, embedded_infra: EmbeddedInfra
+    transactional_db: None, web: int, worker: Process, embedded_infra: EmbeddedInfra
 ) -> None:
     readyz = f"http://127.0.0.1:{web}/readyz"
     with _postgres_down(embedded_infra):

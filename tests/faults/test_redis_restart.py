@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import httpx
 import pytest
 from django_tenants.utils import tenant_context
 from websockets.exceptions import ConnectionClosed
@@ -21,6 +22,8 @@ pytestmark = pytest.mark.e2e
 
 # 4503: the server cannot carry this socket's events any more; reconnect.
 RECONNECT_CODES = {4503}
+# /readyz must answer within this, whatever state Redis is in (a probe's own timeout).
+PROBE_TIMEOUT_SECONDS = 8
 SLOW_ANSWER = "All staff receive twenty days of paid annual leave every year. " * 6
 
 
@@ -166,3 +169,33 @@ def _ended(setup: TenantSetup, message_uuid: str) -> bool:
 def _answered(setup: TenantSetup, message_uuid: str) -> bool:
     with tenant_context(setup.tenant):
         return Message.objects.filter(run_id=message_uuid, role="assistant").exists()
+
+
+def test_readyz_answers_503_quickly_while_redis_is_down_and_200_after_it_returns(
+    transactional_db: None,
+    web: int,
+    embedded_infra: EmbeddedInfra,
+    stack_env: dict[str, str],
+    tmp_path: Path,
+) -> None:
+    readyz = f"http://127.0.0.1:{web}/readyz"
+    worker = start_worker(stack_env, tmp_path, "ready")
+    try:
+        embedded_infra.stop_redis()
+        try:
+            down = httpx.get(readyz, timeout=PROBE_TIMEOUT_SECONDS)
+        finally:
+            embedded_infra.up()
+        # Back once Redis answers and the worker, reconnected, writes its heartbeat again.
+        deadline = time.monotonic() + 30
+        while httpx.get(readyz, timeout=PROBE_TIMEOUT_SECONDS).status_code != 200:
+            if time.monotonic() > deadline:
+                break
+            time.sleep(0.5)
+        after = httpx.get(readyz, timeout=PROBE_TIMEOUT_SECONDS)
+    finally:
+        worker.stop()
+
+    assert down.status_code == 503
+    assert any(p.startswith("redis: ") for p in down.json()["problems"])
+    assert after.status_code == 200, after.text
