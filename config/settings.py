@@ -60,7 +60,10 @@ USES_EMBEDDED_INFRA = env_optional("DATABASE_URL") is None or env_optional("REDI
 # when the variable is unset.
 ASGI_THREADS = env_int("ASGI_THREADS", min(32, (os.cpu_count() or 1) + 4), minimum=1)
 WEB_MAX_CONCURRENT_REQUESTS = env_int("WEB_MAX_CONCURRENT_REQUESTS", 8, minimum=1)
-WEB_MAX_QUEUED_REQUESTS = env_int("WEB_MAX_QUEUED_REQUESTS", 200, minimum=0)
+# A waiting request is refused only when its expected wait (requests ahead x observed service
+# time / concurrency) passes WEB_QUEUE_TIMEOUT_SECONDS (core/admission.py); the count of waiting
+# requests is only a memory cap (each holds a socket and a few kilobytes, no thread).
+WEB_MAX_QUEUED_REQUESTS = env_int("WEB_MAX_QUEUED_REQUESTS", 2000, minimum=0)
 WEB_QUEUE_TIMEOUT_SECONDS = env_float("WEB_QUEUE_TIMEOUT_SECONDS", 10.0, minimum=0.0)
 # Web: one connection per admitted request plus one per executor thread. Workers raise it to
 # their concurrency at start-up (core/celery.py).
@@ -75,6 +78,9 @@ DB_POOL_TIMEOUT_SECONDS = env_float("DB_POOL_TIMEOUT_SECONDS", 10.0, minimum=0.1
 # Idle connections above the minimum are closed after this long.
 DB_POOL_MAX_IDLE_SECONDS = env_float("DB_POOL_MAX_IDLE_SECONDS", 60.0, minimum=1.0)
 DB_CONNECTIONS_PER_WEB_PROCESS = DB_POOL_MAX_SIZE
+# A connection attempt to a server that does not answer gives up after this (libpq's own
+# default waits forever), so a pool refills, and /readyz answers, while PostgreSQL is away.
+DB_CONNECT_TIMEOUT_SECONDS = env_int("DB_CONNECT_TIMEOUT_SECONDS", 5, minimum=1)
 
 
 def _process_role() -> str:
@@ -102,9 +108,12 @@ def _database_from_url(url: str) -> dict[str, object]:
         "PORT": str(parts.port or ""),
         # The pool keeps connections; Django must close (return) them after each request.
         "CONN_MAX_AGE": 0,
+        # With a pool this makes Django's pool try each connection before handing it out
+        # (psycopg_pool's check_connection), so a PostgreSQL restart costs no request.
         "CONN_HEALTH_CHECKS": True,
         "OPTIONS": {
             "application_name": f"countersign-{_process_role()}",
+            "connect_timeout": DB_CONNECT_TIMEOUT_SECONDS,
             "pool": {
                 "min_size": DB_POOL_MIN_SIZE,
                 "max_size": DB_POOL_MAX_SIZE,
@@ -270,7 +279,22 @@ CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# A broker restart never stops a worker: it reconnects for as long as it takes (Celery's default
+# gives up after 100 tries and exits), and a kombu bug on the way no longer stops it
+# (core/celery.py _BrokerChannel). Tasks running meanwhile go on (their acknowledgement
+# may be lost with the old connection: they then come back after the visibility timeout and
+# find their reply stored).
+CELERY_BROKER_CONNECTION_RETRY = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
+# Storing a task's state retries through a short Redis outage instead of failing the task.
+CELERY_RESULT_BACKEND_ALWAYS_RETRY = True
+CELERY_RESULT_BACKEND_MAX_RETRIES = 10
+CELERY_REDIS_SOCKET_TIMEOUT = 10.0
+CELERY_REDIS_SOCKET_CONNECT_TIMEOUT = 5.0
+CELERY_REDIS_RETRY_ON_TIMEOUT = True
+CELERY_REDIS_BACKEND_HEALTH_CHECK_INTERVAL = 15
 # How long Redis waits before handing an unacknowledged task to another worker. Short: a live
 # worker renews the lease of every task it holds (core/leases.py), so only a dead worker's
 # tasks ever reach it, and they come back within this plus CELERY_RESTORE_INTERVAL.
@@ -519,6 +543,8 @@ if min(CELERY_VISIBILITY_TIMEOUT, CHAT_TURN_LOCK_SECONDS) < CELERY_LEASE_RENEW_S
     )
 # /readyz answers 503 when no worker has written a heartbeat lately.
 READYZ_REQUIRE_WORKER = env_bool("READYZ_REQUIRE_WORKER", True)
+# /readyz waits at most this for a database connection before it answers 503.
+READYZ_DATABASE_TIMEOUT_SECONDS = env_float("READYZ_DATABASE_TIMEOUT_SECONDS", 2.0, minimum=0.1)
 WS_MAX_FRAME_BYTES = env_int("WS_MAX_FRAME_BYTES", 64 * 1024, minimum=1024)
 WS_RATE_LIMIT_PER_SECOND = env_float("WS_RATE_LIMIT_PER_SECOND", 20.0, minimum=0.1)
 WS_RATE_LIMIT_BURST = env_int("WS_RATE_LIMIT_BURST", 40, minimum=1)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
+import redis
 from celery.signals import (
     after_setup_logger,
     after_setup_task_logger,
@@ -24,6 +25,8 @@ from celery.signals import (
     task_prerun,
     worker_init,
 )
+from kombu.transport.redis import Channel as RedisChannel
+from kombu.transport.redis import Transport as RedisTransport
 from tenant_schemas_celery.app import CeleryApp
 from tenant_schemas_celery.task import TenantTask
 
@@ -50,6 +53,32 @@ class CountersignTask(TenantTask):
                     "public schema"
                 )
         return super().__call__(*args, **kwargs)
+
+
+class _BrokerChannel(RedisChannel):
+    """kombu's Redis channel, minus one way to stop a worker on a broker restart.
+
+    When the broker connection breaks, Celery detaches the broken connection from its transport
+    (``Connection.collect``) and then closes it. A channel of that connection still has work:
+    closing puts back the messages it delivered and nobody acknowledged, and a task that was
+    running when the connection broke acknowledges its message on it when it finishes. Both
+    build a Redis client from the detached connection and fail with ``AttributeError:
+    'NoneType' object has no attribute 'hostname'`` (celery 5.7.0 / kombu 5.7.0,
+    ``_connparams``). Celery tolerates connection errors there, not that, so it reached the
+    worker as "Unrecoverable error" and a one-second Redis restart stopped every worker for
+    good. Here it is the connection error it is: the clean-up is skipped, the late
+    acknowledgement is logged as lost ("Couldn't ack"), and the message stays in kombu's
+    unacked index, so it comes back after the visibility timeout; a redelivered turn finds its
+    reply stored and only announces it again."""
+
+    def _connparams(self, asynchronous: bool = False) -> dict[str, Any]:
+        if self.connection.client is None:
+            raise redis.ConnectionError("this channel's broker connection was closed")
+        params: dict[str, Any] = super()._connparams(asynchronous=asynchronous)  # type: ignore[misc]
+        return params
+
+
+RedisTransport.Channel = _BrokerChannel
 
 
 app = CeleryApp("countersign", task_cls=CountersignTask)

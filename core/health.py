@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import psycopg
 from django.conf import settings
-from django.db import DatabaseError, connection
+from django.db import DatabaseError, OperationalError, connection
 from django.db.migrations.executor import MigrationExecutor
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
@@ -22,6 +23,7 @@ def readiness_problems() -> list[str]:
     """Why the process cannot serve traffic now; an empty list means ready."""
     problems: list[str] = []
     try:
+        _database_answers()
         # The previous request on this thread may have left a tenant schema selected.
         use_public_schema()
         connection.ensure_connection()
@@ -42,6 +44,24 @@ def readiness_problems() -> list[str]:
     except redis.RedisError as error:
         problems.append(f"redis: {error.__class__.__name__}: {str(error).strip()[:200]}")
     return problems
+
+
+def _database_answers() -> None:
+    """A pooled connection within ``READYZ_DATABASE_TIMEOUT_SECONDS``, or DatabaseError.
+
+    Asked of the pool directly with a short wait: through Django the probe waited the pool's
+    full timeout while PostgreSQL was down, and the balancer's probe hung instead of hearing
+    503. The pool tries the connection it hands out (CONN_HEALTH_CHECKS), so a dead one left
+    by a restart is replaced here, not reported."""
+    pool = getattr(connection, "pool", None)
+    if pool is None:  # no pool configured: Django's own connection attempt is the probe
+        return
+    try:
+        pool.open()  # as Django does before its first connection (a no-op once open)
+        with pool.connection(timeout=settings.READYZ_DATABASE_TIMEOUT_SECONDS) as probe:
+            probe.execute("SELECT 1")
+    except psycopg.Error as error:
+        raise OperationalError(f"{error.__class__.__name__}: {error}") from error
 
 
 def healthz() -> JsonResponse:

@@ -144,6 +144,10 @@ class EmbeddedInfra:
     def down(self) -> None:
         """Stop both servers cleanly (PostgreSQL with a fast shutdown, Redis with SAVE)."""
         self.stop_redis()
+        self.stop_postgres()
+
+    def stop_postgres(self) -> None:
+        """A fast shutdown: open sessions are ended (``AdminShutdown``), as in a restart."""
         with self._locked():
             if self._pg_running():
                 self._pg_ctl(["-m", "fast", "-w", "stop"])

@@ -78,7 +78,8 @@ SQL_RETRIES = Counter(
 HTTP_SHED = Counter(
     "http_requests_shed",
     "HTTP requests answered 503 before running, because the process's admission limit was full "
-    "(reason: queue_full, waited).",
+    "(reason: queue_full: the hard cap of waiting requests; expected_wait: it could not be "
+    "served within WEB_QUEUE_TIMEOUT_SECONDS; waited: it waited that long).",
     ["reason"],
 )
 WORKER_LOST_RECOVERIES = Counter(
@@ -109,6 +110,52 @@ ANSWER_CACHE = Counter(
     "error: the cache failed and the agent answered). Hit rate: hit / (hit + miss).",
     ["result"],
 )
+
+
+# Every label set the product knows, written at zero when a process starts: a series appears in
+# the exposition only once written, so an alert on ``increase(agent_errors_total[5m])`` or a
+# dashboard panel read "no data" (which looks like health) until the first error. Labels made
+# of an exception's class name are open-ended and appear when they first happen.
+_KNOWN_LABELS: tuple[tuple[Counter | Histogram, tuple[dict[str, str], ...]], ...] = (
+    (
+        TURN_DURATION,
+        tuple(
+            {"outcome": outcome}
+            for outcome in ("complete", "paused", "cancelled", "failed", "routed", "cached")
+        ),
+    ),
+    (TOKENS, ({"kind": "input"}, {"kind": "output"})),
+    (TURNS_REFUSED, ({"reason": "budget"},)),
+    (
+        HITL_DECISIONS,
+        tuple(
+            {"decision": decision}
+            for decision in ("approved", "edited", "rejected", "withdrawn", "expired")
+        ),
+    ),
+    (AGENT_ERRORS, ({"type": "recursion_limit"}, {"type": "unknown_tool"})),
+    (
+        HTTP_SHED,
+        tuple({"reason": reason} for reason in ("queue_full", "expected_wait", "waited")),
+    ),
+    (
+        APPROVAL_NOTIFICATIONS,
+        tuple(
+            {"channel": channel, "outcome": outcome}
+            for channel in ("email", "telegram", "sms")
+            for outcome in ("sent", "failed")
+        ),
+    ),
+    (KB_RETRIEVAL, ({"method": "hybrid"},)),
+    (
+        KB_QUERY_EMBEDDING_CACHE,
+        tuple({"result": r} for r in ("hit_memory", "hit_redis", "miss", "error")),
+    ),
+    (ANSWER_CACHE, tuple({"result": r} for r in ("hit", "miss", "stored", "error"))),
+)
+for _metric, _label_sets in _KNOWN_LABELS:
+    for _labels in _label_sets:
+        _metric.labels(**_labels)
 
 
 class CeleryQueueDepth(Collector):

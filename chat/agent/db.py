@@ -16,4 +16,8 @@ def conninfo(*, search_path: str = "public") -> str:
         "port": db["PORT"],
     }
     options = f"options='-c search_path={search_path}'"
-    return " ".join(f"{key}={value!s}" for key, value in parts.items() if value) + " " + options
+    # A server that does not answer fails the attempt instead of hanging the run.
+    timeout = f"connect_timeout={settings.DB_CONNECT_TIMEOUT_SECONDS}"
+    return " ".join(
+        [*(f"{key}={value!s}" for key, value in parts.items() if value), timeout, options]
+    )

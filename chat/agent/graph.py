@@ -14,6 +14,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
+from django.conf import settings
 from langchain_core.language_models.chat_models import BaseChatModel
 from langgraph.checkpoint.postgres import PostgresSaver
 from langgraph.graph import END, START, StateGraph
@@ -43,6 +44,11 @@ def checkpointer() -> PostgresSaver:
                 max_size=20,
                 open=True,
                 kwargs={"autocommit": True, "prepare_threshold": None, "row_factory": dict_row},
+                # Every connection is tried before it is handed out: after a PostgreSQL
+                # restart the pool held only dead ones, and each turn failed at its first
+                # checkpoint read (AdminShutdown) until the worker was restarted.
+                check=ConnectionPool.check_connection,
+                timeout=settings.DB_POOL_TIMEOUT_SECONDS,
             )
             PostgresSaver(pool).setup()  # type: ignore[arg-type]
             _pool = pool

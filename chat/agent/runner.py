@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from django.conf import settings
+from django.db import connection as db_connection
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.language_models.chat_models import BaseChatModel
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
@@ -266,17 +267,23 @@ def run_graph(
 ) -> RunResult:
     """Run the graph from the checkpoint of ``conversation`` with what ``first_input`` picks
     (a ``Skip`` ends the run at once); tokens and stages go to ``events`` as they happen."""
-    sync_redis().delete(_cancel_key(conversation))
-    graph = graph_for(model)
-    forwarder = _TokenForwarder(events, conversation)
-    config: RunnableConfig = {**run_config(conversation), "callbacks": [forwarder]}
-    state = graph.get_state(config)
-    before = frozenset(m.id for m in state.values.get("messages", []))
-    graph_input = first_input(state)
-    if isinstance(graph_input, Skip):
-        if graph_input.ending is Ending.PAUSED:
-            announce_pending(state, events)
-        return RunResult(graph_input.ending, state.values, before, graph_input.text)
+    try:
+        # Before the graph runs, too: a checkpointer that cannot read (PostgreSQL restarting)
+        # used to fail the task with nothing told to the conversation or counted.
+        sync_redis().delete(_cancel_key(conversation))
+        graph = graph_for(model)
+        forwarder = _TokenForwarder(events, conversation)
+        config: RunnableConfig = {**run_config(conversation), "callbacks": [forwarder]}
+        state = graph.get_state(config)
+        before = frozenset(m.id for m in state.values.get("messages", []))
+        graph_input = first_input(state)
+        if isinstance(graph_input, Skip):
+            if graph_input.ending is Ending.PAUSED:
+                announce_pending(state, events)
+            return RunResult(graph_input.ending, state.values, before, graph_input.text)
+    except Exception as error:
+        drop_broken_connection()
+        return _failed(error, conversation, before=frozenset(), values={}, ran=False)
     try:
         with between_reads(events.flush):  # one token frame per read of the model's stream
             _stream(graph, graph_input, config, events)
@@ -288,10 +295,10 @@ def run_graph(
         AGENT_ERRORS.labels(type="recursion_limit").inc()
         return RunResult(Ending.LOOPED, graph.get_state(config).values, before, ran=True)
     except Exception as error:
-        logger.exception("turn failed in conversation %s", conversation.uuid)
-        AGENT_ERRORS.labels(type=error.__class__.__name__).inc()
         values = _values_after_failure(graph, config)
-        return RunResult(Ending.FAILED, values, before, error.__class__.__name__, ran=True)
+        return _failed(error, conversation, before=before, values=values, ran=True)
+    finally:
+        drop_broken_connection()  # whatever the ending, the turn stores it next
     state = graph.get_state(config)
     if state.next:
         announce_pending(state, events)
@@ -324,6 +331,34 @@ def record_exchange(
         {"messages": exchange, "sources": sources, "sql_failures": 0},
         as_node="finalize",
     )
+
+
+def _failed(
+    error: Exception,
+    conversation: Conversation,
+    *,
+    before: frozenset[str | None],
+    values: dict[str, Any],
+    ran: bool,
+) -> RunResult:
+    """A run that raised: logged and counted (the turn stores the error reply and tells the
+    conversation)."""
+    logger.exception("turn failed in conversation %s", conversation.uuid)
+    AGENT_ERRORS.labels(type=error.__class__.__name__).inc()
+    return RunResult(Ending.FAILED, values, before, error.__class__.__name__, ran=ran)
+
+
+def drop_broken_connection() -> None:
+    """Give back this thread's Django connection if it died (a PostgreSQL restart under a
+    running turn): a task holds its connection for the whole turn, so without this every
+    later query of the turn, storing its reply or the error reply included, failed on the dead
+    one. The next query takes a tried one from the pool. Never inside a transaction, which
+    the connection carries."""
+    if db_connection.in_atomic_block or db_connection.connection is None:
+        return
+    if not db_connection.is_usable():
+        logger.warning("the database connection died under a run; taking a fresh one")
+        db_connection.close()
 
 
 def _values_after_failure(graph: Any, config: RunnableConfig) -> dict[str, Any]:

@@ -12,6 +12,7 @@ import contextlib
 import logging
 import time
 import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -50,6 +51,7 @@ from chat.services.turns import (
 from chat.services.usage import usage_budget_check
 from core.celery import queue
 from core.leases import keeper
+from core.metrics import AGENT_ERRORS
 from core.schema import current_schema
 
 logger = logging.getLogger(__name__)
@@ -286,6 +288,15 @@ class _RenewingEvents(PublishingEvents):
         super().__init__(**kwargs)
         self.lock = lock
         self._renewed_at = time.monotonic()
+        self.ended = False  # a done or error event was sent
+
+    def done(self, message: Message) -> None:
+        super().done(message)
+        self.ended = True
+
+    def error(self, code: str, message: str) -> None:
+        super().error(code, message)
+        self.ended = True
 
     def _renew(self) -> None:
         self.lock.renew()
@@ -301,6 +312,24 @@ class _RenewingEvents(PublishingEvents):
         super()._emit_token(payload)
 
 
+@contextlib.contextmanager
+def _ends_visibly(events: _RenewingEvents) -> Iterator[None]:
+    """No turn without an ending: an exception the run did not turn into its own ending (the
+    graph's failures are, chat/agent/runner.py; storing the reply, a routed or cached answer
+    are not) still reaches the conversation as an ``error`` event and is counted, then fails
+    the task as before."""
+    try:
+        yield
+    except Exception as error:
+        AGENT_ERRORS.labels(type=error.__class__.__name__).inc()
+        if not events.ended:
+            try:
+                events.error("agent_error", f"{error.__class__.__name__}: the assistant failed")
+            except Exception:  # Redis is what failed: nobody can be told now
+                logger.warning("could not announce a failed turn", exc_info=True)
+        raise
+
+
 def turn_execute(*, message_id: int) -> None:
     """Worker entry for a new message. Raises ``ConversationBusy`` when another run holds the
     conversation (the task retries)."""
@@ -314,7 +343,8 @@ def turn_execute(*, message_id: int) -> None:
         # when this worker dies.
         with keeper.held(lock.renew):
             events = _RenewingEvents(lock=lock, schema=current_schema(), conversation=conversation)
-            turn_run(conversation=conversation, message=message, events=events)
+            with _ends_visibly(events):
+                turn_run(conversation=conversation, message=message, events=events)
     finally:
         lock.release()
 
@@ -330,6 +360,7 @@ def resume_execute(*, action_id: str) -> None:
             events = _RenewingEvents(
                 lock=lock, schema=current_schema(), conversation=action.conversation
             )
-            turn_resume(action=action, events=events)
+            with _ends_visibly(events):
+                turn_resume(action=action, events=events)
     finally:
         lock.release()
