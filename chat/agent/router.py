@@ -20,6 +20,8 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Literal
 
+from chat.agent.boundaries import Harm, Unsupported, harm_in, unsupported_in
+
 # -- what the router recognises ------------------------------------------------------------------
 
 
@@ -50,7 +52,21 @@ class Cancel:
     korean: bool
 
 
-Route = SmallTalk | ToolRequest | Cancel
+@dataclass(frozen=True)
+class Refuse:
+    """A request to deceive or harm: refused in words, whatever tools are on."""
+
+    harm: Harm
+
+
+@dataclass(frozen=True)
+class CannotDo:
+    """A request for something the product has no tool for: say so, and what it can do."""
+
+    unsupported: Unsupported
+
+
+Route = SmallTalk | ToolRequest | Cancel | Refuse | CannotDo
 
 
 @dataclass(frozen=True)
@@ -200,8 +216,18 @@ def route_message(text: str) -> Route | None:
     if not words:
         return None
     korean = bool(_HANGUL.search(words))
+    # Harm and missing tools first: a tool request that deceives, or asks for a channel the
+    # product lacks, must never reach a model that could propose a substitute.
+    harm = harm_in(words, korean=korean)
+    if harm is not None:
+        return Refuse(harm)
     if len(words) <= _MAX_WHOLE_MESSAGE:
-        return _whole_message_route(words, korean=korean) or _tool_request(words, korean=korean)
+        whole = _whole_message_route(words, korean=korean)
+        if whole is not None:
+            return whole
+    missing = unsupported_in(words, head=normalise(text.split(":", 1)[0]), korean=korean)
+    if missing is not None:
+        return CannotDo(missing)
     return _tool_request(words, korean=korean)
 
 

@@ -14,8 +14,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from actions.tools.registry import policies
+from chat.agent.boundaries import refusal_reply, unsupported_reply
 from chat.agent.router import (
+    TOOLS,
     Cancel,
+    CannotDo,
+    Refuse,
     Route,
     SmallTalk,
     ToolRequest,
@@ -38,7 +42,7 @@ from knowledge.embeddings import EmbeddingError
 @dataclass(frozen=True)
 class RoutedAnswer:
     text: str
-    route: str  # small_talk | disabled_tool | cancel: for logs and metrics
+    route: str  # small_talk | disabled_tool | cancel | refused | unsupported: logs and metrics
     # The action this message withdrew (now, or in an earlier delivery of the same message):
     # announce it, and close out the graph that waits on it.
     withdrawn: PendingAction | None = None
@@ -47,6 +51,12 @@ class RoutedAnswer:
 def routed_answer(*, conversation: Conversation, message: Message) -> RoutedAnswer | None:
     """The router's answer to a stored user message, or None when the agent should answer."""
     route: Route | None = route_message(message.content) or _small_talk(message.content)
+    if isinstance(route, Refuse):
+        return RoutedAnswer(refusal_reply(route.harm), "refused")
+    if isinstance(route, CannotDo):
+        korean = route.unsupported.korean
+        labels = [TOOLS[t].label_ko if korean else TOOLS[t].label for t in _enabled_write_tools()]
+        return RoutedAnswer(unsupported_reply(route.unsupported, tool_labels=labels), "unsupported")
     if isinstance(route, SmallTalk):
         tools = _enabled_write_tools()
         return RoutedAnswer(help_reply(route.kind, tools=tools, korean=route.korean), "small_talk")
