@@ -21,13 +21,16 @@ from chat.agent.router import (
     CannotDo,
     Refuse,
     Route,
+    RulesQuestion,
     SmallTalk,
     ToolRequest,
+    ToolRule,
     disabled_reply,
     help_reply,
     needs_meaning,
     nothing_to_cancel_reply,
     route_message,
+    rules_reply,
     small_talk_by_meaning,
     too_late_reply,
     withdrawn_reply,
@@ -42,7 +45,7 @@ from knowledge.embeddings import EmbeddingError
 @dataclass(frozen=True)
 class RoutedAnswer:
     text: str
-    route: str  # small_talk | disabled_tool | cancel | refused | unsupported: logs and metrics
+    route: str  # small_talk | rules | disabled_tool | cancel | refused | unsupported: logs
     # The action this message withdrew (now, or in an earlier delivery of the same message):
     # announce it, and close out the graph that waits on it.
     withdrawn: PendingAction | None = None
@@ -57,6 +60,8 @@ def routed_answer(*, conversation: Conversation, message: Message) -> RoutedAnsw
         korean = route.unsupported.korean
         labels = [TOOLS[t].label_ko if korean else TOOLS[t].label for t in _enabled_write_tools()]
         return RoutedAnswer(unsupported_reply(route.unsupported, tool_labels=labels), "unsupported")
+    if isinstance(route, RulesQuestion):
+        return RoutedAnswer(rules_reply(route, rules=_tool_rules()), "rules")
     if isinstance(route, SmallTalk):
         tools = _enabled_write_tools()
         return RoutedAnswer(help_reply(route.kind, tools=tools, korean=route.korean), "small_talk")
@@ -77,6 +82,19 @@ def _small_talk(text: str) -> SmallTalk | None:
     except EmbeddingError:  # no embeddings: the agent answers, as before
         return None
     return small_talk_by_meaning(text, label=intent.label, confidence=intent.confidence)
+
+
+def _tool_rules() -> list[ToolRule]:
+    return [
+        ToolRule(
+            tool=name,
+            enabled=policy.enabled,
+            approver_group=policy.approver_group.name if policy.approver_group else None,
+            self_approval=policy.allow_self_approval,
+            expires_after_hours=policy.expires_after_hours,
+        )
+        for name, policy in policies().items()
+    ]
 
 
 def _enabled_write_tools() -> list[str]:

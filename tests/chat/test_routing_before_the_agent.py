@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from django.contrib.auth.models import Group
 from django_tenants.utils import tenant_context
 from langchain_core.messages import AIMessage, ToolMessage
 
@@ -271,3 +272,21 @@ def test_a_request_on_another_channel_names_it_and_proposes_no_substitute(
     assert turn.reply is not None and "WhatsApp" in turn.reply.content
     assert "SMS messages" in turn.reply.content and "Telegram" not in turn.reply.content
     assert not PendingAction.objects.exists()
+
+
+def test_who_approves_is_answered_from_the_live_policy_without_the_model(
+    ask: TurnRunner, in_tenant_a: Tenant, telegram_off: None
+) -> None:
+    office = Group.objects.create(name="Front office")
+    ToolPolicy.objects.update_or_create(
+        tool_name="send_sms", defaults={"approver_group": office, "expires_after_hours": 6}
+    )
+    model = _silent_model()
+
+    sms = ask("Does a text message go out right away, or who signs it off?", model=model)
+    telegram = ask("텔레그램은 왜 못 보내요?", model=model)
+
+    assert model.calls == []
+    assert sms.reply is not None and "Front office" in sms.reply.content
+    assert "6 hours" in sms.reply.content
+    assert telegram.reply is not None and "꺼져 있어서" in telegram.reply.content
