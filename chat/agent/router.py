@@ -332,6 +332,56 @@ _MAX_WHOLE_MESSAGE = 80
 # Bare "stop", "drop" or "forget" are too vague to withdraw anything: they need an object.
 _VAGUE_ALONE = frozenset({"stop", "drop", "forget", "undo", "scrap", "no stop"})
 
+# A cancel followed by its reason ("sorry, can you withdraw that? the date isn't confirmed",
+# "그거 취소해줘 원장님이 아직 확정 안 하셨대"): the message opens with a withdrawal of
+# something already referred to (it, that, that one, the SMS), and the rest asks for nothing
+# new. "Cancel the staff meeting" names no earlier request, so it is not one.
+_CANCEL_REFERENT = r"(?:it|that|this|the|my|last|latest|previous|just|one)"
+_CANCEL_OPENING_EN = re.compile(
+    r"^(?:(?:oh|ok|okay|actually|wait|no|nope|sorry|please|pls|hmm|um|uh|ah|oops|hey|"
+    r"hold on|on second thought|can you|could you|would you|will you|i want to|i d like to|"
+    r"lets|let s)\s+)*"
+    r"(?:(?:take (?:it|that|this)(?: one)? back|never ?mind|forget (?:it|that|about it))|"
+    r"(?:(?:cancel|withdraw|scratch|scrap|drop|undo|call off|forget|pull|retract|"
+    r"stop|hold off on|hold|dont send|do not send|don t send|never ?mind)\s*)+"
+    rf"(?:(?:{_CANCEL_REFERENT} )*(?P<tool>{_TOOL_NOUNS_EN})|"
+    rf"(?:{_CANCEL_REFERENT} )*(?:it|that|this|one|everything)))"
+    r"(?: (?:request|action|one|please|thanks|thank you))*(?= |$)"
+)
+_CANCEL_OPENING_KO = re.compile(
+    unicodedata.normalize(
+        "NFKC",
+        r"^(?:(?:아|아니|아니야|아니요|ㄴㄴ|노노|잠깐|잠깐만|잠깐만요|앗|음|그냥|죄송한데|죄송해요|"
+        r"미안|미안한데|미안해요|혹시|저기)\s*)*"
+        r"(?:(?:그거|그것|이거|저거|방금 거|방금 것|방금 그거|방금|아까 거|아까 그거|아까|그|이|저|"
+        r"그 요청|방금 요청|아까 요청)\s*)?"
+        r"(?:(?P<tool_ko>문자|sms|텔레그램|이메일|메일|공지|알림|리마인더)(?:는|은|를|을|도)?\s*)?"
+        r"(?:(?:취소|철회|보류)(?:\s?(?:해|할|하|좀|요|시켜|부탁))\S*|(?:취소|철회)$|"
+        r"보내지\s?(?:마|말)\S*|없던 (?:걸로|일로)\S*|"
+        r"안 보내도\s?\S+|올리지\s?(?:마|말)\S*)(?= |$)",
+    )
+)
+# What makes the rest of a message a new request rather than the reason for cancelling.
+_NEW_REQUEST_EN = re.compile(
+    r"\b(?:send|text|email|e mail|mail|post|announce|remind|schedule|message|notify|instead)\b"
+)
+_NEW_REQUEST_KO = re.compile(r"(?:보내|올려|예약|전해|공지해|대신)\s?(?:줘|주세요|줄래|주실|해)")
+_MAX_CANCEL_WITH_REASON = 200
+
+
+def _cancel_with_reason(words: str, *, korean: bool) -> Cancel | None:
+    if len(words) > _MAX_CANCEL_WITH_REASON:
+        return None
+    opening = (_CANCEL_OPENING_KO if korean else _CANCEL_OPENING_EN).match(words)
+    if opening is None:
+        return None
+    rest = words[opening.end() :]
+    if (_NEW_REQUEST_KO if korean else _NEW_REQUEST_EN).search(rest):
+        return None
+    named = opening.groupdict().get("tool_ko") or opening.groupdict().get("tool")
+    return Cancel(tool=_tool_named(named) if named else None, korean=korean)
+
+
 # A request: optional politeness, then a verb that asks for an effect, naming a tool.
 _REQUEST_EN = re.compile(
     r"^(?:(?:please|pls|hey|ok|okay|so|now)\s+)*"
@@ -428,7 +478,7 @@ def _whole_message_route(words: str, *, korean: bool) -> Route | None:
     if cancel and words not in _VAGUE_ALONE:
         named = cancel.group("tool") or cancel.group("tool_ko")
         return Cancel(tool=_tool_named(named) if named else None, korean=korean)
-    return None
+    return _cancel_with_reason(words, korean=korean)
 
 
 def _tool_request(words: str, *, korean: bool) -> ToolRequest | None:

@@ -290,3 +290,18 @@ def test_who_approves_is_answered_from_the_live_policy_without_the_model(
     assert sms.reply is not None and "Front office" in sms.reply.content
     assert "6 hours" in sms.reply.content
     assert telegram.reply is not None and "꺼져 있어서" in telegram.reply.content
+
+
+@pytest.mark.parametrize(
+    "text", ["oops, can you pull that? the time is wrong", "아 그거 철회할게요 시간이 틀렸어요"]
+)
+def test_a_cancel_with_its_reason_withdraws_the_pending_action(
+    pending_sms: tuple[PendingAction, ScriptedChatModel], ask: TurnRunner, text: str
+) -> None:
+    action, model = pending_sms
+
+    turn = ask(text, model=model, conversation=action.conversation)
+
+    action.refresh_from_db()
+    assert action.status == PendingAction.Status.WITHDRAWN
+    assert turn.reply is not None and len(model.calls) == 1
