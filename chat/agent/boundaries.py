@@ -184,7 +184,8 @@ _MISSING_EN: tuple[tuple[Missing, re.Pattern[str]], ...] = (
     (
         "call",
         re.compile(
-            rf"{_POLITE_EN}(?:call(?! off)|phone|ring|dial|give \w+ (?:\w+ )?a (?:call|ring))\b"
+            rf"{_POLITE_EN}(?:call(?! off)|phone|dial|ring (?:him|her|them|me)(?: up)?|"
+            r"give \w+ (?:\w+ )?a (?:call|ring))\b"
         ),
     ),
     ("call", re.compile(r"\b(?:make|place) a (?:phone )?call\b|\bby phone\b|\bvoice ?mail\b")),

@@ -58,7 +58,11 @@ def routed_answer(*, conversation: Conversation, message: Message) -> RoutedAnsw
         return RoutedAnswer(refusal_reply(route.harm), "refused")
     if isinstance(route, CannotDo):
         korean = route.unsupported.korean
-        labels = [TOOLS[t].label_ko if korean else TOOLS[t].label for t in _enabled_write_tools()]
+        labels = [
+            TOOLS[t].label_ko if korean else TOOLS[t].label
+            for t in _enabled_write_tools()
+            if t in TOOLS
+        ]
         return RoutedAnswer(unsupported_reply(route.unsupported, tool_labels=labels), "unsupported")
     if isinstance(route, RulesQuestion):
         return RoutedAnswer(rules_reply(route, rules=_tool_rules()), "rules")
@@ -94,6 +98,7 @@ def _tool_rules() -> list[ToolRule]:
             expires_after_hours=policy.expires_after_hours,
         )
         for name, policy in policies().items()
+        if name in TOOLS  # a tool the router has no words for is left out, not guessed at
     ]
 
 

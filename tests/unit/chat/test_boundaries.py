@@ -76,6 +76,7 @@ def test_a_request_the_product_cannot_do_is_named(text: str, missing: str) -> No
         "Email the teachers saying never share your password with anyone",
         "Remind the staff tomorrow at 9 to change their passwords",
         "Send an SMS to Emma: please call the office when you can",
+        "ring the bell in the hall",
         "What is our policy on bullying?",
         "What should a teacher do if a parent asks for a refund?",
         "Announce that the bank holiday closes the academy on Monday",
