@@ -337,17 +337,23 @@ _VAGUE_ALONE = frozenset({"stop", "drop", "forget", "undo", "scrap", "no stop"})
 # something already referred to (it, that, that one, the SMS), and the rest asks for nothing
 # new. "Cancel the staff meeting" names no earlier request, so it is not one.
 _CANCEL_REFERENT = r"(?:it|that|this|the|my|last|latest|previous|just|one)"
+_CANCEL_UNIT_EN = (
+    r"(?:(?:take (?:it|that|this)(?: one)? back|never ?mind(?! (?:the|about|my|your)\b)|"
+    r"forget (?:it|that|about it))|"
+    r"(?:(?:cancel|withdraw|scratch|scrap|drop|undo|call off|forget|pull|retract|"
+    r"stop|hold off on|hold|dont send|do not send|don t send|never ?mind)\s*)+"
+    rf"(?:(?:{_CANCEL_REFERENT} )*(?:{_TOOL_NOUNS_EN})|"
+    rf"(?:{_CANCEL_REFERENT} )*(?:it|that|this|one|everything)))"
+    r"(?: (?:request|action|one|please|thanks|thank you))*"
+)
+# One or more withdrawals in a row ("never mind, don't send it"); the tool is the first named.
 _CANCEL_OPENING_EN = re.compile(
     r"^(?:(?:oh|ok|okay|actually|wait|no|nope|sorry|please|pls|hmm|um|uh|ah|oops|hey|"
     r"hold on|on second thought|can you|could you|would you|will you|i want to|i d like to|"
     r"lets|let s)\s+)*"
-    r"(?:(?:take (?:it|that|this)(?: one)? back|never ?mind|forget (?:it|that|about it))|"
-    r"(?:(?:cancel|withdraw|scratch|scrap|drop|undo|call off|forget|pull|retract|"
-    r"stop|hold off on|hold|dont send|do not send|don t send|never ?mind)\s*)+"
-    rf"(?:(?:{_CANCEL_REFERENT} )*(?P<tool>{_TOOL_NOUNS_EN})|"
-    rf"(?:{_CANCEL_REFERENT} )*(?:it|that|this|one|everything)))"
-    r"(?: (?:request|action|one|please|thanks|thank you))*(?= |$)"
+    rf"{_CANCEL_UNIT_EN}(?: {_CANCEL_UNIT_EN})*(?= |$)"
 )
+_TOOL_NAMED_EN = re.compile(rf"\b(?P<tool>{_TOOL_NOUNS_EN})\b")
 _CANCEL_OPENING_KO = re.compile(
     unicodedata.normalize(
         "NFKC",
@@ -367,6 +373,9 @@ _NEW_REQUEST_EN = re.compile(
 )
 _NEW_REQUEST_KO = re.compile(r"(?:보내|올려|예약|전해|공지해|대신)\s?(?:줘|주세요|줄래|주실|해)")
 _MAX_CANCEL_WITH_REASON = 200
+_QUESTION_EN = re.compile(
+    r"\b(?:what|how|who|when|where|which|why)\b|^ ?(?:can|could|is|are|do|does|will|should)\b"
+)
 
 
 def _cancel_with_reason(words: str, *, korean: bool) -> Cancel | None:
@@ -378,7 +387,12 @@ def _cancel_with_reason(words: str, *, korean: bool) -> Cancel | None:
     rest = words[opening.end() :]
     if (_NEW_REQUEST_KO if korean else _NEW_REQUEST_EN).search(rest):
         return None
-    named = opening.groupdict().get("tool_ko") or opening.groupdict().get("tool")
+    if not korean and _QUESTION_EN.search(rest):
+        return None  # "never mind that, what is the leave policy?" asks something new
+    named = opening.groupdict().get("tool_ko")
+    if not korean:
+        tool = _TOOL_NAMED_EN.search(opening.group(0))
+        named = tool.group("tool") if tool else None
     return Cancel(tool=_tool_named(named) if named else None, korean=korean)
 
 

@@ -254,6 +254,7 @@ def test_a_cancel_followed_by_its_reason_is_a_cancel(text: str, tool: str | None
         "cancel that and text James instead",
         "취소 규정이 어떻게 되나요?",
         "그거 취소하고 대신 제임스한테 문자 보내줘",
+        "never mind that, what is the leave policy?",
     ],
 )
 def test_a_cancel_of_something_else_or_with_a_new_request_is_not_a_cancel(text: str) -> None:
