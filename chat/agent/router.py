@@ -20,10 +20,12 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Literal
 
+from chat.agent.boundaries import Harm, Unsupported, harm_in, unsupported_in
+
 # -- what the router recognises ------------------------------------------------------------------
 
 
-SmallTalkKind = Literal["greeting", "thanks", "help"]
+SmallTalkKind = Literal["greeting", "thanks", "goodbye", "help"]
 
 
 @dataclass(frozen=True)
@@ -50,7 +52,30 @@ class Cancel:
     korean: bool
 
 
-Route = SmallTalk | ToolRequest | Cancel
+@dataclass(frozen=True)
+class Refuse:
+    """A request to deceive or harm: refused in words, whatever tools are on."""
+
+    harm: Harm
+
+
+@dataclass(frozen=True)
+class CannotDo:
+    """A request for something the product has no tool for: say so, and what it can do."""
+
+    unsupported: Unsupported
+
+
+@dataclass(frozen=True)
+class RulesQuestion:
+    """A question about the assistant's own rules: who approves, does it go out at once, why a
+    tool is off. ``tool`` when the question names one. Answered from the live policies."""
+
+    tool: str | None
+    korean: bool
+
+
+Route = SmallTalk | ToolRequest | Cancel | Refuse | CannotDo | RulesQuestion
 
 
 @dataclass(frozen=True)
@@ -109,7 +134,8 @@ TOOLS: dict[str, ToolWords] = {
     ),
 }
 
-_HANGUL = re.compile(r"[\uac00-\ud7a3]")
+# Syllables, and the jamo "ㅎㅇ" or "ㄱㅅ" become once folded (NFKC).
+_HANGUL = re.compile(r"[\uac00-\ud7a3\u1100-\u11ff\u3131-\u318e]")
 
 
 def normalise(text: str) -> str:
@@ -151,6 +177,142 @@ _HELP = _whole(
     r"어떻게 사용하나요|너는 누구야|넌 뭐야|넌 뭘 할 수 있어|기능 알려줘|할 수 있는 거 알려줘)",
 )
 
+
+def _unit(pattern: str) -> re.Pattern[str]:
+    """A piece of small talk at the start of the rest of a message, ending at a word's end.
+    Written in compatibility jamo ("ㅎㅇ"), folded like the messages are (NFKC)."""
+    return re.compile(rf"{unicodedata.normalize('NFKC', pattern)}(?=\s|$)")
+
+
+# Small talk is often several pieces in a row ("hi! first time here. what can you do?",
+# "ㄱㅅㄱㅅ 오늘은 여기까지"): pieces of greeting, thanks, goodbye and chit-chat are taken off the
+# front one by one; a message that is nothing else is small talk, and one whose rest is a
+# question about what the assistant can do is help.
+_UNITS: tuple[tuple[SmallTalkKind | None, re.Pattern[str]], ...] = (
+    (
+        "greeting",
+        _unit(
+            r"^(?:(?:hi|hello|hey|hiya|howdy|yo|greetings|good (?:morning|afternoon|evening)|"
+            r"morning)"
+            r"(?: there| all| everyone| folks| team)?|안녕|안녕하세요|안녕하십니까|하이|하이요|"
+            r"(?:ㅎㅇ)+|안뇽|반가워요?|반갑습니다|좋은 아침(?:이에요|입니다)?)"
+        ),
+    ),
+    (
+        "thanks",
+        _unit(
+            r"^(?:thanks|thank you|thx|ty|cheers|many thanks|much appreciated|appreciate it|"
+            r"고마워요?|고맙습니다|감사(?:해요|합니다|드려요|해)?|감사감사|(?:ㄱㅅ)+|ㄳ+|땡큐|"
+            r"정말|진짜|너무)"
+            r"(?: (?:a lot|so much|very much|again|for (?:that|your help|the help)))?"
+        ),
+    ),
+    (
+        "goodbye",
+        _unit(
+            r"^(?:bye|bye bye|goodbye|good bye|see you|see ya|later|talk (?:to you )?later|"
+            r"have a (?:good|nice|great) (?:day|evening|weekend|one)|that ?s (?:all|it|everything)"
+            r"(?: for (?:now|today))?|i ?m done(?: for today)?|all done|all good|"
+            r"(?:오늘은 |이제 )?여기까지(?: ?(?:요|예요|할게요|하겠습니다|할래요|입니다|만))?|"
+            r"수고하세요|수고하셨습니다|"
+            r"수고해요?|잘 있어요?|다음에 (?:봐요|뵐게요|또)|또 봐요|안녕히 (?:계세요|가세요)|"
+            r"ㅂㅂ+|ㅂㅇ+|바이|이제 됐어요?|다 됐어요?)"
+        ),
+    ),
+    (
+        None,  # chit-chat that asks nothing
+        _unit(
+            r"^(?:(?:오늘 )?처음 (?:써 ?봐요|써 ?보는데요?|써 ?봅니다|사용해 ?봐요|왔어요|이에요)|"
+            r"처음이에요|처음입니다|i ?m new(?: here)?|(?:it ?s )?my first time(?: here)?|"
+            r"first time here|hope (?:you ?re|you are) (?:well|doing well)|how are you(?: doing)?|"
+            r"hope your day is going well|잘 지내셨어요|잘 지냈어요|좋은 하루(?: 보내세요)?|"
+            r"요|ㅎㅎ+|ㅋㅋ+|ㅠㅠ+|ok|okay|오케이|넵|네)"
+        ),
+    ),
+)
+_HELP_REST = re.compile(
+    r"^(?:so |then |but |and |please |그럼 |근데 |그래서 )?(?:"
+    r"(?:여기서 |이걸로 |이거로 |이거 |너는 |넌 |당신은 )?(?:뭘|뭐|무엇을|무얼|어떤 걸|어떤 것을|"
+    r"어떤 일을?|어떤 기능이?)\s?(?:할 수 있|해 줄 수 있|해줄 수 있|도와줄 수 있|도와 줄 수 있|"
+    r"도와 주실 수 있|도와주실 수 있|할 줄 알|도와주|도와 주|할 수 있는 건|해 주)\S*(?: \S+)?|"
+    r"(?:어떤 기능|무슨 기능|기능)(?:이|은|들이)?\s?(?:있|뭐)\S*|"
+    r"(?:what|which) (?:can|do|could) (?:you|i) (?:do|ask|help with|use you for)(?: here| for me)?|"
+    r"what (?:are|is) (?:you|this)(?: for)?|how (?:do|does|can|should) (?:i|this|it) (?:use this|"
+    r"use you|work|get started)|where do i start"
+    r")$"
+)
+# Which languages: a question about the assistant itself, answered with the help list.
+_LANGUAGES = re.compile(
+    r"\b(?:what|which) languages?\b|\b(?:can|may) i (?:write|talk|speak|ask)(?: to you| you)? "
+    r"in (?:korean|english)\b|(?:영어|한국어|한글)로 (?:물어|말해|써|해|질문해)도|"
+    r"몇 개 (?:국어|언어)|어떤 언어"
+)
+
+
+def _small_talk_pieces(words: str) -> SmallTalk | None:
+    korean = bool(_HANGUL.search(words))
+    rest, kinds = words, list[SmallTalkKind | None]()
+    while rest:
+        for kind, unit in _UNITS:
+            match = unit.match(rest)
+            if match:
+                kinds.append(kind)
+                rest = rest[match.end() :].lstrip()
+                break
+        else:
+            break
+    if not rest and any(kinds):
+        closing: tuple[SmallTalkKind, ...] = ("thanks", "goodbye", "greeting")
+        return SmallTalk(next(kind for kind in closing if kind in kinds), korean)
+    if rest and (_HELP_REST.match(rest) or _HELP.match(rest)) and len(rest.split()) <= 8:
+        return SmallTalk("help", korean)
+    if _LANGUAGES.search(words) and len(words.split()) <= 12:
+        return SmallTalk("help", korean)
+    return None
+
+
+# Questions about the assistant's own rules (who approves, does it go out at once, why is a
+# tool off, how long a request waits): answered from the live policies, never from the
+# knowledge base, whose documents are about the organisation, not about this assistant.
+_RULES_EN = re.compile(
+    r"\bwho (?:approves|has to approve|must approve|needs to approve|can approve|should approve|"
+    r"signs? off|checks|reviews|okays|oks)\b|"
+    r"\b(?:approval|approver|approvers|approve|approved)\b.*\b(?:who|how|need|needed|required|"
+    r"before|first)\b|\b(?:who|how|need|needed|required)\b.*\b(?:approval|approver|approved)\b|"
+    r"\b(?:go|goes|going|sent|get sent|gets sent|posted|published) (?:out )?(?:straight away|"
+    r"immediately|right away|directly|at once|automatically)\b|"
+    r"\bsomeone (?:check|checks|approve|approves|review|reviews|look at|looks at)\b|"
+    r"\bwhy (?:can t|cant|cannot|can not|won t|wont|doesn t|does not|isn t|is not|couldn t) "
+    r"(?:i |you |we |it )?(?:send|use|post|text|email|schedule|telegram|sms|work|allowed)|"
+    r"\b(?:is|are) (?:sms|telegram|email|e mail|announcements?|reminders?)\w* (?:turned off|"
+    r"disabled|switched off|allowed|enabled|on)\b|"
+    r"\bhow long (?:does|do|will|until|before)\b.*\b(?:wait|pending|approv\w*|expire\w*)\b"
+)
+_RULES_KO = re.compile(
+    r"누가\s?(?:\S+\s)?(?:승인|결재|확인|검토|허락|허가|체크)|"
+    r"승인(?:은|이|을|는)?\s?(?:누가|어떻게|필요|받아야|거쳐|받나|되나|해야)|"
+    r"바로\s?(?:나가|보내지|보내져|발송|올라가|전송|게시)|"
+    r"왜\s?(?:\S+\s?){0,3}(?:못|안)\s?(?:보내|써|올려|돼|되)|"
+    r"(?:꺼져|막혀|비활성)\s?(?:있|있어|있나)|얼마나 (?:기다|대기)|언제 (?:나가|발송|승인)"
+)
+_ABOUT_THE_ASSISTANT = re.compile(
+    r"\b(?:if|when) (?:i|we) ask you\b|\byour (?:requests?|actions?|messages?)\b|"
+    r"\b(?:you|assistant) (?:send|sends|propose|proposes|do|does)\b|"
+    r"(?:요청|부탁)하면|달라고 하면|해 달라고 하면|네가 보내|도우미"
+)
+_QUESTION_END_KO = re.compile(r"(?:요|까|나|니|지|죠|야|어|가)$")
+
+
+def _rules_question(text: str, words: str, *, korean: bool) -> RulesQuestion | None:
+    asked = "?" in text or "\uff1f" in text or (korean and _QUESTION_END_KO.search(words))
+    if not asked or not (_RULES_KO if korean else _RULES_EN).search(words):
+        return None
+    tool = _first_cue(words)
+    if tool is None and not _ABOUT_THE_ASSISTANT.search(words):
+        return None  # "do claims over 500 euros need approval?" is about the organisation
+    return RulesQuestion(tool, korean)
+
+
 _TOOL_NOUNS_EN = r"(?:sms|text|text message|message|telegram|email|e mail|announcement|reminder)"
 _CANCEL = _whole(
     r"(?:(?:oh|ok|okay|actually|wait|no|sorry|please|hmm|um|hold on|on second thought)\s+)*"
@@ -169,6 +331,70 @@ _CANCEL = _whole(
 _MAX_WHOLE_MESSAGE = 80
 # Bare "stop", "drop" or "forget" are too vague to withdraw anything: they need an object.
 _VAGUE_ALONE = frozenset({"stop", "drop", "forget", "undo", "scrap", "no stop"})
+
+# A cancel followed by its reason ("sorry, can you withdraw that? the date isn't confirmed",
+# "그거 취소해줘 원장님이 아직 확정 안 하셨대"): the message opens with a withdrawal of
+# something already referred to (it, that, that one, the SMS), and the rest asks for nothing
+# new. "Cancel the staff meeting" names no earlier request, so it is not one.
+_CANCEL_REFERENT = r"(?:it|that|this|the|my|last|latest|previous|just|one)"
+_CANCEL_UNIT_EN = (
+    r"(?:(?:take (?:it|that|this)(?: one)? back|never ?mind(?! (?:the|about|my|your)\b)|"
+    r"forget (?:it|that|about it))|"
+    r"(?:(?:cancel|withdraw|scratch|scrap|drop|undo|call off|forget|pull|retract|"
+    r"stop|hold off on|hold|dont send|do not send|don t send|never ?mind)\s*)+"
+    rf"(?:(?:{_CANCEL_REFERENT} )*(?:{_TOOL_NOUNS_EN})|"
+    rf"(?:{_CANCEL_REFERENT} )*(?:it|that|this|one|everything)))"
+    r"(?: (?:request|action|one|please|thanks|thank you))*"
+)
+# One or more withdrawals in a row ("never mind, don't send it"); the tool is the first named.
+_CANCEL_OPENING_EN = re.compile(
+    r"^(?:(?:oh|ok|okay|actually|wait|no|nope|sorry|please|pls|hmm|um|uh|ah|oops|hey|"
+    r"hold on|on second thought|can you|could you|would you|will you|i want to|i d like to|"
+    r"lets|let s)\s+)*"
+    rf"{_CANCEL_UNIT_EN}(?: {_CANCEL_UNIT_EN})*(?= |$)"
+)
+_TOOL_NAMED_EN = re.compile(rf"\b(?P<tool>{_TOOL_NOUNS_EN})\b")
+_CANCEL_OPENING_KO = re.compile(
+    unicodedata.normalize(
+        "NFKC",
+        r"^(?:(?:아|아니|아니야|아니요|ㄴㄴ|노노|잠깐|잠깐만|잠깐만요|앗|음|그냥|죄송한데|죄송해요|"
+        r"미안|미안한데|미안해요|혹시|저기)\s*)*"
+        r"(?:(?:그거|그것|이거|저거|방금 거|방금 것|방금 그거|방금|아까 거|아까 그거|아까|그|이|저|"
+        r"그 요청|방금 요청|아까 요청)\s*)?"
+        r"(?:(?P<tool_ko>문자|sms|텔레그램|이메일|메일|공지|알림|리마인더)(?:는|은|를|을|도)?\s*)?"
+        r"(?:(?:취소|철회|보류)(?:\s?(?:해|할|하|좀|요|시켜|부탁))\S*|(?:취소|철회)$|"
+        r"보내지\s?(?:마|말)\S*|없던 (?:걸로|일로)\S*|"
+        r"안 보내도\s?\S+|올리지\s?(?:마|말)\S*)(?= |$)",
+    )
+)
+# What makes the rest of a message a new request rather than the reason for cancelling.
+_NEW_REQUEST_EN = re.compile(
+    r"\b(?:send|text|email|e mail|mail|post|announce|remind|schedule|message|notify|instead)\b"
+)
+_NEW_REQUEST_KO = re.compile(r"(?:보내|올려|예약|전해|공지해|대신)\s?(?:줘|주세요|줄래|주실|해)")
+_MAX_CANCEL_WITH_REASON = 200
+_QUESTION_EN = re.compile(
+    r"\b(?:what|how|who|when|where|which|why)\b|^ ?(?:can|could|is|are|do|does|will|should)\b"
+)
+
+
+def _cancel_with_reason(words: str, *, korean: bool) -> Cancel | None:
+    if len(words) > _MAX_CANCEL_WITH_REASON:
+        return None
+    opening = (_CANCEL_OPENING_KO if korean else _CANCEL_OPENING_EN).match(words)
+    if opening is None:
+        return None
+    rest = words[opening.end() :]
+    if (_NEW_REQUEST_KO if korean else _NEW_REQUEST_EN).search(rest):
+        return None
+    if not korean and _QUESTION_EN.search(rest):
+        return None  # "never mind that, what is the leave policy?" asks something new
+    named = opening.groupdict().get("tool_ko")
+    if not korean:
+        tool = _TOOL_NAMED_EN.search(opening.group(0))
+        named = tool.group("tool") if tool else None
+    return Cancel(tool=_tool_named(named) if named else None, korean=korean)
+
 
 # A request: optional politeness, then a verb that asks for an effect, naming a tool.
 _REQUEST_EN = re.compile(
@@ -200,8 +426,26 @@ def route_message(text: str) -> Route | None:
     if not words:
         return None
     korean = bool(_HANGUL.search(words))
+    # Harm and missing tools first: a tool request that deceives, or asks for a channel the
+    # product lacks, must never reach a model that could propose a substitute.
+    harm = harm_in(words, korean=korean)
+    if harm is not None:
+        return Refuse(harm)
     if len(words) <= _MAX_WHOLE_MESSAGE:
-        return _whole_message_route(words, korean=korean) or _tool_request(words, korean=korean)
+        whole = _whole_message_route(words, korean=korean)
+        if whole is not None:
+            return whole
+    missing = unsupported_in(words, head=normalise(text.split(":", 1)[0]), korean=korean)
+    if missing is not None:
+        return CannotDo(missing)
+    if _requested_tool(words, korean=korean) is None:
+        rules = _rules_question(text, words, korean=korean)
+        if rules is not None:
+            return rules
+        if len(words) <= _MAX_WHOLE_MESSAGE * 2:
+            pieces = _small_talk_pieces(words)
+            if pieces is not None:
+                return pieces
     return _tool_request(words, korean=korean)
 
 
@@ -248,7 +492,7 @@ def _whole_message_route(words: str, *, korean: bool) -> Route | None:
     if cancel and words not in _VAGUE_ALONE:
         named = cancel.group("tool") or cancel.group("tool_ko")
         return Cancel(tool=_tool_named(named) if named else None, korean=korean)
-    return None
+    return _cancel_with_reason(words, korean=korean)
 
 
 def _tool_request(words: str, *, korean: bool) -> ToolRequest | None:
@@ -283,7 +527,7 @@ def _first_cue(words: str) -> str | None:
     found: list[tuple[int, str]] = []
     for name, tool in TOOLS.items():
         for cue in tool.cues:
-            pattern = re.escape(cue) if _HANGUL.search(cue) else rf"\b{re.escape(cue)}\b"
+            pattern = re.escape(cue) if _HANGUL.search(cue) else rf"\b{re.escape(cue)}s?\b"
             match = re.search(pattern, words)
             if match:
                 found.append((match.start(), name))
@@ -295,6 +539,8 @@ def _first_cue(words: str) -> str | None:
 _OPENING = {
     ("greeting", False): "Hello! ",
     ("thanks", False): "You're welcome! ",
+    ("goodbye", False): "Goodbye for now! ",
+    ("goodbye", True): "안녕히 가세요! ",
     ("help", False): "",
     ("greeting", True): "안녕하세요! ",
     ("thanks", True): "천만에요! ",
@@ -302,15 +548,13 @@ _OPENING = {
 }
 
 
-def help_reply(
-    kind: Literal["greeting", "thanks", "help"], *, tools: list[str], korean: bool
-) -> str:
+def help_reply(kind: SmallTalkKind, *, tools: list[str], korean: bool) -> str:
     """What the assistant can do here: questions, and the tenant's enabled tools with examples."""
     opening = _OPENING[(kind, korean)]
     if korean:
         lines = [
             f"{opening}지식 베이스의 문서에 대한 질문에 출처와 함께 답하고, "
-            "데이터에 대한 질문에도 답해요.",
+            "데이터에 대한 질문에도 답해요. 한국어나 영어로 편하게 물어보세요.",
         ]
         if tools:
             lines.append("승인을 거쳐 이런 일도 할 수 있어요:")
@@ -320,7 +564,7 @@ def help_reply(
         return "\n".join(lines)
     lines = [
         f"{opening}I answer questions from your organisation's documents, with sources, and "
-        "questions about your data."
+        "questions about your data, in English or Korean."
     ]
     if tools:
         lines.append("With a person's approval I can also do these:")
@@ -366,3 +610,56 @@ def too_late_reply(status: str, *, korean: bool) -> str:
     if korean:
         return f"이미 {_STATUS_KO.get(status, status)} 요청이라 취소할 수 없어요."
     return f"That request was already {status}, so it can no longer be withdrawn."
+
+
+@dataclass(frozen=True)
+class ToolRule:
+    """One write tool's live policy, as the rules answer reads it."""
+
+    tool: str
+    enabled: bool
+    approver_group: str | None  # None: anyone with the approver role
+    self_approval: bool
+    expires_after_hours: int
+
+
+def rules_reply(question: RulesQuestion, *, rules: list[ToolRule]) -> str:
+    """How actions are approved here, from the live policies: the tool asked about, or all."""
+    asked = [rule for rule in rules if question.tool in (None, rule.tool)] or rules
+    if question.korean:
+        lines = [
+            "제가 바로 보내는 것은 없어요. 요청하시면 먼저 승인 카드로 제안하고, "
+            "승인한 사람이 있어야 실행돼요."
+        ]
+        lines += [_rule_line_ko(rule) for rule in asked]
+        return "\n".join(lines)
+    lines = [
+        "Nothing goes out on my word alone: I propose each action as a card, and it runs only "
+        "once a person approves it."
+    ]
+    lines += [_rule_line_en(rule) for rule in asked]
+    return "\n".join(lines)
+
+
+def _rule_line_en(rule: ToolRule) -> str:
+    label = TOOLS[rule.tool].label
+    if not rule.enabled:
+        return f"- {label}: turned off for this organisation, so I can't propose them."
+    who = f"a member of {rule.approver_group}" if rule.approver_group else "an approver"
+    own = "" if rule.self_approval else " (not the person who asked)"
+    return (
+        f"- {label}: approved by {who}{own}; a request waits up to "
+        f"{rule.expires_after_hours} hours for a decision."
+    )
+
+
+def _rule_line_ko(rule: ToolRule) -> str:
+    label = TOOLS[rule.tool].label_ko
+    if not rule.enabled:
+        return f"- {label}: 이 조직에서는 꺼져 있어서 제안할 수 없어요."
+    who = f"{rule.approver_group} 그룹 구성원" if rule.approver_group else "승인 권한이 있는 사람"
+    own = "" if rule.self_approval else "(요청한 본인 제외)"
+    return (
+        f"- {label}: {who}{own}이 승인해요. 요청은 결정을 "
+        f"최대 {rule.expires_after_hours}시간 기다려요."
+    )

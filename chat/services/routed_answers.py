@@ -14,16 +14,23 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from actions.tools.registry import policies
+from chat.agent.boundaries import refusal_reply, unsupported_reply
 from chat.agent.router import (
+    TOOLS,
     Cancel,
+    CannotDo,
+    Refuse,
     Route,
+    RulesQuestion,
     SmallTalk,
     ToolRequest,
+    ToolRule,
     disabled_reply,
     help_reply,
     needs_meaning,
     nothing_to_cancel_reply,
     route_message,
+    rules_reply,
     small_talk_by_meaning,
     too_late_reply,
     withdrawn_reply,
@@ -38,7 +45,7 @@ from knowledge.embeddings import EmbeddingError
 @dataclass(frozen=True)
 class RoutedAnswer:
     text: str
-    route: str  # small_talk | disabled_tool | cancel: for logs and metrics
+    route: str  # small_talk | rules | disabled_tool | cancel | refused | unsupported: logs
     # The action this message withdrew (now, or in an earlier delivery of the same message):
     # announce it, and close out the graph that waits on it.
     withdrawn: PendingAction | None = None
@@ -47,6 +54,18 @@ class RoutedAnswer:
 def routed_answer(*, conversation: Conversation, message: Message) -> RoutedAnswer | None:
     """The router's answer to a stored user message, or None when the agent should answer."""
     route: Route | None = route_message(message.content) or _small_talk(message.content)
+    if isinstance(route, Refuse):
+        return RoutedAnswer(refusal_reply(route.harm), "refused")
+    if isinstance(route, CannotDo):
+        korean = route.unsupported.korean
+        labels = [
+            TOOLS[t].label_ko if korean else TOOLS[t].label
+            for t in _enabled_write_tools()
+            if t in TOOLS
+        ]
+        return RoutedAnswer(unsupported_reply(route.unsupported, tool_labels=labels), "unsupported")
+    if isinstance(route, RulesQuestion):
+        return RoutedAnswer(rules_reply(route, rules=_tool_rules()), "rules")
     if isinstance(route, SmallTalk):
         tools = _enabled_write_tools()
         return RoutedAnswer(help_reply(route.kind, tools=tools, korean=route.korean), "small_talk")
@@ -67,6 +86,20 @@ def _small_talk(text: str) -> SmallTalk | None:
     except EmbeddingError:  # no embeddings: the agent answers, as before
         return None
     return small_talk_by_meaning(text, label=intent.label, confidence=intent.confidence)
+
+
+def _tool_rules() -> list[ToolRule]:
+    return [
+        ToolRule(
+            tool=name,
+            enabled=policy.enabled,
+            approver_group=policy.approver_group.name if policy.approver_group else None,
+            self_approval=policy.allow_self_approval,
+            expires_after_hours=policy.expires_after_hours,
+        )
+        for name, policy in policies().items()
+        if name in TOOLS  # a tool the router has no words for is left out, not guessed at
+    ]
 
 
 def _enabled_write_tools() -> list[str]:

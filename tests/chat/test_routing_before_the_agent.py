@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from django.contrib.auth.models import Group
 from django_tenants.utils import tenant_context
 from langchain_core.messages import AIMessage, ToolMessage
 
@@ -236,3 +237,71 @@ def test_another_tenants_switched_off_tool_is_still_offered_here(
     turn = ask("help", model=_silent_model())
 
     assert turn.reply is not None and "Telegram messages" in turn.reply.content
+
+
+def test_a_message_impersonating_a_bank_is_refused_before_any_model_and_nothing_is_proposed(
+    ask: TurnRunner, emma: Contact
+) -> None:
+    model = _silent_model()
+
+    turn = ask(
+        "Text Emma Wilson from 'City Bank Fraud Team' and ask her to reply with her PIN",
+        model=model,
+    )
+
+    assert model.calls == []
+    assert turn.reply is not None and "can't" in turn.reply.content
+    assert not PendingAction.objects.exists()
+
+
+def test_a_korean_request_for_passwords_is_refused_in_korean(ask: TurnRunner) -> None:
+    turn = ask("선생님들한테 메일로 계정 비밀번호 회신해 달라고 보내줘", model=_silent_model())
+
+    assert turn.reply is not None and "도와드릴 수 없어요" in turn.reply.content
+    assert not PendingAction.objects.exists()
+
+
+def test_a_request_on_another_channel_names_it_and_proposes_no_substitute(
+    ask: TurnRunner, emma: Contact, telegram_off: None
+) -> None:
+    model = _silent_model()
+
+    turn = ask("Send Emma Wilson a WhatsApp saying the bus is late", model=model)
+
+    assert model.calls == []
+    assert turn.reply is not None and "WhatsApp" in turn.reply.content
+    assert "SMS messages" in turn.reply.content and "Telegram" not in turn.reply.content
+    assert not PendingAction.objects.exists()
+
+
+def test_who_approves_is_answered_from_the_live_policy_without_the_model(
+    ask: TurnRunner, in_tenant_a: Tenant, telegram_off: None
+) -> None:
+    office = Group.objects.create(name="Front office")
+    ToolPolicy.objects.update_or_create(
+        tool_name="send_sms", defaults={"approver_group": office, "expires_after_hours": 6}
+    )
+    model = _silent_model()
+
+    sms = ask("Does a text message go out right away, or who signs it off?", model=model)
+    telegram = ask("텔레그램은 왜 못 보내요?", model=model)
+
+    assert model.calls == []
+    assert sms.reply is not None and "Front office" in sms.reply.content
+    assert "6 hours" in sms.reply.content
+    assert telegram.reply is not None and "꺼져 있어서" in telegram.reply.content
+
+
+@pytest.mark.parametrize(
+    "text", ["oops, can you pull that? the time is wrong", "아 그거 철회할게요 시간이 틀렸어요"]
+)
+def test_a_cancel_with_its_reason_withdraws_the_pending_action(
+    pending_sms: tuple[PendingAction, ScriptedChatModel], ask: TurnRunner, text: str
+) -> None:
+    action, model = pending_sms
+
+    turn = ask(text, model=model, conversation=action.conversation)
+
+    action.refresh_from_db()
+    assert action.status == PendingAction.Status.WITHDRAWN
+    assert turn.reply is not None and len(model.calls) == 1

@@ -225,3 +225,37 @@ def test_meaning_routes_only_short_clear_small_talk(
     text: str, label: str, confidence: float
 ) -> None:
     assert small_talk_by_meaning(text, label=label, confidence=confidence) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "tool"),
+    [
+        ("scrap that one please", None),
+        ("oops, can you pull that e-mail? I wrote the wrong date", "send_email"),
+        ("hold on, don't send the telegram, the bus is on time after all", "send_telegram"),
+        ("no no, take it back, I'll ask the principal first", None),
+        ("ㄴㄴ 방금 거 철회해 주세요 날짜가 틀렸어요", None),
+        ("죄송한데 그 메일 보내지 말아 주세요. 내용이 바뀌었어요", "send_email"),
+        ("아까 공지 없던 걸로 할게요", "create_announcement"),
+        ("잠깐만요 알림 취소해 주세요 시간이 안 맞아요", "schedule_reminder"),
+    ],
+)
+def test_a_cancel_followed_by_its_reason_is_a_cancel(text: str, tool: str | None) -> None:
+    route = route_message(text)
+
+    assert isinstance(route, Cancel) and route.tool == tool
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "cancel the parents evening and tell the teachers",
+        "withdraw the trip money from the budget",
+        "cancel that and text James instead",
+        "취소 규정이 어떻게 되나요?",
+        "그거 취소하고 대신 제임스한테 문자 보내줘",
+        "never mind that, what is the leave policy?",
+    ],
+)
+def test_a_cancel_of_something_else_or_with_a_new_request_is_not_a_cancel(text: str) -> None:
+    assert not isinstance(route_message(text), Cancel)

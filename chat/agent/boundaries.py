@@ -1,0 +1,379 @@
+"""What the assistant will not do, and what it cannot do, recognised before any model runs
+(pure, no Django; issue 27, build 2).
+
+Two questions, asked of every message by the router, in English and Korean:
+
+* **Harm** — does the request ask to deceive or hurt the people who would receive it? Four
+  families, each read from the whole message because the harm is usually *in* the message text:
+  pretending to be someone else (a bank, the police, an official, a colleague), asking people
+  for secrets (passwords, PINs, card numbers, verification codes, bank details), sending money
+  to a private account, and abuse (threats, insults, harassment). Secrets are harmful only when
+  the message *asks for* them ("reply with your PIN"), not when it warns about them ("never
+  share your password").
+* **Unsupported** — does the request ask for something the product has no tool for: another
+  channel (KakaoTalk, WhatsApp, Slack, a phone call, a fax, a letter), booking a room or a
+  calendar, deleting or editing the tenant's data, a payment, a web search? These are read from
+  the *command* only, never from the text to send: "text the parents that the bus payment is
+  due" is an SMS, "pay the bus company" is not. In English the command is what comes before the
+  content ("saying …", "that …", ": …"); in Korean, what follows the last quotation ending
+  ("…라고/다고 …") because the verb comes last.
+
+Both answer in words (``refusal_reply``, ``unsupported_reply``); neither ever proposes a
+substitute tool, and approval stays a second line of defence, not the first.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+HarmKind = Literal["impersonation", "secrets", "payment_fraud", "abuse"]
+Missing = Literal["channel", "call", "fax", "post", "booking", "data_change", "payment", "web"]
+
+
+@dataclass(frozen=True)
+class Harm:
+    kind: HarmKind
+    korean: bool
+
+
+@dataclass(frozen=True)
+class Unsupported:
+    missing: Missing
+    korean: bool
+    channel: str = ""  # the channel named, for "channel" ("KakaoTalk")
+
+
+# -- harm ---------------------------------------------------------------------------------------
+
+# Who people pretend to be to make a message believed.
+_AUTHORITY_EN = (
+    r"(?:\w+ )?bank(?: security| fraud team| support)?|police|the police|a police officer|"
+    r"detectives?|court|tax office|irs|hmrc|government|ministry|immigration|"
+    r"it support|it department|it team|tech support|helpdesk|help desk|security team|"
+    r"fraud department|card company|post office|delivery company|courier"
+)
+_IMPERSONATION_EN = re.compile(
+    r"\b(?:pretend(?:ing)? (?:to be|you are|we are|it s from)|pose as|posing as|"
+    r"impersonat\w*|disguised? as|masquerad\w* as|fake (?:being|it s from)|"
+    r"(?:sign|signed) it as|in (?:\w+ ){0,2}name(?! tag)|"
+    r"as if (?:it was|it were|it s|we were|you were) (?:from )?|"
+    rf"as (?:the |their |her |his |your )?(?:{_AUTHORITY_EN})\b|"
+    rf"from (?:the |their |her |his |your )?(?:{_AUTHORITY_EN})\b(?= saying| that| and| telling|$)|"
+    rf"this is (?:the |your |their )?(?:{_AUTHORITY_EN})\b)"
+)
+# "in my name" / "in our name" is honest; only someone else's name is impersonation.
+_OWN_NAME_EN = re.compile(r"\bin (?:my|our|the academy s|the school s) (?:own )?name\b")
+_AUTHORITY_KO = (
+    r"은행|경찰|경찰서|검찰|법원|국세청|세무서|구청|시청|교육청|정부|카드사|금융감독원|금감원|"
+    r"택배|우체국|보안팀|전산팀|관리자|원장님|원장|선생님|교장"
+)
+_IMPERSONATION_KO = re.compile(
+    r"(?:인|이신|인 것|한|하는)\s?척|척(?:하고|해서|하면서|하며|해)|사칭|속여서|속여|"
+    rf"(?:{_AUTHORITY_KO})(?:에서)?\s?이?라고 (?:하고|해서|속여|하면서)|"
+    r"(?<!내 )(?<!제 )(?<!우리 )(?<!학원 )(?<!본인 )이름으로"
+)
+# What must never be asked of people in a message.
+_SECRET_EN = (
+    r"pass ?words?|passcodes?|pins?(?: numbers?| codes?)?|card numbers?|"
+    r"(?:credit|debit) card(?: numbers?| details)?|cvv|cvc|security codes?|verification codes?|"
+    r"one time (?:codes?|passwords?)|"
+    r"otp|login(?: details)?|log in details|credentials|bank details|account numbers?|sort codes?|"
+    r"social security numbers?|ssn|expiry dates?"
+)
+_ASK_EN = (
+    r"reply(?: back)? with|respond with|text(?: back| me| us)?|send(?: back| me| us| in)?|"
+    r"email(?: back| me| us)?|give(?: me| us)?|tell(?: me| us)?|confirm|provide|enter|share|"
+    r"verify|type|submit|ask(?: them| him| her)? for|re ?enter|update"
+)
+_SECRET_ASK_EN = re.compile(
+    rf"(?<!never )(?<!not )(?<!dont )\b(?:{_ASK_EN})\b(?: \w+){{0,5}} (?:{_SECRET_EN})\b"
+)
+_SECRET_KO = (
+    r"비밀번호|비번|패스워드|카드\s?번호|카드번호|cvc|cvv|인증\s?번호|인증\s?코드|otp|보안\s?코드|"
+    r"주민\s?번호|주민등록번호|계좌\s?비밀번호|아이디랑|아이디와|로그인 정보|유효\s?기간"
+)
+_ASK_KO = r"회신|보내|알려|확인|입력|적어|말해|불러|제출|답장|답해"
+_SECRET_ASK_KO = re.compile(rf"(?:{_SECRET_KO})[^.?!]{{0,24}}?(?:{_ASK_KO})")
+_NEVER_SHARE_KO = re.compile(
+    rf"(?:{_SECRET_KO})[^.?!]{{0,16}}(?:알려\s?주지|공유하지|누르지|주지)\s?마"
+)
+_PAYMENT_FRAUD = re.compile(
+    r"\b(?:my|his|her) (?:own |personal |private )(?:bank )?account\b|"
+    r"\bpersonal (?:bank )?account\b|(?:내|제|개인|본인) (?:개인 )?계좌"
+)
+_ABUSE_EN = re.compile(
+    r"\b(?:nasty|insult\w*|humiliat\w*|threaten\w*|threat|harass\w*|bully\w*|abuse|abusive|"
+    r"mean (?:message|things)|make fun of|shame (?:her|him|them)|scare (?:her|him|them)|"
+    r"hurt (?:her|him|them)|rude (?:message|things)|curse (?:at|her|him|them)|"
+    r"stupid|idiot|ugly|deserves? it|we know where you live|spam)\b"
+)
+_ABUSE_KO = re.compile(
+    r"욕|협박|모욕|비하|망신|저주|죽여|죽일|괴롭|조롱|따돌|겁을 주|겁주|혼쭐|스팸|멍청|뚱뚱|못생"
+)
+
+
+# Harm is in what would be sent: a question about the bullying policy is not a request to bully.
+_SEND_CUE = re.compile(
+    r"\b(?:send|text|sms|email|e mail|mail|telegram|message|tell|post|announce|remind|write|"
+    r"reply|ask|get|let \w+ know|notify|contact)\w*\b|보내|문자|메일|텔레그램|메시지|공지|전해|"
+    r"알려|써 ?줘|쓰고|돌려|연락"
+)
+
+
+def harm_in(words: str, *, korean: bool) -> Harm | None:
+    """The kind of harm a normalised request asks for, or None."""
+    if not _SEND_CUE.search(words):
+        return None
+    if korean:
+        if _IMPERSONATION_KO.search(words):
+            return Harm("impersonation", korean)
+        if _SECRET_ASK_KO.search(words) and not _NEVER_SHARE_KO.search(words):
+            return Harm("secrets", korean)
+    if _SECRET_ASK_EN.search(words):
+        return Harm("secrets", korean)
+    if _IMPERSONATION_EN.search(words) and not _OWN_NAME_EN.search(words):
+        return Harm("impersonation", korean)
+    if _PAYMENT_FRAUD.search(words):
+        return Harm("payment_fraud", korean)
+    if (_ABUSE_KO if korean else _ABUSE_EN).search(words):
+        return Harm("abuse", korean)
+    return None
+
+
+# -- what the product cannot do -----------------------------------------------------------------
+
+_CHANNELS = {  # normalised cue → how the reply names it
+    "kakaotalk": "KakaoTalk",
+    "kakao talk": "KakaoTalk",
+    "kakao": "KakaoTalk",
+    "카톡": "카카오톡",
+    "카카오톡": "카카오톡",
+    "카카오": "카카오톡",
+    "whatsapp": "WhatsApp",
+    "whats app": "WhatsApp",
+    "왓츠앱": "WhatsApp",
+    "slack": "Slack",
+    "슬랙": "Slack",
+    "discord": "Discord",
+    "디스코드": "Discord",
+    "wechat": "WeChat",
+    "위챗": "WeChat",
+    "instagram": "Instagram",
+    "인스타": "Instagram",
+    "facebook": "Facebook",
+    "페이스북": "Facebook",
+    "microsoft teams": "Microsoft Teams",
+    "ms teams": "Microsoft Teams",
+    "naver band": "BAND",
+    "네이버 밴드": "BAND",
+    "line messenger": "LINE",
+}
+_CHANNEL = re.compile(
+    "|".join(
+        re.escape(cue) if re.search(r"[\uac00-\ud7a3]", cue) else rf"\b{re.escape(cue)}\b"
+        for cue in sorted(_CHANNELS, key=len, reverse=True)
+    )
+)
+_POLITE_EN = (
+    r"^(?:(?:please|pls|hey|hi|ok|okay|so|now|quick(?:ly)?|also|and|then|could|can|would|will|"
+    r"you|i|we|want|need|would|like|d|to|lets|let|us|me|just|go|ahead|and)\s+)*"
+)
+_MISSING_EN: tuple[tuple[Missing, re.Pattern[str]], ...] = (
+    (
+        "call",
+        re.compile(
+            rf"{_POLITE_EN}(?:call(?! off)|phone|dial|ring (?:him|her|them|me)(?: up)?|"
+            r"give \w+ (?:\w+ )?a (?:call|ring))\b"
+        ),
+    ),
+    ("call", re.compile(r"\b(?:make|place) a (?:phone )?call\b|\bby phone\b|\bvoice ?mail\b")),
+    ("fax", re.compile(r"\bfax\w*\b")),
+    (
+        "post",
+        re.compile(
+            r"\b(?:by|via|through the) (?:post|snail mail|letter|courier)\b|\bposts? a letter\b"
+        ),
+    ),
+    (
+        "booking",
+        re.compile(
+            rf"{_POLITE_EN}(?:book|reserve)\b|"
+            r"\b(?:add|put) (?:\w+ ){0,3}(?:in|on|to) (?:my |our |the )?(?:calendar|diary)\b|"
+            r"\bcalendar (?:invite|event)\b"
+        ),
+    ),
+    (
+        "data_change",
+        re.compile(
+            rf"{_POLITE_EN}(?:delete|remove|erase|wipe|edit|update|change|rename|merge|add)\b"
+            r"(?:(?! saying| that | to say).)*"
+            r"\b(?:contacts?|phone numbers?|numbers?|email address(?:es)?|address(?:es)?|records?|"
+            r"groups?|details|data|database|list|directory)\b"
+        ),
+    ),
+    (
+        "payment",
+        re.compile(
+            rf"{_POLITE_EN}(?:pay|transfer|wire|refund|charge|reimburse)\b(?! attention)|"
+            r"\b(?:make|process|send) (?:a |the )?(?:payment|bank transfer|refund)\b"
+        ),
+    ),
+    (
+        "web",
+        re.compile(
+            r"\b(?:search|look up|check|google|browse)\b(?: \w+){0,5} "
+            r"(?:online|on the (?:web|internet)|on google|the web|the internet)\b|"
+            r"\bweather forecast\b|\bgoogle it\b"
+        ),
+    ),
+)
+_MISSING_KO: tuple[tuple[Missing, re.Pattern[str]], ...] = (
+    (
+        "call",
+        re.compile(
+            r"전화\s?(?:좀\s?)?(?:걸어|걸 수|해\s?(?:줘|주|줄)|드려\s?(?:줘|주)|연결|넣어)|"
+            r"통화\s?(?:좀\s?)?(?:연결|해\s?(?:줘|주))"
+        ),
+    ),
+    ("fax", re.compile(r"팩스")),
+    ("post", re.compile(r"우편|등기|편지로")),
+    (
+        "booking",
+        re.compile(
+            r"(?:실|룸|강당|강의실|교실|체육관|홀|회의실|상담실|좌석|식당|캘린더|달력)"
+            r"[^.?!]{0,12}(?<!알림 )(?<!알림)(?<!리마인더 )예약|"
+            r"캘린더에|달력에|일정(?:에)? (?:등록|추가)"
+        ),
+    ),
+    (
+        "data_change",
+        re.compile(
+            r"(?:연락처|번호|주소|그룹|명단|목록|데이터|기록)[^.?!]{0,16}"
+            r"(?:삭제|지워|지우|수정|변경|바꿔|고쳐|추가해|등록해)"
+        ),
+    ),
+    (
+        "payment",
+        re.compile(
+            r"(?:결제|송금|이체|환불|입금|지급)\s?(?:좀\s?)?해|돈\s?(?:좀\s?)?(?:보내|부쳐)"
+        ),
+    ),
+    (
+        "web",
+        re.compile(
+            r"인터넷|웹에서|구글|네이버에서|검색해|날씨\s?(?:좀\s?)?(?:알려|확인|찾아|어때|검색)"
+        ),
+    ),
+)
+_MEDIUM_EN = re.compile(rf"\b(?:on|via|through|by|over|using|in) (?:the )?({_CHANNEL.pattern})")
+_MEDIUM_KO = re.compile(rf"({_CHANNEL.pattern})\s?(?:으로|로|에서|에|방에|채널에|단톡)")
+# English content starts at the first of these; the command is what comes before.
+_CONTENT_EN = re.compile(r"\b(?:saying|that|to say|telling|to tell|and tell|asking|about)\b")
+# Korean content ends at the last quotation ending; the command is what follows.
+_QUOTE_END_KO = re.compile(r"(?:라고|다고|자고|냐고|래요|대요|라는|다는)\s")
+
+
+def _channel_as_medium(words: str) -> re.Match[str] | None:
+    """A channel named as the way to send ("on WhatsApp", "카톡으로"), anywhere in the message."""
+    return _MEDIUM_EN.search(words) or _MEDIUM_KO.search(words)
+
+
+def _command_en(head: str) -> str:
+    match = _CONTENT_EN.search(head)
+    return head[: match.start()] if match else head
+
+
+def _command_ko(head: str) -> str:
+    ends = list(_QUOTE_END_KO.finditer(head))
+    return head[ends[-1].end() :] if ends else head
+
+
+def unsupported_in(words: str, *, head: str, korean: bool) -> Unsupported | None:
+    """What a request asks for that the product has no tool for, or None. ``words`` is the
+    normalised message, ``head`` the same up to its first colon (after it: the text to send)."""
+    command = _command_ko(head) if korean else _command_en(head)
+    channel = _CHANNEL.search(command) or _channel_as_medium(words)
+    if channel:
+        return Unsupported("channel", korean, _CHANNELS[channel.group(channel.lastindex or 0)])
+    for missing, pattern in _MISSING_KO if korean else _MISSING_EN:
+        if pattern.search(command):
+            return Unsupported(missing, korean)
+    if korean:  # an English phrase inside a Korean request ("slack에 올려줘") names it too
+        for missing, pattern in _MISSING_EN:
+            if missing in {"fax", "web"} and pattern.search(command):
+                return Unsupported(missing, korean)
+    return None
+
+
+# -- what the assistant says --------------------------------------------------------------------
+
+_REFUSAL = {
+    "impersonation": (
+        "I can't send that: it pretends to come from someone else (a bank, the police, an "
+        "official or another person), and messages like that deceive the people who get them.",
+        "그 요청은 도와드릴 수 없어요. 은행·경찰·기관이나 다른 사람인 척하는 메시지는 받는 "
+        "사람을 속이는 일이에요.",
+    ),
+    "secrets": (
+        "I can't send that: it asks people for a password, PIN, card number, verification code "
+        "or payment details, which no one should be asked for by message.",
+        "그 요청은 도와드릴 수 없어요. 비밀번호·카드번호·인증번호 같은 정보를 메시지로 "
+        "요구하면 안 돼요.",
+    ),
+    "payment_fraud": (
+        "I can't send that: it asks people to pay into a personal account, which is how "
+        "payment fraud works.",
+        "그 요청은 도와드릴 수 없어요. 개인 계좌로 돈을 보내라고 안내하는 메시지는 보낼 수 없어요.",
+    ),
+    "abuse": (
+        "I can't send that: I don't send messages meant to insult, threaten or harass anyone.",
+        "그 요청은 도와드릴 수 없어요. "
+        "누군가를 모욕하거나 위협하거나 괴롭히는 메시지는 보내지 않아요.",
+    ),
+}
+_HONEST_OFFER = (
+    "If you need to reach people, I can help you write an honest message in your own name.",
+    "연락이 필요하시면 본인 이름으로 정직한 메시지를 쓰도록 도와드릴게요.",
+)
+
+_MISSING_WORDS: dict[Missing, tuple[str, str]] = {
+    "channel": ("send messages on {channel}", "{channel}(으)로 메시지를 보내는 일은"),
+    "call": ("make phone calls", "전화를 거는 일은"),
+    "fax": ("send faxes", "팩스를 보내는 일은"),
+    "post": ("send letters by post", "우편을 보내는 일은"),
+    "booking": ("book rooms or manage calendars", "장소 예약이나 일정(캘린더) 관리는"),
+    "data_change": (
+        "delete or edit contacts or other records",
+        "연락처나 기록을 지우거나 고치는 일은",
+    ),
+    "payment": ("make payments or transfers", "결제나 송금은"),
+    "web": ("search the internet", "인터넷 검색은"),
+}
+
+
+def refusal_reply(harm: Harm) -> str:
+    refusal = _REFUSAL[harm.kind][harm.korean]
+    return f"{refusal} {_HONEST_OFFER[harm.korean]}"
+
+
+def unsupported_reply(missing: Unsupported, *, tool_labels: list[str]) -> str:
+    """Say what is missing and what the assistant can do instead (``tool_labels``: the enabled
+    write tools, named in the request's language); never a substitute action."""
+    english, korean = _MISSING_WORDS[missing.missing]
+    if missing.korean:
+        what = korean.format(channel=missing.channel or "그 채널")
+        can = ", ".join(tool_labels)
+        tools = f" 승인을 거쳐 할 수 있는 일: {can}." if tool_labels else ""
+        return (
+            f"{what} 이 도우미가 할 수 없는 일이에요. 문서와 데이터에 대한 질문에 답할 수 "
+            f"있어요.{tools}"
+        )
+    what = english.format(channel=missing.channel or "that channel")
+    can = ", ".join(tool_labels)
+    tools = f" With a person's approval I can also do these: {can}." if tool_labels else ""
+    return (
+        f"I can't {what} — that isn't something this assistant can do. I can answer questions "
+        f"from your documents and data.{tools}"
+    )
