@@ -81,6 +81,11 @@ def test_after_turns_through_daphne_and_a_worker_metrics_show_every_series_moved
         {"arguments": {"to": ["Parents"], "body": "School closes at 2pm"}},
     )
     assert decided.status_code == 200, decided.text
+    # The edit is a counter-proposal (docs/web.md, four eyes): the requester confirms it.
+    confirmed = Api(web, alpha.host, alpha.staff.token).post(
+        f"/api/actions/{pending['action']['id']}/confirm", {}
+    )
+    assert confirmed.status_code == 200, confirmed.text
     client.until(lambda f: f["type"] == "done", timeout=60)
 
     after, text = _scrape(web)
@@ -90,6 +95,7 @@ def test_after_turns_through_daphne_and_a_worker_metrics_show_every_series_moved
     assert moved(before, after, "chat_tokens_total", kind="input") == 42 * 6
     assert moved(before, after, "chat_tokens_total", kind="output") == 7 * 6
     assert moved(before, after, "hitl_decisions_total", decision="edited") == 1
+    assert moved(before, after, "hitl_decisions_total", decision="confirmed") == 1
     assert moved(before, after, "agent_errors_total", type="unknown_tool") == 1
     assert moved(before, after, "agent_sql_retries_total") == 1
     assert moved(before, after, "kb_retrieval_seconds_count", method="hybrid") == 1
