@@ -290,6 +290,9 @@ def _command_ko(head: str) -> str:
     return head[ends[-1].end() :] if ends else head
 
 
+_CALLED_OFF = re.compile(r"\bcall(?: \w+){0,2} off\b")
+
+
 def unsupported_in(words: str, *, head: str, korean: bool) -> Unsupported | None:
     """What a request asks for that the product has no tool for, or None. ``words`` is the
     normalised message, ``head`` the same up to its first colon (after it: the text to send)."""
@@ -298,6 +301,8 @@ def unsupported_in(words: str, *, head: str, korean: bool) -> Unsupported | None
     if channel:
         return Unsupported("channel", korean, _CHANNELS[channel.group(channel.lastindex or 0)])
     for missing, pattern in _MISSING_KO if korean else _MISSING_EN:
+        if missing == "call" and _CALLED_OFF.search(words):
+            continue  # "call that off" cancels; the command stops at "that", so look at all
         if pattern.search(command):
             return Unsupported(missing, korean)
     if korean:  # an English phrase inside a Korean request ("slack에 올려줘") names it too

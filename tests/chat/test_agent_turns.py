@@ -195,7 +195,7 @@ def test_an_unknown_tool_gets_a_tool_message_and_nothing_runs(ask: TurnRunner) -
         return AIMessage("I can't do that.")
 
     model = ScriptedChatModel(replies=[tool_call("wire_money", amount=100), read_the_refusal])
-    turn = ask("wire 100 dollars", model=model)
+    turn = ask("sort out the lunch order for the trip", model=model)
 
     assert "unknown tool 'wire_money'" in json.loads(seen[0])["error"]
     assert turn.reply is not None and turn.reply.content == "I can't do that."

@@ -108,3 +108,8 @@ def test_an_unsupported_reply_names_the_missing_channel_and_what_it_can_do() -> 
 
     assert "KakaoTalk" in english and "E-mails" in english
     assert "전화" in korean and "문자(SMS)" in korean
+
+
+def test_calling_something_off_is_a_cancel_not_a_phone_call() -> None:
+    for words in ("please call that off", "call it off", "call off the trip", "call the trip off"):
+        assert not isinstance(route_message(words), CannotDo), words
