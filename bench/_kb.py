@@ -38,7 +38,11 @@ def bench_tenant(schema: str) -> Any:
     from tenants.services import TenantSpec, tenant_get_or_create
 
     tenant, _ = tenant_get_or_create(
-        spec=TenantSpec(schema_name=schema, name=f"bench {schema}", domains=(f"{schema}.bench",))
+        spec=TenantSpec(
+            schema_name=schema,
+            name=f"bench {schema}",
+            domains=(f"{schema.replace('_', '-')}.bench",),
+        )
     )
     return tenant
 
