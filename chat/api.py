@@ -207,14 +207,21 @@ def actions_list(request: HttpRequest) -> JsonResponse:
     )
 
 
-def _decide(request: HttpRequest, action: str, decision: Decision) -> JsonResponse:
-    body = json_body(request)
-    arguments, note = body.get("arguments"), body.get("note", "")
-    if arguments is not None and not isinstance(arguments, dict):
-        raise ApiError(400, "bad_request", "'arguments' must be an object")
+def _decision_note(body: dict[str, Any], action: str) -> str:
+    """The decision's ``note``, checked; then a 404 for an unknown action, before any work."""
+    note = body.get("note", "")
     if not isinstance(note, str):
         raise ApiError(400, "bad_request", "'note' must be a string")
-    action_get(action_id=str(action))  # 404 before anything else for an unknown id
+    action_get(action_id=str(action))
+    return note
+
+
+def _decide(request: HttpRequest, action: str, decision: Decision) -> JsonResponse:
+    body = json_body(request)
+    arguments = body.get("arguments")
+    if arguments is not None and not isinstance(arguments, dict):
+        raise ApiError(400, "bad_request", "'arguments' must be an object")
+    note = _decision_note(body, action)
     decided = action_decide(
         user=api_caller(request),
         action_id=str(action),
@@ -238,10 +245,7 @@ def action_reject(request: HttpRequest, action: str) -> JsonResponse:
 
 
 def _confirm(request: HttpRequest, action: str, decision: Confirmation) -> JsonResponse:
-    note = json_body(request).get("note", "")
-    if not isinstance(note, str):
-        raise ApiError(400, "bad_request", "'note' must be a string")
-    action_get(action_id=str(action))  # 404 before anything else for an unknown id
+    note = _decision_note(json_body(request), action)
     confirmed = action_confirm(
         user=api_caller(request), action_id=str(action), decision=decision, note=note
     )

@@ -178,7 +178,7 @@ _CHANNEL = re.compile(
 )
 _POLITE_EN = (
     r"^(?:(?:please|pls|hey|hi|ok|okay|so|now|quick(?:ly)?|also|and|then|could|can|would|will|"
-    r"you|i|we|want|need|would|like|d|to|lets|let|us|me|just|go|ahead|and)\s+)*"
+    r"you|i|we|want|need|like|d|to|lets|let|us|me|just|go|ahead)\s+)*"
 )
 _MISSING_EN: tuple[tuple[Missing, re.Pattern[str]], ...] = (
     (

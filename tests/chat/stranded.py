@@ -93,6 +93,18 @@ def outcome_of(action: PendingAction) -> Outcome:
     )
 
 
+def sent_once_and_told_once(action: PendingAction, *, reply: Message) -> Outcome:
+    """The approved SMS went to Emma exactly once and the conversation was told exactly once
+    (by ``reply``), whatever else the conversation did meanwhile."""
+    outcome = outcome_of(action)
+    assert outcome.status == "executed"
+    assert outcome.sent_to == ["+12025550111"]
+    assert outcome.events == ["proposed", "approved", "executed"]
+    assert outcome.card["status"] == "executed"
+    assert outcome.announced == [reply.content], "one confirmation, no replayed answer"
+    return outcome
+
+
 def _is_card_of(frame: dict[str, Any], action: PendingAction) -> bool:
     return frame["type"] == "action" and frame["action"]["id"] == str(action.id)
 

@@ -52,6 +52,7 @@ from tests.chat.stranded import (
     decide,
     outcome_of,
     reply_to,
+    sent_once_and_told_once,
     sms_requested,
 )
 from tests.e2e.conftest import stack_env  # noqa: F401 (the fixture)
@@ -205,12 +206,7 @@ def test_an_sms_approved_beside_a_second_pending_request_is_sent_once_and_the_se
     decide(sms, user=people_a.approver)
     reply = reply_to(sms)
 
-    outcome = outcome_of(sms)
-    assert outcome.status == "executed"
-    assert outcome.sent_to == ["+12025550111"]
-    assert outcome.events == ["proposed", "approved", "executed"]
-    assert outcome.card["status"] == "executed"
-    assert outcome.announced == [reply.content], "one confirmation, no replayed answer"
+    outcome = sent_once_and_told_once(sms, reply=reply)
     assert outcome.replies == [_sms_confirmation()] == [reply.content]
     assert outcome_of(email).status == "pending", "the second request still waits for its decision"
 
@@ -243,12 +239,7 @@ def test_an_sms_approved_after_a_cancelled_turn_is_sent_once_and_confirmed(
     decide(sms, user=people_a.approver)
     reply = reply_to(sms)
 
-    outcome = outcome_of(sms)
-    assert outcome.status == "executed"
-    assert outcome.sent_to == ["+12025550111"]
-    assert outcome.events == ["proposed", "approved", "executed"]
-    assert outcome.card["status"] == "executed"
-    assert outcome.announced == [reply.content], "one confirmation, no replayed answer"
+    outcome = sent_once_and_told_once(sms, reply=reply)
     assert outcome.replies == [cancelled.reply.content, reply.content]
     assert reply.content == _sms_confirmation()
 
@@ -267,12 +258,7 @@ def test_an_sms_approved_after_its_sibling_was_withdrawn_is_sent_once_and_the_si
     decide(sms, user=people_a.approver)
     reply = reply_to(sms)
 
-    outcome = outcome_of(sms)
-    assert outcome.status == "executed"
-    assert outcome.sent_to == ["+12025550111"]
-    assert outcome.events == ["proposed", "approved", "executed"]
-    assert outcome.card["status"] == "executed"
-    assert outcome.announced == [reply.content], "one confirmation, no replayed answer"
+    outcome = sent_once_and_told_once(sms, reply=reply)
     assert withdrawn.reply is not None
     assert outcome.replies == [withdrawn.reply.content, reply.content]
     assert outcome_of(email).sent_to == []
@@ -290,12 +276,7 @@ def test_an_sms_approved_after_small_talk_resumes_the_waiting_graph_and_is_confi
     decide(sms, user=people_a.approver)
     reply = reply_to(sms)
 
-    outcome = outcome_of(sms)
-    assert outcome.status == "executed"
-    assert outcome.sent_to == ["+12025550111"]
-    assert outcome.events == ["proposed", "approved", "executed"]
-    assert outcome.card["status"] == "executed"
-    assert outcome.announced == [reply.content], "one confirmation, no replayed answer"
+    outcome = sent_once_and_told_once(sms, reply=reply)
     assert outcome.replies == [hello.reply.content, reply.content]
     assert reply.content and reply.content != hello.reply.content
 
@@ -312,12 +293,7 @@ def test_an_approval_after_a_later_question_whose_resume_was_never_queued_is_run
     fan_out.delay("chat.requeue_stranded_resumes")
     reply = reply_to(sms)
 
-    outcome = outcome_of(sms)
-    assert outcome.status == "executed"
-    assert outcome.sent_to == ["+12025550111"]
-    assert outcome.events == ["proposed", "approved", "executed"]
-    assert outcome.card["status"] == "executed"
-    assert outcome.announced == [reply.content], "one confirmation, no replayed answer"
+    outcome = sent_once_and_told_once(sms, reply=reply)
     assert outcome.replies == [KNOWLEDGE_ANSWER, reply.content]
     assert reply.content == _sms_confirmation()
     with tenant_context(tenant_a):
@@ -389,12 +365,7 @@ def test_approving_twice_and_resuming_twice_sends_once_and_confirms_once(
     resume_queue(sms.id)  # a redelivered or re-swept resume on top
     reply = reply_to(sms)
 
-    outcome = outcome_of(sms)
-    assert outcome.status == "executed"
-    assert outcome.sent_to == ["+12025550111"]
-    assert outcome.events == ["proposed", "approved", "executed"]
-    assert outcome.card["status"] == "executed"
-    assert outcome.announced == [reply.content], "one confirmation, no replayed answer"
+    outcome = sent_once_and_told_once(sms, reply=reply)
     assert outcome.replies == [KNOWLEDGE_ANSWER, reply.content]
 
 

@@ -249,34 +249,31 @@ def test_an_oversize_form_post_is_a_413_page_that_keeps_the_session(
     assert _still_signed_in(staff)
 
 
-def test_an_oversize_json_post_to_the_api_is_a_413_json_error_that_keeps_the_session(
-    daphne: int, alpha: TenantSetup
+@pytest.mark.parametrize(
+    "body",
+    [
+        pytest.param({"json": True}, id="json"),
+        pytest.param({"json": False}, id="form"),
+    ],
+)
+def test_an_oversize_post_to_the_api_is_a_413_json_error_that_keeps_the_session(
+    daphne: int, alpha: TenantSetup, body: dict[str, bool]
 ) -> None:
     staff = _signed_in(daphne, alpha.host, alpha.staff.user.username)
     csrf = staff.cookies["csrftoken"]
 
-    answer = staff.post(
-        "/api/conversations/",
-        content=b'{"title": "' + b"x" * OVER_THE_LIMIT + b'"}',
-        headers={"Content-Type": "application/json", "X-CSRFToken": csrf},
-    )
-
-    assert answer.status_code == 413, answer.text[:300]
-    assert answer.json()["error"]["code"] == "too_large"
-    assert _still_signed_in(staff)
-
-
-def test_an_oversize_form_post_to_the_api_is_a_413_json_error(
-    daphne: int, alpha: TenantSetup
-) -> None:
-    staff = _signed_in(daphne, alpha.host, alpha.staff.user.username)
-    csrf = staff.cookies["csrftoken"]
-
-    answer = staff.post(
-        "/api/conversations/",
-        data={"csrfmiddlewaretoken": csrf, "title": "x" * OVER_THE_LIMIT},
-        headers={"X-CSRFToken": csrf},
-    )
+    if body["json"]:
+        answer = staff.post(
+            "/api/conversations/",
+            content=b'{"title": "' + b"x" * OVER_THE_LIMIT + b'"}',
+            headers={"Content-Type": "application/json", "X-CSRFToken": csrf},
+        )
+    else:
+        answer = staff.post(
+            "/api/conversations/",
+            data={"csrfmiddlewaretoken": csrf, "title": "x" * OVER_THE_LIMIT},
+            headers={"X-CSRFToken": csrf},
+        )
 
     assert answer.status_code == 413, answer.text[:300]
     assert answer.json()["error"]["code"] == "too_large"

@@ -26,6 +26,7 @@ from tests.chat.stranded import (
     decide,
     outcome_of,
     reply_to,
+    sent_once_and_told_once,
     sms_requested,
 )
 
@@ -43,12 +44,7 @@ def test_an_sms_approved_after_a_later_knowledge_question_is_sent_once_and_confi
     decide(action, user=people_a.approver)
     reply = reply_to(action)
 
-    outcome = outcome_of(action)
-    assert outcome.status == "executed"
-    assert outcome.sent_to == ["+12025550111"]
-    assert outcome.events == ["proposed", "approved", "executed"]
-    assert outcome.card["status"] == "executed"
-    assert outcome.announced == [reply.content], "the knowledge answer is not announced again"
+    outcome = sent_once_and_told_once(action, reply=reply)
     assert outcome.replies == [KNOWLEDGE_ANSWER, reply.content]
     assert "Emma Wilson" in reply.content and "queued" in reply.content.lower()
 
