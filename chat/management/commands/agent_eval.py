@@ -18,6 +18,7 @@ from tqdm import tqdm
 
 from chat.evals.cases import CaseFileError, CaseSetSpec, case_set_load
 from chat.evals.models import EvalRun
+from chat.evals.regression import regression_add, regression_case_set
 from chat.evals.report import (
     answer_quality,
     compare_table,
@@ -63,6 +64,16 @@ class Command(BaseCommand):
             action="store_true",
             help="run both halves of the blind set and print the gap (test-half failures hidden)",
         )
+        parser.add_argument(
+            "--regression",
+            action="store_true",
+            help="run the regression set (every case that ever passed); exit 1 if one fails",
+        )
+        parser.add_argument(
+            "--regression-add",
+            action="store_true",
+            help="add the cases this run passed to the regression set (chat/evals/regression.yaml)",
+        )
         parser.add_argument("--prompt-version", type=int, help="run with this prompt version")
         parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
 
@@ -76,8 +87,16 @@ class Command(BaseCommand):
         self.stdout.write(
             json.dumps(report, ensure_ascii=False, indent=2) if options["json"] else report["text"]
         )
+        if options["regression"] and report["totals"]["passed"] < report["totals"]["cases"]:
+            raise CommandError("a case of the regression set failed (listed above)")
 
     def _report(self, options: dict[str, Any]) -> dict[str, Any]:
+        if options["regression"]:
+            if options["cases"] or options["squad"] or options["blind"] or options["compare"]:
+                raise EvalInputError("--regression runs its own cases: give no other cases")
+            return _run_report(self._execute(regression_case_set(), options), squad=False)
+        if options["regression_add"] and options["cases"] is None and not options["blind"]:
+            raise EvalInputError("--regression-add goes with a case file or --blind")
         if options["blind"]:
             return self._blind(options)
         compared = [self._stored_run(run_id) for run_id in options["compare"]]
@@ -86,6 +105,8 @@ class Command(BaseCommand):
             return _comparison(compared[0], compared[1])
         run = self._execute(spec, options)
         report = _run_report(run, squad=options["squad"] is not None)
+        if options["regression_add"]:
+            report["text"] += _joined(options["cases"], report)
         if compared:
             comparison = _comparison(compared[0], run)
             report["compare"], report["text"] = (
@@ -116,6 +137,8 @@ class Command(BaseCommand):
         test = self._execute(case_set_load(BLIND / "test.yaml"), options)
         table, gaps = gap_table(dev.totals, test.totals)
         report = _run_report(dev, squad=False)
+        if options["regression_add"]:  # the dev half only: see chat/evals/regression.py
+            report["text"] += _joined(BLIND / "dev.yaml", report)
         # The test half's cases are never printed: whoever tunes the model must not learn them.
         report.update(
             test={"run": test.pk, "case_set": test.case_set.name, "totals": test.totals},
@@ -144,6 +167,12 @@ class Command(BaseCommand):
         run = eval_run_create(case_set=case_set, prompt_version=prompt)
         with tqdm(total=len(spec.cases), desc="cases", unit="case", file=self.stderr) as bar:
             return eval_run_execute(run_id=run.pk, progress=lambda _: bar.update())
+
+
+def _joined(case_file: Path, report: dict[str, Any]) -> str:
+    passed = [result["case"] for result in report["results"] if result["passed"]]
+    added = regression_add(case_file=case_file, passed=passed)
+    return f"\n{len(added)} case(s) joined the regression set"
 
 
 def _run_report(run: EvalRun, *, squad: bool) -> dict[str, Any]:
