@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import os
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -47,7 +48,9 @@ def tracing_setup(*, exporter: Any = None) -> None:
     from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor
 
     with _lock:
-        provider = TracerProvider(resource=Resource.create({"service.name": "countersign"}))
+        # OTEL_SERVICE_NAME, when set, names the service (say, web and worker apart).
+        named = {} if os.environ.get("OTEL_SERVICE_NAME") else {"service.name": "countersign"}
+        provider = TracerProvider(resource=Resource.create(named))
         if exporter is not None:
             provider.add_span_processor(SimpleSpanProcessor(exporter))
         else:
@@ -74,8 +77,6 @@ def tracing_reset() -> None:
 
 
 def _default_exporter() -> Any:
-    import os
-
     if os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT"):
         try:
             from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter

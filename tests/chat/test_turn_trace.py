@@ -11,12 +11,14 @@ from __future__ import annotations
 import io
 import json
 import logging
+import time
 from typing import Any
 
 import pytest
 from asgiref.sync import async_to_sync
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import User
+from django.test import Client
 from django_tenants.utils import tenant_context
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
@@ -162,6 +164,29 @@ def test_the_resume_after_an_approval_over_a_socket_belongs_to_the_turns_trace(
     (queued,) = _named(spans, "celery.queue chat.resume_turn")
     assert [link.context.span_id for link in queued.links] == [decision.context.span_id]
     assert resumed[-1]["trace_id"] == trace
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_message_sent_over_http_is_one_trace_with_its_turn_in_the_worker(
+    tenant_a: Tenant, celery_worker_thread: None, spans: InMemorySpanExporter
+) -> None:
+    staff = make_user(tenant_a, "sam", role=STAFF)
+    api = Client(
+        HTTP_HOST=tenant_a.get_primary_domain().domain,
+        HTTP_AUTHORIZATION=f"Bearer {_token(tenant_a, staff)}",
+    )
+
+    created = api.post(
+        "/api/conversations/", {"text": "How many days of leave?"}, content_type="application/json"
+    )
+
+    assert created.status_code == 202, created.content
+    (request,) = [s for s in spans.get_finished_spans() if s.name == "HTTP POST"]
+    deadline = time.monotonic() + 60
+    while not _named(spans, "chat.publish done") and time.monotonic() < deadline:
+        time.sleep(0.1)
+    for name in ("celery.task chat.run_turn", "llm.chat", "chat.publish done"):
+        assert {_trace_of(s) for s in _named(spans, name)} == {_trace_of(request)}, name
 
 
 def test_a_json_log_line_inside_a_span_names_its_trace_and_span(
