@@ -46,6 +46,7 @@ from chat.services.sessions import (
     session_groups,
     session_user,
 )
+from core import tracing
 from core.jsonapi import translate
 from core.jsoninput import InvalidText, MalformedJson, loads_checked
 from core.logs import log_context
@@ -84,6 +85,14 @@ RESYNC_SECONDS = 2.0
 # Events after which a turn is still under way (more will follow), and those that end it.
 _UNDER_WAY = frozenset({"message", "status", "token"})
 _SETTLED = frozenset({"done", "pending", "error"})
+
+
+def _frame_span(kind: str, schema: str) -> contextlib.AbstractContextManager[Any]:
+    """A ``ws <type>`` span: the root of a turn's trace for ``chat.send``, of a decision's for
+    ``action.decide``. Pings are not traced (a browser sends one every few seconds)."""
+    if kind == "ping":
+        return contextlib.nullcontext()
+    return tracing.span(f"ws {kind}", **{"countersign.tenant": schema})
 
 
 class ChatConsumer(AsyncWebsocketConsumer):
@@ -199,7 +208,10 @@ class ChatConsumer(AsyncWebsocketConsumer):
             handler = self._handlers().get(frame["type"])
             if handler is None:
                 raise FrameError("unknown_type", f"unknown frame type {frame['type']!r}")
-            with log_context(tenant=self.tenant.schema_name, user=self.user_id):
+            with (
+                log_context(tenant=self.tenant.schema_name, user=self.user_id),
+                _frame_span(frame["type"], self.tenant.schema_name),
+            ):
                 async with self.delivering:  # "accepted" before the events it caused
                     await handler(frame)
         except FrameError as error:

@@ -177,6 +177,9 @@ class PendingAction(models.Model):
         blank=True,
         related_name="edited_actions",
     )
+    # The W3C traceparent of the turn that proposed it (empty with tracing off): its resume,
+    # whoever decides and whenever, continues that trace (core/tracing.py).
+    trace_context = models.CharField(max_length=64, blank=True, default="", editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

@@ -24,6 +24,7 @@ from actions.tools.base import ToolContext, ToolDisabledError, ToolError
 from actions.tools.registry import approval_refusal, get_tool, tool_policy
 from chat.models import ActionEvent, Conversation, PendingAction
 from chat.signals import action_pending
+from core import tracing
 from core.metrics import HITL_DECISIONS, WORKER_LOST_RECOVERIES
 
 logger = logging.getLogger(__name__)
@@ -104,6 +105,7 @@ def pending_action_propose(
             "description": description,
             "requested_by_id": requested_by_id,
             "expires_at": timezone.now() + timedelta(hours=policy.expires_after_hours),
+            "trace_context": tracing.current_traceparent(),  # the resume continues the turn
         },
     )
     if created:
@@ -449,7 +451,8 @@ def _run(action: PendingAction) -> ExecutionOutcome:
         approved_by_id=action.decided_by_id,
     )
     try:
-        result = tool.execute(tool.parse(action.arguments), ctx)
+        with tracing.span(f"tool {tool.name}", **{"gen_ai.tool.name": tool.name}):
+            result = tool.execute(tool.parse(action.arguments), ctx)
     except Exception as error:  # the tool failed: record it, never retry blindly
         logger.exception("action %s (%s) failed", action.id, action.tool)
         _finish(action, Status.FAILED, result={}, error=str(error)[:2000])

@@ -19,6 +19,7 @@ import redis
 from celery.signals import (
     after_setup_logger,
     after_setup_task_logger,
+    before_task_publish,
     celeryd_init,
     task_failure,
     task_postrun,
@@ -86,16 +87,24 @@ app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
 
-def queue(task_name: str, *args: Any, countdown: float | None = None) -> None:
+def queue(
+    task_name: str, *args: Any, countdown: float | None = None, traceparent: str | None = None
+) -> None:
     """Queue a task by its name. Services queue work this way instead of importing the task
     module, which imports the services it calls: the circle the import contracts forbid. The
     task must be registered in this process (each app's ``ready`` imports its tasks), and is
-    the same object as the imported one, so patching its ``delay`` in tests still works."""
+    the same object as the imported one, so patching its ``delay`` in tests still works.
+
+    With tracing on, the task continues the current trace, or the one ``traceparent`` names
+    (core/tracing.py)."""
+    from core.tracing import queued
+
     task = app.tasks[task_name]
-    if countdown is None:
-        task.delay(*args)
-    else:
-        task.apply_async(args, countdown=countdown)
+    with queued(task_name, traceparent=traceparent):
+        if countdown is None:
+            task.delay(*args)
+        else:
+            task.apply_async(args, countdown=countdown)
 
 
 # Task leases, lock renewal and the worker heartbeat (their signal handlers connect on import).
@@ -146,11 +155,20 @@ def tracing_in_workers(**_: Any) -> None:
     tracing_setup_from_settings()
 
 
+@before_task_publish.connect(dispatch_uid="countersign_trace_headers")
+def trace_into_headers(headers: dict[str, Any] | None = None, **_: Any) -> None:
+    """The sender's trace context travels in the message's headers (redeliveries keep it)."""
+    from core.tracing import inject_into_headers
+
+    if headers is not None:
+        inject_into_headers(headers)
+
+
 @task_prerun.connect(dispatch_uid="countersign_task_span_start")
 def task_span_start(task_id: str, task: Any, **_: Any) -> None:
     from core.tracing import task_span_start
 
-    task_span_start(task_id=task_id, task_name=task.name)
+    task_span_start(task_id=task_id, task_name=task.name, request=task.request)
 
 
 @task_failure.connect(dispatch_uid="countersign_task_span_failed")

@@ -1,5 +1,8 @@
 """Structured logs: the ids of what a line is about, and a JSON formatter (``LOG_FORMAT=json``).
 
+With tracing on (core/tracing.py), a JSON line logged inside a span also has ``trace_id`` and
+``span_id``, to find the line's turn in the tracing backend and the other way round.
+
 Entry points (the WebSocket consumer, the HTTP API, Celery tasks, the turn services) enter
 ``log_context(tenant=…, user=…, conversation=…, run=…)``; every record logged inside it, in that
 thread or task, carries those ids. Only ids: message bodies are never put in a log record at
@@ -12,7 +15,7 @@ import contextvars
 import datetime
 import json
 import logging
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from types import MappingProxyType
 from typing import Any
@@ -21,6 +24,9 @@ _FIELDS = ("tenant", "user", "conversation", "run")
 _context: contextvars.ContextVar[Mapping[str, str]] = contextvars.ContextVar(
     "countersign_log_context", default=MappingProxyType({})
 )
+# Set by core/tracing.py while tracing is on: the current span's ``trace_id`` and ``span_id``.
+# A hook rather than an import, so that with tracing off a log line costs nothing more.
+trace_ids: Callable[[], Mapping[str, str]] | None = None
 # Attributes every LogRecord has; anything else on a record came from ``extra=``.
 _STANDARD = set(logging.makeLogRecord({}).__dict__) | {"message", "asctime", "taskName"}
 
@@ -51,6 +57,8 @@ class JsonFormatter(logging.Formatter):
             "message": record.getMessage(),
             **_context.get(),
         }
+        if trace_ids is not None:
+            entry.update(trace_ids())
         for key, value in record.__dict__.items():
             if key not in _STANDARD and key not in entry and not key.startswith("_"):
                 entry[key] = value

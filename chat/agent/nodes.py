@@ -30,10 +30,12 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.types import interrupt
 
 from actions.tools.base import ReadContext, ReadTool, ToolError
+from chat.agent.offline import OfflineChatModel
 from chat.agent.outcome_replies import WITHDRAWN, not_run_reply
 from chat.agent.prompts import active_prompt_template, render_prompt
 from chat.agent.state import AgentState, NotRun
 from chat.agent.tools.registry import is_write_tool, model_tools, read_tool, tool_spec
+from core import tracing
 from core.metrics import AGENT_ERRORS
 
 SQL_GIVE_UP = (
@@ -84,9 +86,14 @@ def make_agent_node(model: BaseChatModel) -> Any:
             )
             specs = [tool_spec(tool) for tool in tools]
         bound = model.bind_tools(specs)
-        return {
-            "messages": [_whole(bound.stream([SystemMessage(system), *state["messages"]], config))]
-        }
+        with tracing.span("llm.chat", **{"gen_ai.system": type(model).__name__}) as call:
+            reply = _whole(bound.stream([SystemMessage(system), *state["messages"]], config))
+            if call is not None:
+                usage = getattr(reply, "usage_metadata", None)
+                tracing.record_model_usage(
+                    call, usage=dict(usage or {}), counted=isinstance(model, OfflineChatModel)
+                )
+        return {"messages": [reply]}
 
     return agent
 
@@ -112,7 +119,8 @@ def _read_tool_message(
         first_source=len(state["sources"]) + 1,
         failed_attempts=state["sql_failures"],
     )
-    result = tool.run(call["args"], ctx)
+    with tracing.span(f"tool {tool.name}", **{"gen_ai.tool.name": tool.name}):
+        result = tool.run(call["args"], ctx)
     changes: dict[str, Any] = {}
     if result.sources:
         changes["sources"] = state["sources"] + result.sources

@@ -11,6 +11,7 @@ from django.conf import settings
 from chat.events.log import append_event, append_event_nowait
 from chat.events.payloads import action_payload, done_payload, message_payload
 from chat.models import Conversation, Message, PendingAction
+from core import tracing
 
 
 class PublishingEvents:
@@ -36,7 +37,12 @@ class PublishingEvents:
         self._reads_batched = False  # the reader calls ``flush`` after each read
 
     def _emit(self, payload: dict[str, Any]) -> None:
-        append_event(schema=self.schema, conversation_uuid=self.conversation_uuid, payload=payload)
+        # A span per event but tokens (a token frame is the hot path; they are many, and the
+        # model call's span covers them).
+        with tracing.span(f"chat.publish {payload['type']}"):
+            append_event(
+                schema=self.schema, conversation_uuid=self.conversation_uuid, payload=payload
+            )
 
     def _emit_token(self, payload: dict[str, Any]) -> None:
         """A token frame (a separate hook: subclasses do less per frame than per event)."""
@@ -74,7 +80,11 @@ class PublishingEvents:
 
     def done(self, message: Message) -> None:
         self._send_buffered()
-        self._emit(done_payload(message))
+        payload = done_payload(message)
+        trace_id = tracing.current_trace_id()
+        if trace_id is not None:  # where to find this turn in the tracing backend
+            payload["trace_id"] = trace_id
+        self._emit(payload)
 
     def error(self, code: str, message: str) -> None:
         self._send_buffered()

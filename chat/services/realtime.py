@@ -49,6 +49,7 @@ from chat.services.turns import (
     turn_start,
 )
 from chat.services.usage import usage_budget_check
+from core import tracing
 from core.celery import queue
 from core.leases import keeper
 from core.metrics import AGENT_ERRORS
@@ -87,9 +88,10 @@ def message_send(
     reservation: ConversationLock | None = None
     try:
         with transaction.atomic():
-            conversation, message, created = turn_start(
-                user=user, text=text, conversation_uuid=conversation_uuid, client_id=client_id
-            )
+            with tracing.span("chat.message.store"):
+                conversation, message, created = turn_start(
+                    user=user, text=text, conversation_uuid=conversation_uuid, client_id=client_id
+                )
             reservation = conversation_lock(conversation, reservation_token(message.uuid))
             if created:
                 usage_budget_check()  # raising rolls the stored message back

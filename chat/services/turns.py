@@ -185,8 +185,16 @@ def turn_run(
 
 
 def resume_queue(action_id: uuid.UUID | str) -> None:
-    """Queue the resume of the turn that waits on a decided action (``chat.resume_turn``)."""
-    queue("chat.resume_turn", str(action_id))
+    """Queue the resume of the turn that waits on a decided action (``chat.resume_turn``), in
+    the trace of that turn when tracing is on (its context is stored on the action)."""
+    traceparent = None
+    if tracing.enabled():
+        traceparent = (
+            PendingAction.objects.filter(pk=action_id)
+            .values_list("trace_context", flat=True)
+            .first()
+        )
+    queue("chat.resume_turn", str(action_id), traceparent=traceparent)
 
 
 # Decisions after which the graph still waiting means the resume has not run to its end.

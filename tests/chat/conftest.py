@@ -9,12 +9,15 @@ import pytest
 from django.contrib.auth.models import User
 from django_tenants.utils import tenant_context
 from langchain_core.language_models.chat_models import BaseChatModel
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from pytest_django.fixtures import Settings as SettingsWrapper
 
 from actions.models import Contact, ContactGroup
 from chat.agent.graph import reset_checkpointer
 from chat.agent.runner import CollectingEvents
 from chat.models import Conversation, Message
 from chat.services.turns import turn_run, turn_start
+from core.tracing import tracing_reset, tracing_setup
 from tenants.models import Tenant
 from tenants.roles import APPROVER, STAFF
 from tests.tenants.factories import make_user
@@ -25,6 +28,16 @@ def _fresh_checkpointer() -> Iterator[None]:
     # The checkpointer pool is per process and bound to one database: the test database.
     yield
     reset_checkpointer()
+
+
+@pytest.fixture
+def spans(settings: SettingsWrapper) -> Iterator[InMemorySpanExporter]:
+    """Tracing on in this process, its finished spans kept in memory."""
+    settings.OTEL_ENABLED = True
+    exporter = InMemorySpanExporter()
+    tracing_setup(exporter=exporter)
+    yield exporter
+    tracing_reset()
 
 
 @dataclass

@@ -2,31 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
 from django.test import Client
 from django_tenants.utils import tenant_context
 from langchain_core.messages import AIMessage
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-from pytest_django.fixtures import Settings as SettingsWrapper
 
 from chat.models import Message
 from chat.services.turns import turn_start
 from chat.tasks import run_turn
-from core.tracing import tracing_reset, tracing_setup
 from tenants.models import Tenant
 from tests.chat.conftest import People, TurnRunner
 from tests.chat.scripted import ScriptedChatModel, tool_call
-
-
-@pytest.fixture
-def spans(settings: SettingsWrapper) -> Iterator[InMemorySpanExporter]:
-    settings.OTEL_ENABLED = True
-    exporter = InMemorySpanExporter()
-    tracing_setup(exporter=exporter)
-    yield exporter
-    tracing_reset()
 
 
 def _names(exporter: InMemorySpanExporter) -> list[str]:
