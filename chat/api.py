@@ -183,8 +183,11 @@ def _conversation_json(conversation: Conversation, *, viewer: User) -> dict[str,
 
 @api_view(ERRORS, methods=["POST"])
 def conversation_cancel_view(request: HttpRequest, conversation: str) -> JsonResponse:
-    conversation_cancel(user=api_caller(request), conversation_uuid=str(conversation))
-    return JsonResponse({"conversation": str(conversation), "status": "cancelling"}, status=202)
+    outcome = conversation_cancel(user=api_caller(request), conversation_uuid=str(conversation))
+    body = {"conversation": str(conversation), "status": outcome.status}
+    if outcome.action is not None:
+        body["action"] = str(outcome.action.id)
+    return JsonResponse(body, status=202)
 
 
 @api_view(ERRORS, methods=["GET"])

@@ -16,7 +16,7 @@ from chat.pending_actions import (
     ActionStateError,
 )
 from chat.services.conversations import ConversationHasPendingAction, ConversationTitleInvalid
-from chat.services.realtime import ConversationBusy, SendFailed
+from chat.services.realtime import ConversationBusy, NothingToCancel, SendFailed
 from chat.services.snoozes import SnoozeInvalid
 from chat.services.turns import ConversationNotFound, TurnInvalid
 from chat.services.usage import BudgetExhausted
@@ -28,6 +28,7 @@ ERRORS: ErrorTable = {
     ConversationHasPendingAction: (409, "invalid_state"),
     TurnInvalid: (400, "invalid"),
     ConversationBusy: (409, "conversation_busy"),
+    NothingToCancel: (409, "nothing_to_cancel"),
     SendFailed: (503, "send_failed"),
     BudgetExhausted: (429, "budget_exhausted"),
     ActionNotFound: (404, "not_found"),

@@ -85,3 +85,13 @@ def reservation_token(run_id: uuid.UUID) -> str:
 def execution_token(run_id: uuid.UUID) -> str:
     """A token of one execution of a run: a redelivered copy gets another."""
     return f"run:{run_id}:{uuid.uuid4().hex}"
+
+
+def held_run_id(conversation: Conversation) -> str | None:
+    """The run that holds or has reserved ``conversation`` (queued, starting or running), from
+    its reservation or execution token; None when no turn holds it."""
+    token = conversation_lock(conversation, "").holder()
+    if token is None:
+        return None
+    kind, _, rest = token.partition(":")
+    return rest.split(":", 1)[0] if kind in ("sent", "run") else None

@@ -274,14 +274,32 @@ def openapi_document() -> dict[str, Any]:
             },
             "/api/conversations/{conversation}/cancel/": {
                 "post": {
-                    "summary": "Stop the running turn (its partial reply is kept as cancelled)",
+                    "summary": "Stop the caller's current turn, whatever it is doing: queued "
+                    "(it never runs), starting or streaming (its partial reply is kept), or "
+                    "waiting for a decision (the action is withdrawn); one `done` of status "
+                    "`cancelled` follows",
                     "parameters": [_path_uuid("conversation")],
                     "responses": {
                         "202": _json(
-                            _object(conversation=_UUID, status={"const": "cancelling"}),
-                            "cancelling",
+                            {
+                                "type": "object",
+                                "required": ["conversation", "status"],
+                                "properties": {
+                                    "conversation": _UUID,
+                                    "status": {"enum": ["cancelling", "withdrawn"]},
+                                    "action": _UUID,  # with withdrawn
+                                },
+                            },
+                            "cancelling: the queued or running turn stops; withdrawn: the "
+                            "pending action it waited on (`action`) was withdrawn",
                         ),
                         **_errors(401, 404),
+                        "409": _json(
+                            _ERROR,
+                            "nothing to cancel: no turn is queued, running or waiting for a "
+                            "decision (code nothing_to_cancel); also invalid_state when the "
+                            "awaited action was decided first",
+                        ),
                     },
                 }
             },

@@ -393,7 +393,12 @@ def _record_decision(
 
 @transaction.atomic
 def pending_action_withdraw(
-    *, action_id: uuid.UUID | str, user: User, note: str = "", message_id: uuid.UUID | None = None
+    *,
+    action_id: uuid.UUID | str,
+    user: User,
+    note: str = "",
+    message_id: uuid.UUID | None = None,
+    via: str | None = None,
 ) -> PendingAction:
     """Withdraw a pending action on behalf of the person who asked for it.
 
@@ -402,7 +407,8 @@ def pending_action_withdraw(
     withdrawal and an approval (or confirmation) racing each other cannot both win, and a
     withdrawn action can never be approved (hence never executed).
     ``message_id`` names the chat message that asked for it ("cancel that"), for the audit log
-    and so that a redelivered turn finds its own withdrawal.
+    and so that a redelivered turn finds its own withdrawal. ``via`` names another way it came
+    ("cancel": the requester cancelled the turn waiting on it), for the audit log and the reply.
     """
     action = action_get(action_id=action_id)
     if action.requested_by_id != user.pk:
@@ -411,7 +417,11 @@ def pending_action_withdraw(
     if not won:
         action.refresh_from_db()
         raise ActionStateError(f"this action is already {action.status}")
-    data = {"note": note[:2000]} | ({"message": str(message_id)} if message_id else {})
+    data = (
+        {"note": note[:2000]}
+        | ({"message": str(message_id)} if message_id else {})
+        | ({"via": via} if via else {})
+    )
     ActionEvent.objects.create(
         action=action, kind=ActionEvent.Kind.WITHDRAWN, actor=user, data=data
     )

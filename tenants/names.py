@@ -70,9 +70,12 @@ def conversation_lock_key(schema: str, conversation_uuid: uuid.UUID | str) -> st
     return _conversation_key(schema, conversation_uuid, "running")
 
 
-def conversation_cancel_key(schema: str, conversation_uuid: uuid.UUID | str) -> str:
-    """Set while the user asks the running turn of a conversation to stop."""
-    return _conversation_key(schema, conversation_uuid, "cancel")
+def conversation_cancel_key(
+    schema: str, conversation_uuid: uuid.UUID | str, run_id: uuid.UUID | str
+) -> str:
+    """Set while the user asks one turn (run) of a conversation to stop: keyed by the run, so a
+    cancel that arrives as a turn ends never stops the conversation's next one."""
+    return _conversation_key(schema, conversation_uuid, f"cancel:{_uuid(run_id)}")
 
 
 def digest_scheduled_key(schema: str, user_id: int) -> str:

@@ -18,6 +18,7 @@ import enum
 import functools
 import logging
 import time
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -134,15 +135,23 @@ def run_config(conversation: Conversation) -> RunnableConfig:
 # -- cancelling ----------------------------------------------------------------------------------
 
 
-def cancel_request(conversation: Conversation) -> None:
-    """Ask the running turn of ``conversation`` to stop at its next token. The flag lives on the
-    process's own Redis client, not Django's cache, whose Redis backend builds a client (and its
-    table of some 170 response callbacks) on every call: the largest cost of a check."""
-    sync_redis().set(_cancel_key(conversation), 1, ex=_CANCEL_TTL_SECONDS)
+def cancel_request(*, conversation: Conversation, run_id: uuid.UUID | str) -> None:
+    """Ask run ``run_id`` of ``conversation`` (a turn's user message, or a resume's action) to
+    stop: before it starts if it is still queued, else at its next model call, node or token.
+    Keyed by the run, so a flag left behind (the run ended first) never stops the next one. The
+    flag lives on the process's own Redis client, not Django's cache, whose Redis backend
+    builds a client (and its table of some 170 response callbacks) on every call: the largest
+    cost of a check."""
+    sync_redis().set(_cancel_key(conversation, run_id), 1, ex=_CANCEL_TTL_SECONDS)
 
 
-def _cancel_key(conversation: Conversation) -> str:
-    return conversation_cancel_key(current_schema(), conversation.uuid)
+def cancel_requested(*, conversation: Conversation, run_id: uuid.UUID | str) -> bool:
+    """Whether someone asked run ``run_id`` to stop."""
+    return bool(sync_redis().exists(_cancel_key(conversation, run_id)))
+
+
+def _cancel_key(conversation: Conversation, run_id: uuid.UUID | str) -> str:
+    return conversation_cancel_key(current_schema(), conversation.uuid, run_id)
 
 
 class TurnCancelled(Exception):
@@ -261,18 +270,20 @@ class RunResult:
 def run_graph(
     *,
     conversation: Conversation,
+    run_id: uuid.UUID | str,
     first_input: Callable[[StateSnapshot], Any],
     events: TurnEvents,
     model: BaseChatModel | None,
 ) -> RunResult:
     """Run the graph from the checkpoint of ``conversation`` with what ``first_input`` picks
-    (a ``Skip`` ends the run at once); tokens and stages go to ``events`` as they happen."""
+    (a ``Skip`` ends the run at once); tokens and stages go to ``events`` as they happen.
+    A cancel request for ``run_id`` stops it before each model call, after each node and every
+    ``_CANCEL_CHECK_SECONDS`` of streamed tokens (``TurnCancelled``: nothing after it runs)."""
     try:
         # Before the graph runs, too: a checkpointer that cannot read (PostgreSQL restarting)
         # used to fail the task with nothing told to the conversation or counted.
-        sync_redis().delete(_cancel_key(conversation))
         graph = graph_for(model)
-        forwarder = _TokenForwarder(events, conversation)
+        forwarder = _TokenForwarder(events, _cancel_key(conversation, run_id))
         config: RunnableConfig = {**run_config(conversation), "callbacks": [forwarder]}
         state = graph.get_state(config)
         before = frozenset(m.id for m in state.values.get("messages", []))
@@ -286,7 +297,7 @@ def run_graph(
         return _failed(error, conversation, before=frozenset(), values={}, ran=False)
     try:
         with between_reads(events.flush):  # one token frame per read of the model's stream
-            _stream(graph, graph_input, config, events)
+            _stream(graph, graph_input, config, events, forwarder.check_cancel)
     except TurnCancelled:
         values = graph.get_state(config).values
         return RunResult(Ending.CANCELLED, values, before, "".join(forwarder.streamed), ran=True)
@@ -384,9 +395,9 @@ class _TokenForwarder(BaseCallbackHandler):
 
     raise_error = True  # let TurnCancelled stop the run
 
-    def __init__(self, events: TurnEvents, conversation: Conversation) -> None:
+    def __init__(self, events: TurnEvents, cancel_key: str) -> None:
         self.events = events
-        self.cancel_key = _cancel_key(conversation)
+        self.cancel_key = cancel_key
         self.streamed: list[str] = []
         self._started = self._last_check = time.monotonic()
 
@@ -396,18 +407,34 @@ class _TokenForwarder(BaseCallbackHandler):
                 TIME_TO_FIRST_TOKEN.observe(time.monotonic() - self._started)
             self.streamed.append(token)
             self.events.token(token)
-        now = time.monotonic()
-        if now - self._last_check > _CANCEL_CHECK_SECONDS:
-            self._last_check = now
-            if sync_redis().exists(self.cancel_key):
-                raise TurnCancelled()
+        if time.monotonic() - self._last_check > _CANCEL_CHECK_SECONDS:
+            self.check_cancel()
+
+    def on_chat_model_start(self, serialized: Any, messages: Any, **kwargs: Any) -> None:
+        # Before every model call: a turn cancelled while it was starting (or between two
+        # calls) asks the model nothing more.
+        self.check_cancel()
+
+    def check_cancel(self) -> None:
+        self._last_check = time.monotonic()
+        if sync_redis().exists(self.cancel_key):
+            raise TurnCancelled()
 
 
-def _stream(graph: Any, graph_input: Any, config: RunnableConfig, events: TurnEvents) -> None:
-    """Run the graph to its end or its next interrupt, announcing stages as nodes finish."""
+def _stream(
+    graph: Any,
+    graph_input: Any,
+    config: RunnableConfig,
+    events: TurnEvents,
+    check_cancel: Callable[[], None],
+) -> None:
+    """Run the graph to its end or its next interrupt, announcing stages as nodes finish.
+    ``check_cancel`` runs after every node: the stream is lazy, so raising there runs no
+    further node (a tool call the model made just before the cancel is never proposed)."""
     if not isinstance(graph_input, Command):  # a resume was announced as "executing"
         events.status("thinking")
     for update in graph.stream(graph_input, config, stream_mode="updates"):
+        check_cancel()
         if update.get("agent"):
             for call in getattr(update["agent"]["messages"][-1], "tool_calls", []):
                 tool = read_tool(call["name"])

@@ -14,7 +14,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import kombu.exceptions
 import redis
@@ -24,7 +24,13 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from chat.events.publishing import PublishingEvents, publish_action, publish_message
-from chat.locks import ConversationLock, conversation_lock, execution_token, reservation_token
+from chat.locks import (
+    ConversationLock,
+    conversation_lock,
+    execution_token,
+    held_run_id,
+    reservation_token,
+)
 from chat.models import Conversation, Message, PendingAction
 from chat.pending_actions import (
     ActionExpired,
@@ -60,6 +66,10 @@ logger = logging.getLogger(__name__)
 
 class ConversationBusy(Exception):
     """A turn is already running in this conversation."""
+
+
+class NothingToCancel(Exception):
+    """No turn of this conversation is queued, running or waiting for a decision."""
 
 
 class SendFailed(Exception):
@@ -223,13 +233,15 @@ def stranded_resumes_requeue() -> int:
     return len(stranded)
 
 
-def action_withdraw(*, user: User, action_id: str, note: str = "") -> PendingAction:
+def action_withdraw(
+    *, user: User, action_id: str, note: str = "", via: str | None = None
+) -> PendingAction:
     """The requester takes back a pending action (the card's Withdraw button, the API, the
     ``action.withdraw`` frame): announce it and close out the turn waiting on it, like a
     rejection. Typing "cancel that" does the same inside a turn (routed_answers)."""
 
     with transaction.atomic():
-        action = pending_action_withdraw(action_id=action_id, user=user, note=note)
+        action = pending_action_withdraw(action_id=action_id, user=user, note=note, via=via)
         schema = current_schema()
         conversation_lock(action.conversation, reservation_token(action.id)).acquire()
         transaction.on_commit(lambda: publish_action(schema=schema, action=action))
@@ -237,10 +249,59 @@ def action_withdraw(*, user: User, action_id: str, note: str = "") -> PendingAct
     return action
 
 
-def conversation_cancel(*, user: User, conversation_uuid: str) -> Conversation:
+@dataclass(frozen=True)
+class CancelOutcome:
+    conversation: Conversation
+    # cancelling: the queued or running turn was asked to stop; withdrawn: the action it
+    # waited on was withdrawn. Either way one ``done`` of status ``cancelled`` follows.
+    status: Literal["cancelling", "withdrawn"]
+    action: PendingAction | None = None
+
+
+def conversation_cancel(*, user: User, conversation_uuid: str) -> CancelOutcome:
+    """Stop the owner's current turn of a conversation, whatever it is doing: queued, starting
+    or streaming (the run that holds the conversation lock is asked to stop, by its run id),
+    or waiting for a decision (its pending action is withdrawn, as by the Withdraw button).
+    Raises ``NothingToCancel`` when no turn is left to stop (it ended: its ``done`` was sent),
+    ``ConversationNotFound`` for anyone but its owner."""
     conversation = conversation_for_user(user=user, conversation_uuid=conversation_uuid)
-    turn_cancel(conversation=conversation)
-    return conversation
+    run_id = held_run_id(conversation)
+    if run_id is not None:
+        # A resume that closes out a withdrawn, rejected or expired action is already ending
+        # the turn with its fixed reply: a second cancel (a double click) leaves it be.
+        if not _closing_out(run_id):
+            turn_cancel(conversation=conversation, run_id=run_id)
+        return CancelOutcome(conversation, "cancelling")
+    waiting = _awaited_action(conversation)
+    if waiting is None:
+        raise NothingToCancel("no reply is being written in this conversation")
+    action = action_withdraw(user=user, action_id=str(waiting.pk), via="cancel")
+    return CancelOutcome(conversation, "withdrawn", action)
+
+
+def _awaited_action(conversation: Conversation) -> PendingAction | None:
+    """The undecided action the conversation's latest turn waits on: proposed since its latest
+    user message (an older one belongs to a turn that was followed by another)."""
+    latest = conversation.messages.filter(role=Message.Role.USER).order_by("-created_at").first()
+    if latest is None:
+        return None
+    return (
+        conversation.actions.filter(
+            status__in=PendingAction.UNDECIDED, created_at__gte=latest.created_at
+        )
+        .order_by("-created_at")
+        .first()
+    )
+
+
+def _closing_out(run_id: str) -> bool:
+    """Whether run ``run_id`` is the resume of an action that never runs (withdrawn, rejected,
+    expired): it only closes the turn out with its fixed reply."""
+    try:
+        action_id = uuid.UUID(run_id)
+    except ValueError:
+        return False
+    return PendingAction.objects.filter(pk=action_id, status__in=PendingAction.NOT_RUN).exists()
 
 
 def user_is_approver(*, user: User) -> bool:

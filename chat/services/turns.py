@@ -27,7 +27,7 @@ from langgraph.types import StateSnapshot
 from chat.agent import runner
 from chat.agent.llm import model_label
 from chat.agent.outcome_replies import outcome_reply
-from chat.agent.runner import Ending, TurnEvents, cancel_request
+from chat.agent.runner import Ending, TurnEvents, cancel_request, cancel_requested
 from chat.models import ActionEvent, Conversation, Message, PendingAction
 from chat.pending_actions import pending_action_execute
 from chat.services.answer_cache import (
@@ -132,9 +132,11 @@ def _store_message(
     return conversation, message, True
 
 
-def turn_cancel(*, conversation: Conversation) -> None:
-    """Ask the running turn of ``conversation`` to stop; it persists its partial reply."""
-    cancel_request(conversation)
+def turn_cancel(*, conversation: Conversation, run_id: uuid.UUID | str) -> None:
+    """Ask run ``run_id`` of ``conversation`` to stop: a queued one stores a cancelled reply
+    when its task starts, without running anything; a running one stores its partial reply
+    as cancelled. Either way its ``done`` says ``cancelled``."""
+    cancel_request(conversation=conversation, run_id=run_id)
 
 
 def turn_run(
@@ -150,6 +152,10 @@ def turn_run(
     if existing is not None:
         events.done(existing)
         return existing
+    if cancel_requested(conversation=conversation, run_id=message.uuid):
+        # Cancelled while it waited in the queue: nothing of it runs, not even the router.
+        with _turn_scope(conversation, message.uuid):
+            return _reply_cancelled_unrun(message=message, events=events)
     routed = routed_answer(conversation=conversation, message=message)
     if routed is not None:
         with _turn_scope(conversation, message.uuid):
@@ -236,6 +242,27 @@ def _reached_an_approval(conversation: Conversation, message: Message) -> bool:
     return PendingAction.objects.filter(
         conversation=conversation, created_at__gte=message.created_at
     ).exists()
+
+
+def _reply_cancelled_unrun(*, message: Message, events: TurnEvents) -> Message:
+    """Store and announce the empty cancelled reply of a turn stopped before it ran; the graph's
+    checkpoint never sees the question, so a later turn is answered without it."""
+    try:
+        with transaction.atomic():
+            reply = Message.objects.create(
+                conversation=message.conversation,
+                role=Message.Role.ASSISTANT,
+                content="",
+                usage=usage_payload(Usage(), model=model_label()),
+                run_id=message.uuid,
+                status=Message.Status.CANCELLED,
+            )
+    except IntegrityError:  # a redelivered run already stored its reply
+        reply = Message.objects.get(run_id=message.uuid, role=Message.Role.ASSISTANT)
+    events.done(reply)
+    TURN_DURATION.labels(outcome="cancelled").observe(0)
+    logger.info("run cancelled before it started", extra={"outcome": "cancelled"})
+    return reply
 
 
 def _reply_routed(
@@ -359,12 +386,22 @@ def turn_resume(
         first_input=first_input,
         events=events,
         model=model,
+        # A turn cancelled while it waited for this decision ends as every cancelled turn does.
+        ended_as=Message.Status.CANCELLED if _withdrawn_by_cancel(action) else None,
     )
 
 
 def _withdrawn_in_chat(action: PendingAction) -> bool:
     """Withdrawn by a chat message ("cancel that"), whose routed reply said so."""
     return action.events.filter(kind=ActionEvent.Kind.WITHDRAWN, data__has_key="message").exists()
+
+
+def _withdrawn_by_cancel(action: PendingAction) -> bool:
+    """Withdrawn because its requester cancelled the turn waiting on it (``chat.cancel``)."""
+    return (
+        action.status == PendingAction.Status.WITHDRAWN
+        and action.events.filter(kind=ActionEvent.Kind.WITHDRAWN, data__via="cancel").exists()
+    )
 
 
 def _carried_out(action: PendingAction, events: TurnEvents) -> str:
@@ -388,11 +425,16 @@ def _run(
     events: TurnEvents,
     model: BaseChatModel | None,
     cache_key: str | None = None,
+    ended_as: str | None = None,
 ) -> Message | None:
     started = time.monotonic()
     with _turn_scope(conversation, run_id):
         run = _RunState(
-            conversation=conversation, run_id=run_id, events=events, cache_key=cache_key
+            conversation=conversation,
+            run_id=run_id,
+            events=events,
+            cache_key=cache_key,
+            ended_as=ended_as or Message.Status.COMPLETE,
         )
         reply = _run_graph(run, first_input, model)
         outcome = _outcome_of(reply)
@@ -443,6 +485,8 @@ class _RunState:
     before: set[str | None] = field(default_factory=set)
     # Where a knowledge answer of this run may be stored (None: not a cacheable question).
     cache_key: str | None = None
+    # The status of a reply the run ends with normally (cancelled: a turn withdrawn by cancel).
+    ended_as: str = Message.Status.COMPLETE
 
 
 def _run_graph(
@@ -450,7 +494,11 @@ def _run_graph(
 ) -> Message | None:
     """Run the graph (chat/agent/runner.py) and store what its ending calls for."""
     result = runner.run_graph(
-        conversation=run.conversation, first_input=first_input, events=run.events, model=model
+        conversation=run.conversation,
+        run_id=run.run_id,
+        first_input=first_input,
+        events=run.events,
+        model=model,
     )
     run.before = set(result.before)
     ending, values = result.ending, result.values
@@ -469,7 +517,7 @@ def _run_graph(
     if ending is Ending.SUPERSEDED:
         return None
     if ending is Ending.NOTICE:
-        return _persist(run, result.text, [], {}, Message.Status.COMPLETE)
+        return _persist(run, result.text, [], {}, run.ended_as)
     if ending is Ending.CANCELLED:
         return _persist(run, result.text, [], values, Message.Status.CANCELLED)
     if ending is Ending.LOOPED:
@@ -494,7 +542,7 @@ def _persist_final(run: _RunState, values: dict[str, Any]) -> Message:
         for s in values.get("sources", [])
         if f"[{s['n']}]" in content
     ]
-    stored = _persist(run, content, citations, values, Message.Status.COMPLETE)
+    stored = _persist(run, content, citations, values, run.ended_as)
     if run.cache_key is not None and stored.content == content:
         answer_cache_offer(
             key=run.cache_key,

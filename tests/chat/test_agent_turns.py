@@ -266,7 +266,7 @@ def test_cancel_stops_a_running_turn_and_keeps_the_partial_reply_as_cancelled(
     while not events.of("token"):
         time.sleep(0.01)
     with tenant_context(tenant_a):
-        turn_cancel(conversation=conversation)
+        turn_cancel(conversation=conversation, run_id=message.uuid)
     worker.join(timeout=5)
 
     reply = done[0]

@@ -226,7 +226,8 @@ def test_an_sms_approved_after_a_cancelled_turn_is_sent_once_and_confirmed(
     sms = sms_requested(ask)
 
     def cancelled_mid_answer(messages: list[Any]) -> AIMessage:
-        cancel_request(sms.conversation)  # staff press stop while the answer streams
+        asked = Message.objects.filter(conversation=sms.conversation, role="user").latest("pk")
+        cancel_request(conversation=sms.conversation, run_id=asked.uuid)  # staff press stop
         return AIMessage("word " * 300)
 
     cancelled = ask(

@@ -32,6 +32,9 @@ class FakeOpenAIServer:
     script: list[ScriptedText | ScriptedToolCall]
     requests: list[dict[str, Any]] = field(default_factory=list)
     token_delay: float = 0.0
+    # When set, every request is recorded and then waits for it before answering: a model that
+    # is "thinking" for as long as a test needs (a busy worker, a turn that has just started).
+    gate: threading.Event | None = None
 
     def __enter__(self) -> FakeOpenAIServer:
         server = self
@@ -53,6 +56,8 @@ class FakeOpenAIServer:
                     self.send_response(404)
                     self.end_headers()
                     return
+                if server.gate is not None:
+                    server.gate.wait(timeout=120)
                 reply = server.script.pop(0)
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")

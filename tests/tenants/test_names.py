@@ -14,13 +14,14 @@ from tests.source_lines import lines_matching
 
 CONVERSATION = uuid.UUID("6f1c2a4e-9b7d-4e0a-8c3f-2d5e6a7b8c9d")
 DIGEST = "ab" * 32
+RUN = uuid.UUID("0b5e7c1d-2a3f-4e6b-9c8d-7a6b5c4d3e2f")
 
 # Every builder, called for one tenant; the rule must hold for each of them.
 BUILDERS: dict[str, Callable[[str], str]] = {
     "conversation_seq_key": lambda s: names.conversation_seq_key(s, CONVERSATION),
     "conversation_events_key": lambda s: names.conversation_events_key(s, CONVERSATION),
     "conversation_lock_key": lambda s: names.conversation_lock_key(s, CONVERSATION),
-    "conversation_cancel_key": lambda s: names.conversation_cancel_key(s, CONVERSATION),
+    "conversation_cancel_key": lambda s: names.conversation_cancel_key(s, CONVERSATION, RUN),
     "digest_scheduled_key": lambda s: names.digest_scheduled_key(s, 7),
     "approvals_group": lambda s: names.approvals_group(s),
     "session_user_group": lambda s: names.session_user_group(s, 7),
@@ -62,7 +63,8 @@ def test_the_stored_formats_stay_exactly_as_existing_data_and_streams_expect() -
     assert names.conversation_seq_key("academy", c) == f"cs:academy:conv:{c}:seq"
     assert names.conversation_events_key("academy", c) == f"cs:academy:conv:{c}:events"
     assert names.conversation_lock_key("academy", c) == f"cs:academy:conv:{c}:running"
-    assert names.conversation_cancel_key("academy", c) == f"cs:academy:conv:{c}:cancel"
+    run = str(RUN)
+    assert names.conversation_cancel_key("academy", c, run) == f"cs:academy:conv:{c}:cancel:{run}"
     assert names.digest_scheduled_key("academy", 7) == "cs:academy:notify:7:scheduled"
     assert names.approvals_group("academy") == "academy.approvals"
     assert names.session_user_group("academy", 7) == "academy.session.user.7"
