@@ -457,6 +457,9 @@ APPROVAL_NOTIFY_LINK_SCHEME = env_choice("APPROVAL_NOTIFY_LINK_SCHEME", "https",
 APPROVAL_NOTIFY_LINK_PORT = env_int("APPROVAL_NOTIFY_LINK_PORT", 0, minimum=0)
 if APPROVAL_NOTIFY_LINK_PORT > 65535:
     raise ImproperlyConfiguredEnv("APPROVAL_NOTIFY_LINK_PORT", "must be a port number (or 0: none)")
+# An e-mail's approve/reject/open links (notifications/decision_links.py) stop working when
+# their action expires, and at the latest this many days after the e-mail was written.
+APPROVAL_LINK_MAX_DAYS = env_int("APPROVAL_LINK_MAX_DAYS", 7, minimum=1)
 
 # -- chat ----------------------------------------------------------------------------------------
 

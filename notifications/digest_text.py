@@ -1,7 +1,9 @@
 """The words of an approval digest. Plain Python, no Django: easy to read and to test.
 
 A digest says no more than the approval card does: the tool's label, the card's one-line
-description, who asked, and a link to the card. Never the raw arguments.
+description, who asked, and a link to the card. The e-mail also carries the text itself as the
+card's form shows it (recipients, subject, body: what an approval sends) with the signed
+approve / reject / open links (notifications/decision_links.py). Never the raw arguments.
 """
 
 from __future__ import annotations
@@ -21,6 +23,10 @@ class WaitingItem:
     description: str
     requested_by: str
     link: str
+    # The e-mail's: the card's fields as (label, text), and the signed links ("" elsewhere).
+    fields: tuple[tuple[str, str], ...] = ()
+    approve_link: str = ""
+    reject_link: str = ""
 
 
 def digest_subject(*, tenant_name: str, count: int) -> str:
@@ -41,6 +47,33 @@ def digest_body(
             "",
         ]
     lines += [
+        f"Everything that waits: {inbox_link}",
+        "",
+        "You get this because you may approve these requests. "
+        f"Change how you are told: {settings_link}",
+    ]
+    return "\n".join(lines)
+
+
+def digest_email(
+    *, tenant_name: str, items: list[WaitingItem], inbox_link: str, settings_link: str
+) -> str:
+    """The e-mail: every waiting request with its full text and its three signed links. Each
+    link opens a page that shows the text again and decides only when its button is pressed."""
+    lines = [digest_subject(tenant_name=tenant_name, count=len(items)) + ".", ""]
+    for item in items:
+        lines += [f"{item.tool_label} — asked by {item.requested_by}", item.description]
+        for label, text in item.fields:
+            lines += [f"  {label}: " + text.replace("\n", "\n    ")]
+        lines += [
+            f"Approve: {item.approve_link}",
+            f"Reject: {item.reject_link}",
+            f"Open: {item.link}",
+            "",
+        ]
+    lines += [
+        "Each link asks you to confirm on a page of its own, works once, and only for you. "
+        "It stops working when the request expires or is edited.",
         f"Everything that waits: {inbox_link}",
         "",
         "You get this because you may approve these requests. "

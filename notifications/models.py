@@ -138,3 +138,26 @@ class ApprovalNotice(models.Model):
 
     def __str__(self) -> str:
         return f"{self.action_id} → {self.user_id}"
+
+
+class DecisionLinkUse(models.Model):
+    """ "``user`` decided ``action`` (at ``version``) through an e-mail's signed link": at most
+    once per person, action and version, kept by the database, so a replayed link, a second
+    tab or a double click never decides twice, and a second use can say when the first was.
+    Stored in the same transaction as the decision: a decision refused leaves no use."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    action = models.ForeignKey("chat.PendingAction", on_delete=models.CASCADE, related_name="+")
+    version = models.PositiveIntegerField()
+    decision = models.CharField(max_length=16)  # approve | reject
+    used_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["user", "action", "version"], name="decision_link_used_once"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.decision} {self.action_id} v{self.version} by {self.user_id}"

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import logging
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import timedelta
 
 from django.conf import settings
@@ -40,11 +40,19 @@ from actions.delivery import (
 from actions.tools.base import UnknownToolError
 from actions.tools.registry import get_tool
 from chat.models import PendingAction
+from chat.presenters import action_card
 from core.celery import queue
 from core.metrics import APPROVAL_NOTIFICATIONS
 from core.redis_clients import sync_redis
 from core.schema import current_schema, current_tenant
-from notifications.digest_text import WaitingItem, digest_body, digest_sms, digest_subject
+from notifications.decision_links import Purpose, decision_link_tokens
+from notifications.digest_text import (
+    WaitingItem,
+    digest_body,
+    digest_email,
+    digest_sms,
+    digest_subject,
+)
 from notifications.models import (
     ApprovalDigest,
     ApprovalNotice,
@@ -201,8 +209,12 @@ def digest_deliver(*, digest_id: int) -> DigestAttempt:
     digest = ApprovalDigest.objects.get(pk=digest_id)
     if not claimed:
         return DigestAttempt(digest.status)
+    delivery = _delivery(digest)
+    if delivery is None:
+        _fail(digest, "nothing in it is this person's to decide any more")
+        return DigestAttempt(Status.FAILED)
     try:
-        delivery_backend(digest.channel).send(_delivery(digest))
+        delivery_backend(digest.channel).send(delivery)
     except TransientDeliveryError as error:
         if digest.attempts >= settings.ACTIONS_DELIVERY_MAX_ATTEMPTS:
             _fail(digest, error.message)
@@ -239,26 +251,36 @@ def _fail(digest: ApprovalDigest, reason: str) -> None:
         APPROVAL_NOTIFICATIONS.labels(channel=digest.channel, outcome="failed").inc()
 
 
-def _delivery(digest: ApprovalDigest) -> Delivery:
-    """The digest's message, from the actions it lists (as their cards show them)."""
+def _delivery(digest: ApprovalDigest) -> Delivery | None:
+    """The digest's message, from the actions it lists (as their cards show them), or None
+    when none of them is still the person's to decide. Asked now, not when the digest was
+    stored (a retry may come much later): an action the person may no longer read or decide
+    (``decision_link_tokens``) is left out, text and links alike."""
     actions = (
         PendingAction.objects.filter(pk__in=digest.notices.values("action_id"))
         .select_related("requested_by")
         .order_by("created_at")
     )
-    items = [
-        WaitingItem(
-            tool_label=_tool_label(action.tool),
-            description=action.description,
-            requested_by=action.requested_by.get_username(),
-            link=tenant_link(reverse("approvals"), fragment=f"action-{action.pk}"),
-        )
-        for action in actions
-    ]
+    items = []
+    for action in actions:
+        tokens = decision_link_tokens(user=digest.user, action=action)
+        if tokens is None:
+            continue
+        email = digest.channel == Channel.EMAIL
+        items.append(_item(action, tokens, viewer=digest.user, with_links=email))
+    if not items:
+        return None
     tenant_name = current_tenant().name
     inbox = tenant_link(reverse("approvals"))
     if digest.channel == Channel.SMS:
         body = digest_sms(tenant_name=tenant_name, items=items, inbox_link=inbox)
+    elif digest.channel == Channel.EMAIL:
+        body = digest_email(
+            tenant_name=tenant_name,
+            items=items,
+            inbox_link=inbox,
+            settings_link=tenant_link(reverse("notification-settings")),
+        )
     else:
         body = digest_body(
             tenant_name=tenant_name,
@@ -273,6 +295,45 @@ def _delivery(digest: ApprovalDigest) -> Delivery:
         subject=digest_subject(tenant_name=tenant_name, count=len(items)),
         idempotency_key=f"approvals-{digest.uuid}",
     )
+
+
+def _item(
+    action: PendingAction, tokens: dict[Purpose, str], *, viewer: User, with_links: bool
+) -> WaitingItem:
+    """One action of a digest; ``with_links``: the e-mail's, with its text and signed links
+    (other channels link to the card: a Telegram or SMS reply is another door)."""
+    card_link = tenant_link(reverse("approvals"), fragment=f"action-{action.pk}")
+    item = WaitingItem(
+        tool_label=_tool_label(action.tool),
+        description=action.description,
+        requested_by=action.requested_by.get_username(),
+        link=card_link,
+    )
+    if not with_links:
+        return item
+
+    def signed(purpose: Purpose) -> str:
+        return tenant_link(reverse("decision-link", args=[tokens[purpose]]))
+
+    return replace(
+        item,
+        link=signed("open"),
+        approve_link=signed("approve"),
+        reject_link=signed("reject"),
+        fields=_text(action, viewer),
+    )
+
+
+def _text(action: PendingAction, viewer: User) -> tuple[tuple[str, str], ...]:
+    """The action's text as its card's form shows it to ``viewer``: (label, value) per field,
+    a list on one line, a moment also in the tenant's time zone."""
+    fields = []
+    for field in action_card(action, viewer=viewer).fields:
+        value = ", ".join(field.value.splitlines()) if field.kind == "lines" else field.value
+        if field.reads_as:
+            value += f" (that is {field.reads_as})"
+        fields.append((field.label, value))
+    return tuple(fields)
 
 
 def tenant_link(path: str, *, fragment: str = "") -> str:

@@ -4,4 +4,6 @@ from notifications import views
 
 urlpatterns = [
     path("settings/notifications/", views.notification_settings, name="notification-settings"),
+    # The e-mail's signed links (notifications/decision_links.py).
+    path("approvals/decide/<str:token>/", views.decision_link, name="decision-link"),
 ]

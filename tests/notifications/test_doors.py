@@ -3,6 +3,8 @@ through a real Celery worker, the settings page, and the admin."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.contrib.auth.models import Group, User
 from django.test import Client
@@ -10,6 +12,7 @@ from django_tenants.utils import tenant_context
 
 from actions.models import ToolPolicy
 from core.celery import MissingTenantError
+from notifications.decision_links import decision_link_read
 from notifications.models import ApprovalDigest, NotificationPreference
 from notifications.services import approvers_notify
 from notifications.tasks import notify_pending
@@ -45,9 +48,10 @@ def test_a_pending_action_reaches_its_tenants_approver_and_nobody_in_another_ten
     with tenant_context(tenant_b):
         assert not ApprovalDigest.objects.exists()
     assert _sent_to(fake_smtp) == ["olivia@alpha.example"]
-    assert f"https://alpha.localhost/approvals/#action-{action.pk}" in (
-        fake_smtp.messages[0].message.get_content()
-    )
+    body = fake_smtp.messages[0].message.get_content()
+    [token, *_] = re.findall(r"https://alpha\.localhost/approvals/decide/(\S+)/$", body, re.M)
+    with tenant_context(tenant_a):  # a link of alpha's, on alpha's domain, to alpha's action
+        assert decision_link_read(token=token).action_id == str(action.pk)
     assert digest.user_id == olivia.pk
 
 
