@@ -22,6 +22,7 @@ from django.utils import timezone
 from actions.models import EditConfirmer
 from actions.tools.base import ToolContext, ToolDisabledError, ToolError
 from actions.tools.registry import approval_refusal, get_tool, tool_policy
+from chat.audit.services import audit_event_record
 from chat.models import ActionEvent, Conversation, PendingAction
 from chat.signals import action_pending
 from core.metrics import HITL_DECISIONS, WORKER_LOST_RECOVERIES
@@ -107,7 +108,7 @@ def pending_action_propose(
         },
     )
     if created:
-        ActionEvent.objects.create(
+        audit_event_record(
             action=action,
             kind=ActionEvent.Kind.PROPOSED,
             actor_id=requested_by_id,
@@ -255,7 +256,7 @@ def _record_counter_proposal(
     )
     if not won:
         _refuse_lost_move(action)
-    ActionEvent.objects.create(
+    audit_event_record(
         action=action,
         kind=ActionEvent.Kind.EDITED,
         actor=user,
@@ -352,7 +353,7 @@ def _record_confirmation(
     if not won:
         _refuse_lost_move(action)
     kind = ActionEvent.Kind.CONFIRMED if decision == "confirm" else ActionEvent.Kind.DECLINED
-    ActionEvent.objects.create(
+    audit_event_record(
         action=action,
         kind=kind,
         actor=user,
@@ -383,7 +384,7 @@ def _record_decision(
     if not _move(action.pk, to=new_status, only_from=Status.PENDING, unexpired=True, **changes):
         _refuse_lost_move(action)
     kind = ActionEvent.Kind.APPROVED if decision == "approve" else ActionEvent.Kind.REJECTED
-    ActionEvent.objects.create(action=action, kind=kind, actor=user, data={"note": note[:2000]})
+    audit_event_record(action=action, kind=kind, actor=user, data={"note": note[:2000]})
     HITL_DECISIONS.labels(decision=str(kind)).inc()
     action.refresh_from_db()
     return action
@@ -410,9 +411,7 @@ def pending_action_withdraw(
         action.refresh_from_db()
         raise ActionStateError(f"this action is already {action.status}")
     data = {"note": note[:2000]} | ({"message": str(message_id)} if message_id else {})
-    ActionEvent.objects.create(
-        action=action, kind=ActionEvent.Kind.WITHDRAWN, actor=user, data=data
-    )
+    audit_event_record(action=action, kind=ActionEvent.Kind.WITHDRAWN, actor=user, data=data)
     HITL_DECISIONS.labels(decision="withdrawn").inc()
     action.refresh_from_db()
     return action
@@ -464,7 +463,7 @@ def _finish(action: PendingAction, status: str, *, result: dict[str, Any], error
     if not finished:  # another run of an interrupted action finished it first
         return
     kind = ActionEvent.Kind.EXECUTED if status == Status.EXECUTED else ActionEvent.Kind.FAILED
-    ActionEvent.objects.create(action=action, kind=kind, data={"result": result, "error": error})
+    audit_event_record(action=action, kind=kind, data={"result": result, "error": error})
 
 
 def _recorded_outcome(action: PendingAction) -> ExecutionOutcome:
