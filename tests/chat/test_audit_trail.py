@@ -3,8 +3,10 @@ edited or reordered event is detected (docs/operations.md, "Audit trail")."""
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
+import time
 from datetime import timedelta
 
 import pytest
@@ -13,6 +15,7 @@ from django.core.management import CommandError, call_command
 from django.db import DatabaseError, connections, transaction
 from django.test import Client
 from django.utils import timezone
+from django_celery_beat.models import PeriodicTask
 from django_tenants.utils import tenant_context
 
 from chat.audit.selectors import audit_chain_verify
@@ -20,8 +23,11 @@ from chat.audit.services import audit_events_redact
 from chat.audit.tasks import audit_redact_old_events, audit_verify_chain
 from chat.models import ActionEvent, Conversation, PendingAction
 from chat.pending_actions import pending_action_decide, pending_action_propose
+from core.celery import app
 from tenants.models import Tenant
 from tenants.roles import APPROVER
+from tenants.schedules import periodic_jobs_sync
+from tenants.tasks import fan_out
 from tests.chat.conftest import People
 from tests.chat.tampering import as_superuser_with_triggers_off
 from tests.metrics import parse, value
@@ -230,11 +236,7 @@ def test_audit_verify_without_a_tenant_checks_every_tenant(
 def test_the_nightly_check_counts_and_logs_a_broken_chain(
     trail: list[ActionEvent], caplog: pytest.LogCaptureFixture
 ) -> None:
-    def breaks() -> float:
-        text = Client(HTTP_HOST="probe.internal").get("/metrics").content.decode()
-        return value(parse(text), "audit_chain_breaks_total")
-
-    before = breaks()
+    before = _breaks()
     assert audit_verify_chain() is True
     with as_superuser_with_triggers_off():
         ActionEvent.objects.filter(pk=trail[3].pk).delete()
@@ -242,7 +244,7 @@ def test_the_nightly_check_counts_and_logs_a_broken_chain(
     with caplog.at_level(logging.ERROR):
         assert audit_verify_chain() is False
 
-    assert breaks() - before == 1
+    assert _breaks() - before == 1
     errors = [r for r in caplog.records if r.levelno == logging.ERROR]
     assert errors and "alpha" in errors[0].getMessage() and "event 4" in errors[0].getMessage()
 
@@ -284,3 +286,42 @@ def test_a_redacted_event_whose_hash_was_changed_is_detected(trail: list[ActionE
         ActionEvent.objects.filter(seq=2).update(data_hash="0" * 64)
 
     _broken_at(2)
+
+
+# -- the beat schedule ------------------------------------------------------------------------
+
+
+def test_beat_has_a_daily_per_tenant_schedule_for_the_check_and_the_retention(db: None) -> None:
+    periodic_jobs_sync()
+
+    for task in ("chat.audit_verify_chain", "chat.audit_redact_old_events"):
+        row = PeriodicTask.objects.get(args=json.dumps([task]))
+        assert row.task == "tenants.fan_out"
+        assert row.interval is not None and row.interval.every == 24 * 3600
+
+
+def _breaks() -> float:
+    text = Client(HTTP_HOST="probe.internal").get("/metrics").content.decode()
+    return value(parse(text), "audit_chain_breaks_total")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_fanned_out_check_on_a_real_worker_alerts_once_for_the_broken_tenant(
+    tenant_a: Tenant, tenant_b: Tenant, celery_worker_thread: None
+) -> None:
+    with tenant_context(tenant_a):
+        _propose(make_user(tenant_a, "sam"))
+        with as_superuser_with_triggers_off():
+            ActionEvent.objects.update(tool="send_email")
+    with tenant_context(tenant_b):
+        _propose(make_user(tenant_b, "bob"))  # beta's chain holds
+    before = _breaks()
+
+    fan_out.delay("chat.audit_verify_chain")
+
+    deadline = time.monotonic() + 60
+    while _breaks() == before and time.monotonic() < deadline:
+        time.sleep(0.2)
+    with tenant_context(tenant_b):  # the worker runs tasks in order: beta's check is done
+        assert app.send_task("chat.audit_verify_chain").get(timeout=60) is True
+    assert _breaks() - before == 1
