@@ -4,12 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from django import forms
 from django.contrib import admin, messages
 from django.contrib.auth.models import User
+from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
+from django.template.response import TemplateResponse
+from django.urls import URLPattern, path
 
 from chat.agent.prompts import DEFAULT_PROMPT
+from chat.audit.export import FORMATS, AuditExportForbidden, audit_export
 from chat.models import (
     ActionEvent,
     ApiToken,
@@ -103,6 +108,54 @@ class PendingActionAdmin(ReadOnlyAdmin):
     list_filter = ("status", "tool", "created_at")
     search_fields = ("description", "requested_by__username", "id")
     inlines = [ActionEventInline]
+
+
+class AuditExportForm(forms.Form):
+    start = forms.DateField(label="From (inclusive)", required=False, help_text="YYYY-MM-DD")
+    end = forms.DateField(label="To (inclusive)", required=False, help_text="YYYY-MM-DD")
+    format = forms.ChoiceField(choices=[(f, f.upper()) for f in FORMATS], initial="jsonl")
+
+
+@admin.register(ActionEvent)
+class ActionEventAdmin(ReadOnlyAdmin):
+    """The audit trail, read-only (the database refuses edits anyway), with its export."""
+
+    list_display = ("seq", "at", "kind", "tool", "actor_username", "action_id", "redacted_at")
+    list_filter = ("kind", "tool", "at")
+    search_fields = ("actor_username", "action__id")
+    change_list_template = "admin/chat/actionevent/change_list.html"
+
+    def get_urls(self) -> list[URLPattern]:
+        export = self.admin_site.admin_view(self.export_view)
+        return [path("export/", export, name="chat_actionevent_export"), *super().get_urls()]
+
+    def export_view(self, request: HttpRequest) -> HttpResponse:
+        """A period of the trail as JSON Lines or CSV (tenant admins; docs/operations.md)."""
+        form = AuditExportForm(request.GET or None)
+        if not form.is_valid():
+            context = {
+                **self.admin_site.each_context(request),
+                "title": "Export the audit trail",
+                "intro": "Each row carries the hash chain: tools/audit_verify_export.py "
+                "checks a download offline.",
+                "form": form,
+            }
+            return TemplateResponse(request, "admin/chat/actionevent/export.html", context)
+        start, end = form.cleaned_data["start"], form.cleaned_data["end"]
+        try:
+            export = audit_export(
+                user=request.user,  # type: ignore[arg-type]
+                since=start.isoformat() if start else None,
+                until=end.isoformat() if end else None,
+                fmt=form.cleaned_data["format"],
+            )
+        except AuditExportForbidden:
+            raise PermissionDenied from None
+        response = HttpResponse(
+            export.content, content_type=f"{export.content_type}; charset=utf-8"
+        )
+        response["Content-Disposition"] = f'attachment; filename="{export.filename}"'
+        return response
 
 
 @admin.register(ApiToken)

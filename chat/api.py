@@ -15,9 +15,10 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.cache import cache
 from django.db import close_old_connections
-from django.http import HttpRequest, JsonResponse, StreamingHttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.views.decorators.http import require_GET
 
+from chat.audit.export import audit_export
 from chat.errors import ERRORS
 from chat.events.log import MAX_SEQ, follow_events
 from chat.events.payloads import action_payload, action_payload_for
@@ -366,6 +367,19 @@ def action_snooze_view(request: HttpRequest, action: str) -> JsonResponse:
             "snoozed_until": snooze.until.isoformat(),
         }
     )
+
+
+@api_view(ERRORS, methods=["GET"])
+def audit_export_view(request: HttpRequest) -> HttpResponse:
+    export = audit_export(
+        user=api_caller(request),
+        since=request.GET.get("from"),
+        until=request.GET.get("to"),
+        fmt=request.GET.get("format"),
+    )
+    response = HttpResponse(export.content, content_type=f"{export.content_type}; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{export.filename}"'
+    return response
 
 
 @require_GET

@@ -66,9 +66,22 @@ class ChatConfig(AppConfig):
                 every_seconds=max(5, settings.CHAT_STRANDED_RESUME_SECONDS // 2),
                 name="chat: resume approved actions whose resume task was lost",
             ),
+            # The audit trail (chat/audit/): nightly, check each tenant's chain and redact
+            # the text its retention setting no longer keeps.
+            PeriodicJob(
+                task="chat.audit_verify_chain",
+                every_seconds=24 * 3600,
+                name="chat: verify the audit chain of every tenant",
+            ),
+            PeriodicJob(
+                task="chat.audit_redact_old_events",
+                every_seconds=24 * 3600,
+                name="chat: redact audit events past the tenant's retention",
+            ),
         ]
         # Services queue chat's tasks by name (core.celery.queue), so every process that may
         # queue one (web, worker, shell) registers them here, not only a starting worker.
+        import chat.audit.tasks
         import chat.tasks  # noqa: F401
         from actions.signals import outbound_message_changed
 

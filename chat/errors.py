@@ -8,6 +8,7 @@ subclass before its base.
 
 from __future__ import annotations
 
+from chat.audit.export import AuditExportForbidden, AuditExportInvalid
 from chat.pending_actions import (
     ActionExpired,
     ActionInvalidArguments,
@@ -37,4 +38,6 @@ ERRORS: ErrorTable = {
     ActionStateError: (409, "invalid_state"),
     SnoozeInvalid: (400, "invalid_snooze"),
     ActionInvalidArguments: (400, "invalid_arguments"),
+    AuditExportForbidden: (403, "forbidden"),
+    AuditExportInvalid: (400, "bad_request"),
 }

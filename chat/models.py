@@ -7,6 +7,7 @@ from typing import ClassVar
 
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
 
 
 class ConversationQuerySet(models.QuerySet["Conversation"]):
@@ -213,7 +214,13 @@ class PendingAction(models.Model):
 
 
 class ActionEvent(models.Model):
-    """Append-only audit log of a pending action: who did what, when, with which arguments."""
+    """The audit trail of pending actions: who did what, when, with which text.
+
+    Append-only in the database (a trigger of migration 0011 refuses every UPDATE and DELETE
+    but redaction) and hash chained per tenant (``chat/audit/chain.py``): rows are written
+    only by ``chat.audit.services.audit_event_record``. Events outlive their action and its
+    conversation: ``action`` is a plain uuid column, not a foreign key constraint.
+    """
 
     class Kind(models.TextChoices):
         PROPOSED = "proposed"
@@ -230,19 +237,51 @@ class ActionEvent(models.Model):
         CONFIRMED = "confirmed"
         DECLINED = "declined"
 
-    action = models.ForeignKey(PendingAction, on_delete=models.CASCADE, related_name="events")
+    # The chain's order: 1, 2, 3… per tenant schema, given under the chain head's lock.
+    seq = models.PositiveBigIntegerField(unique=True, editable=False)
+    # No database constraint and no cascade: deleting an action keeps its trail.
+    action = models.ForeignKey(
+        PendingAction,
+        on_delete=models.DO_NOTHING,
+        db_constraint=False,
+        related_name="events",
+    )
+    tool = models.CharField(max_length=64, blank=True)  # copied: the action may be deleted
     kind = models.CharField(max_length=16, choices=Kind.choices)
     actor = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True
     )
-    at = models.DateTimeField(auto_now_add=True)
+    actor_username = models.CharField(max_length=150, blank=True)  # as it was at the time
+    at = models.DateTimeField(default=timezone.now)
     data = models.JSONField(default=dict, blank=True)
+    # Set when the tenant's retention emptied ``data``; the hashes stay as they were.
+    redacted_at = models.DateTimeField(null=True, blank=True)
+    data_hash = models.CharField(max_length=64, editable=False)
+    content_hash = models.CharField(max_length=64, editable=False)
+    prev_hash = models.CharField(max_length=64, editable=False)
+    hash = models.CharField(max_length=64, editable=False)
 
     class Meta:
-        ordering = ["at", "id"]
+        ordering = ["seq"]
 
     def __str__(self) -> str:
         return f"{self.kind} by {self.actor_id} at {self.at:%Y-%m-%d %H:%M}"
+
+
+class AuditChainHead(models.Model):
+    """The last event of this tenant's chain (one row). Appending locks it (``SELECT … FOR
+    UPDATE``), so concurrent decisions get one total order; verification compares the trail's
+    end with it, so removing the newest events (or every event) is detected too."""
+
+    id = models.PositiveSmallIntegerField(primary_key=True, default=1, editable=False)
+    seq = models.PositiveBigIntegerField(default=0)
+    hash = models.CharField(max_length=64)
+
+    class Meta:
+        constraints = [models.CheckConstraint(condition=models.Q(id=1), name="audit_head_single")]
+
+    def __str__(self) -> str:
+        return f"audit chain head at {self.seq}"
 
 
 class ActionSnooze(models.Model):
@@ -375,6 +414,7 @@ __all__ = [
     "ActionSnooze",
     "ApiToken",
     "AssistantPrompt",
+    "AuditChainHead",
     "Conversation",
     "EvalCase",
     "EvalCaseSet",

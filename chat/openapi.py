@@ -464,6 +464,43 @@ def openapi_document() -> dict[str, Any]:
                     },
                 }
             },
+            "/api/audit/export": {
+                "get": {
+                    "summary": "The tenant's audit trail for a period, with the hash chain "
+                    '(tenant admins only; docs/operations.md, "Audit trail")',
+                    "parameters": [
+                        {
+                            "name": "from",
+                            "in": "query",
+                            "description": "ISO 8601 date or time (UTC without an offset); "
+                            "inclusive. Absent: from the first event.",
+                            "schema": {"type": "string"},
+                        },
+                        {
+                            "name": "to",
+                            "in": "query",
+                            "description": "ISO 8601 date or time; exclusive, but a bare date "
+                            "includes that day. Absent: up to now.",
+                            "schema": {"type": "string"},
+                        },
+                        {
+                            "name": "format",
+                            "in": "query",
+                            "schema": {"type": "string", "enum": ["jsonl", "csv"]},
+                        },
+                    ],
+                    "responses": {
+                        "200": {
+                            "description": "one event per line (JSON Lines) or row (CSV): seq, "
+                            "at, action, tool, kind, actor, actor_username, data, redacted, "
+                            "redacted_at, data_hash, content_hash, prev_hash, hash; checked "
+                            "offline by tools/audit_verify_export.py",
+                            "content": {"application/jsonl": {}, "text/csv": {}},
+                        },
+                        **_errors(400, 401, 403),
+                    },
+                }
+            },
             "/api/kb/search/": {
                 "get": {
                     "summary": "Hybrid search of the knowledge base",

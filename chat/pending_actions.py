@@ -22,6 +22,7 @@ from django.utils import timezone
 from actions.models import EditConfirmer
 from actions.tools.base import ToolContext, ToolDisabledError, ToolError
 from actions.tools.registry import approval_refusal, get_tool, tool_policy
+from chat.audit.services import audit_event_record
 from chat.models import ActionEvent, Conversation, PendingAction
 from chat.signals import action_pending
 from core import tracing
@@ -109,7 +110,7 @@ def pending_action_propose(
         },
     )
     if created:
-        ActionEvent.objects.create(
+        audit_event_record(
             action=action,
             kind=ActionEvent.Kind.PROPOSED,
             actor_id=requested_by_id,
@@ -257,7 +258,7 @@ def _record_counter_proposal(
     )
     if not won:
         _refuse_lost_move(action)
-    ActionEvent.objects.create(
+    audit_event_record(
         action=action,
         kind=ActionEvent.Kind.EDITED,
         actor=user,
@@ -354,7 +355,7 @@ def _record_confirmation(
     if not won:
         _refuse_lost_move(action)
     kind = ActionEvent.Kind.CONFIRMED if decision == "confirm" else ActionEvent.Kind.DECLINED
-    ActionEvent.objects.create(
+    audit_event_record(
         action=action,
         kind=kind,
         actor=user,
@@ -385,7 +386,7 @@ def _record_decision(
     if not _move(action.pk, to=new_status, only_from=Status.PENDING, unexpired=True, **changes):
         _refuse_lost_move(action)
     kind = ActionEvent.Kind.APPROVED if decision == "approve" else ActionEvent.Kind.REJECTED
-    ActionEvent.objects.create(action=action, kind=kind, actor=user, data={"note": note[:2000]})
+    audit_event_record(action=action, kind=kind, actor=user, data={"note": note[:2000]})
     HITL_DECISIONS.labels(decision=str(kind)).inc()
     action.refresh_from_db()
     return action
@@ -417,6 +418,7 @@ def pending_action_withdraw(
     if not won:
         action.refresh_from_db()
         raise ActionStateError(f"this action is already {action.status}")
+<<<<<<< HEAD
     data = (
         {"note": note[:2000]}
         | ({"message": str(message_id)} if message_id else {})
@@ -425,6 +427,10 @@ def pending_action_withdraw(
     ActionEvent.objects.create(
         action=action, kind=ActionEvent.Kind.WITHDRAWN, actor=user, data=data
     )
+=======
+    data = {"note": note[:2000]} | ({"message": str(message_id)} if message_id else {})
+    audit_event_record(action=action, kind=ActionEvent.Kind.WITHDRAWN, actor=user, data=data)
+>>>>>>> audit
     HITL_DECISIONS.labels(decision="withdrawn").inc()
     action.refresh_from_db()
     return action
@@ -477,7 +483,7 @@ def _finish(action: PendingAction, status: str, *, result: dict[str, Any], error
     if not finished:  # another run of an interrupted action finished it first
         return
     kind = ActionEvent.Kind.EXECUTED if status == Status.EXECUTED else ActionEvent.Kind.FAILED
-    ActionEvent.objects.create(action=action, kind=kind, data={"result": result, "error": error})
+    audit_event_record(action=action, kind=kind, data={"result": result, "error": error})
 
 
 def _recorded_outcome(action: PendingAction) -> ExecutionOutcome:

@@ -25,5 +25,6 @@ urlpatterns = [
     path("api/actions/<uuid:action>/decline", api.action_decline_view),
     path("api/actions/<uuid:action>/withdraw", api.action_withdraw_view),
     path("api/actions/<uuid:action>/snooze", api.action_snooze_view),
+    path("api/audit/export", api.audit_export_view),
     path("api/openapi.json", api.openapi),
 ]

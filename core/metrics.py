@@ -111,6 +111,11 @@ ANSWER_CACHE = Counter(
     ["result"],
 )
 
+AUDIT_CHAIN_BREAKS = Counter(
+    "audit_chain_breaks",
+    "Nightly audit-chain checks that found a tenant's trail broken (a removed, edited or "
+    "reordered event); the ERROR log line names the tenant and the first broken event.",
+)
 
 # Every label set the product knows, written at zero when a process starts: a series appears in
 # the exposition only once written, so an alert on ``increase(agent_errors_total[5m])`` or a

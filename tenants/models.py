@@ -38,6 +38,12 @@ class Tenant(TenantMixin):
         help_text='IANA name, e.g. Asia/Seoul: "tomorrow at 9am" means 9am here, and times '
         "are shown in this zone.",
     )
+    audit_redact_after_days = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        help_text="Empty the message text and recipients of audit events older than this many "
+        "days (who, what and when stay, and so does the hash chain). Empty: keep them.",
+    )
 
     # Create the schema and migrate it when a tenant is saved for the first time.
     auto_create_schema = True

@@ -15,6 +15,7 @@ from django.db import transaction
 from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
+from chat.audit.services import audit_event_record
 from chat.models import ActionEvent, Message, PendingAction
 from chat.pending_actions import action_get, waited_hours
 from core.metrics import HITL_DECISIONS
@@ -90,7 +91,7 @@ def pending_action_expire(*, action_id: uuid.UUID | str) -> PendingAction | None
     if not won:
         return None
     action = action_get(action_id=action_id)
-    ActionEvent.objects.create(
+    audit_event_record(
         action=action, kind=ActionEvent.Kind.EXPIRED, data={"after_hours": waited_hours(action)}
     )
     HITL_DECISIONS.labels(decision="expired").inc()

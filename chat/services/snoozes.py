@@ -15,6 +15,7 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
+from chat.audit.services import audit_event_record
 from chat.models import ActionEvent, ActionSnooze, PendingAction
 from chat.pending_actions import (
     ActionExpired,
@@ -75,7 +76,7 @@ def pending_action_snooze(
     snooze, _ = ActionSnooze.objects.update_or_create(
         action=action, user=user, defaults={"until": until}
     )
-    ActionEvent.objects.create(
+    audit_event_record(
         action=action, kind=ActionEvent.Kind.SNOOZED, actor=user, data={"until": until.isoformat()}
     )
     return snooze

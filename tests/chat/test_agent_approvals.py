@@ -29,6 +29,7 @@ from tenants.models import Tenant
 from tenants.roles import APPROVER
 from tests.chat.conftest import People, TurnRunner
 from tests.chat.scripted import ScriptedChatModel, tool_call
+from tests.chat.tampering import as_superuser_with_triggers_off
 from tests.tenants.factories import make_user
 
 SMS = {"to": ["Parents"], "body": "School closes at 1pm today"}
@@ -210,7 +211,8 @@ def test_a_resumed_turn_finishes_an_interrupted_action_without_a_second_message(
     pending_action_decide(action_id=action.id, user=people_a.approver, decision="approve")
     pending_action_execute(action_id=action.id)  # the dead worker made the messages …
     PendingAction.objects.filter(pk=action.id).update(status=PendingAction.Status.EXECUTING)
-    ActionEvent.objects.filter(action_id=action.id, kind=ActionEvent.Kind.EXECUTED).delete()
+    with as_superuser_with_triggers_off():  # the audit trail is append-only
+        ActionEvent.objects.filter(action_id=action.id, kind=ActionEvent.Kind.EXECUTED).delete()
     before = list(OutboundMessage.objects.order_by("pk").values_list("uuid", flat=True))
 
     reply = turn_resume(  # … and died before recording the outcome

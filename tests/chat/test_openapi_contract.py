@@ -30,7 +30,7 @@ from chat.pending_actions import pending_action_decide, pending_action_propose
 from chat.tokens import api_token_create
 from knowledge.embedder import use_embedder
 from tenants.models import Tenant
-from tenants.roles import APPROVER, STAFF
+from tenants.roles import APPROVER, STAFF, TENANT_ADMIN
 from tests.knowledge.conftest import FakeEmbedder
 from tests.knowledge.factories import LEAVE_POLICY, make_document
 from tests.tenants.factories import make_user
@@ -56,6 +56,8 @@ class World:
     to_decline: str
     # The caller's second conversation, with no pending action: one that may be deleted.
     to_delete: str
+    # A tenant admin's token: the audit export is theirs alone.
+    admin_token: str
 
 
 @pytest.fixture
@@ -97,6 +99,9 @@ def world(tenant_a: Tenant) -> Iterator[World]:
             ]
             spare = Conversation.objects.create(user=caller, title="Sick leave")
             _, token = api_token_create(user=caller, name="contract")
+            _, admin_token = api_token_create(
+                user=make_user(tenant_a, "ada", role=TENANT_ADMIN), name="contract"
+            )
         yield World(
             token=token,
             conversation=str(own.uuid),
@@ -106,6 +111,7 @@ def world(tenant_a: Tenant) -> Iterator[World]:
             to_confirm=str(edited[0].id),
             to_decline=str(edited[1].id),
             to_delete=str(spare.uuid),
+            admin_token=admin_token,
         )
 
 
@@ -164,9 +170,15 @@ def _happy_call(world: World, method: str, path: str) -> tuple[str, dict[str, An
             {"decision": "reject", "actions": [world.to_reject, str(uuid.uuid4())]},
         ),
         ("get", "/api/kb/search/"): ("/api/kb/search/?q=sick+leave&k=3", None),
+        ("get", "/api/audit/export"): ("/api/audit/export?from=2026-01-01&format=csv", None),
     }
     assert sorted(calls) == OPERATIONS, "give every documented operation a call here"
     return calls[(method, path)]
+
+
+def _token(world: World, path: str) -> str:
+    """The caller's token; a tenant admin's for the audit export."""
+    return world.admin_token if path == "/api/audit/export" else world.token
 
 
 def _client(token: str | None = None) -> Client:
@@ -234,7 +246,7 @@ def test_each_operation_answers_what_the_document_says(
 ) -> None:
     url, body = _happy_call(world, method, path)
 
-    response = _call(_client(world.token), method, url, body)
+    response = _call(_client(_token(world, path)), method, url, body)
 
     assert response.status_code < 300, response.content
     _assert_documented(response, method, path)
@@ -264,7 +276,7 @@ def test_each_operation_answers_404_in_the_documented_shape_for_an_unknown_id(
     for known in (*known_ids, world.to_withdraw, world.to_confirm, world.to_decline):
         url = url.replace(known, str(uuid.uuid4()))
 
-    response = _call(_client(world.token), method, url, body)
+    response = _call(_client(_token(world, path)), method, url, body)
 
     assert response.status_code == 404
     _assert_documented(response, method, path)
@@ -299,6 +311,7 @@ _BAD_INPUT = {
         {"decision": "approve", "actions": ["not-an-id"]},
     ),
     ("get", "/api/kb/search/"): ("/api/kb/search/?q=leave&k=0", None),
+    ("get", "/api/audit/export"): ("/api/audit/export?to=yesterday", None),
 }
 
 
@@ -317,7 +330,7 @@ def test_each_operation_answers_400_in_the_documented_shape_for_bad_input(
         "{action}", world.to_withdraw if path.endswith("withdraw") else world.to_approve
     )
 
-    response = _call(_client(world.token), method, url, body)
+    response = _call(_client(_token(world, path)), method, url, body)
 
     assert response.status_code == 400
     _assert_documented(response, method, path)
