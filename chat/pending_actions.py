@@ -418,19 +418,12 @@ def pending_action_withdraw(
     if not won:
         action.refresh_from_db()
         raise ActionStateError(f"this action is already {action.status}")
-<<<<<<< HEAD
     data = (
         {"note": note[:2000]}
         | ({"message": str(message_id)} if message_id else {})
         | ({"via": via} if via else {})
     )
-    ActionEvent.objects.create(
-        action=action, kind=ActionEvent.Kind.WITHDRAWN, actor=user, data=data
-    )
-=======
-    data = {"note": note[:2000]} | ({"message": str(message_id)} if message_id else {})
     audit_event_record(action=action, kind=ActionEvent.Kind.WITHDRAWN, actor=user, data=data)
->>>>>>> audit
     HITL_DECISIONS.labels(decision="withdrawn").inc()
     action.refresh_from_db()
     return action
