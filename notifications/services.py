@@ -26,17 +26,11 @@ from datetime import timedelta
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
-from django.db.models import F
 from django.urls import reverse
 from django.utils import timezone
 
-from actions.backends import delivery_backend
-from actions.delivery import (
-    Delivery,
-    PermanentDeliveryError,
-    TransientDeliveryError,
-    backoff_seconds,
-)
+from actions.delivery import Delivery
+from actions.outbox import Failed, Retry, outbox_claim, outbox_send, outbox_settle
 from actions.tools.base import UnknownToolError
 from actions.tools.registry import get_tool
 from chat.models import PendingAction
@@ -194,44 +188,30 @@ def _abandoned_marked_failed(user_id: int) -> None:
 
 
 def digest_deliver(*, digest_id: int) -> DigestAttempt:
-    """Send one stored digest through its channel's backend (actions/delivery)."""
-    claimed = ApprovalDigest.objects.filter(pk=digest_id, status=Status.QUEUED).update(
-        status=Status.SENDING, attempts=F("attempts") + 1, attempted_at=timezone.now()
-    )
+    """Send one stored digest through the one outbox loop (actions/outbox.py)."""
+    claimed = outbox_claim(ApprovalDigest, digest_id, attempted_at=timezone.now())
     digest = ApprovalDigest.objects.get(pk=digest_id)
     if not claimed:
         return DigestAttempt(digest.status)
-    try:
-        delivery_backend(digest.channel).send(_delivery(digest))
-    except TransientDeliveryError as error:
-        if digest.attempts >= settings.ACTIONS_DELIVERY_MAX_ATTEMPTS:
-            _fail(digest, error.message)
-            return DigestAttempt(Status.FAILED)
-        ApprovalDigest.objects.filter(pk=digest.pk, status=Status.SENDING).update(
-            status=Status.QUEUED, error=error.message[:2000]
-        )
-        delay = backoff_seconds(
-            digest.attempts - 1,
-            base=settings.ACTIONS_RETRY_BASE_SECONDS,
-            cap=settings.ACTIONS_RETRY_MAX_SECONDS,
-            jitter=True,
-            retry_after=error.retry_after,
-        )
-        return DigestAttempt(Status.QUEUED, retry_in=delay)
-    except (PermanentDeliveryError, ValueError) as error:  # ValueError: an unusable address
-        _fail(digest, str(error))
-        return DigestAttempt(Status.FAILED)
-    ApprovalDigest.objects.filter(pk=digest.pk, status=Status.SENDING).update(
-        status=Status.SENT, sent_at=timezone.now(), error=""
+    outcome = outbox_send(
+        lambda: _delivery(digest),
+        channel=digest.channel,
+        attempts=digest.attempts,
+        label=f"approval digest {digest.pk}",
     )
+    if isinstance(outcome, Retry):
+        outbox_settle(ApprovalDigest, digest.pk, status=Status.QUEUED, error=outcome.error[:2000])
+        return DigestAttempt(Status.QUEUED, retry_in=outcome.delay)
+    if isinstance(outcome, Failed):
+        _fail(digest, outcome.error)
+        return DigestAttempt(Status.FAILED)
+    outbox_settle(ApprovalDigest, digest.pk, status=Status.SENT, sent_at=timezone.now(), error="")
     APPROVAL_NOTIFICATIONS.labels(channel=digest.channel, outcome="sent").inc()
     return DigestAttempt(Status.SENT)
 
 
 def _fail(digest: ApprovalDigest, reason: str) -> None:
-    failed = ApprovalDigest.objects.filter(pk=digest.pk, status=Status.SENDING).update(
-        status=Status.FAILED, error=reason[:2000]
-    )
+    failed = outbox_settle(ApprovalDigest, digest.pk, status=Status.FAILED, error=reason[:2000])
     if failed:
         logger.warning(
             "approval digest %s to user %s failed: %s", digest.pk, digest.user_id, reason
