@@ -125,11 +125,19 @@ class ApprovalDigest(models.Model):
 
 class ApprovalNotice(models.Model):
     """ "``user`` was told of ``action`` in ``digest``": at most once per person and action,
-    kept by the database, so concurrent or retried tasks can never list an action twice."""
+    kept by the database, so concurrent or retried tasks can never list an action twice.
+
+    A notice by SMS or Telegram carries ``reply_code``, the short code the person answers
+    "YES 4821" / "NO 4821" with: bound to this person and action, and to the action's text as
+    told (``arguments_hash``: an edit since makes it stale). ``answered_at`` makes it one-time.
+    """
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
     action = models.ForeignKey("chat.PendingAction", on_delete=models.CASCADE, related_name="+")
     digest = models.ForeignKey(ApprovalDigest, on_delete=models.CASCADE, related_name="notices")
+    reply_code = models.CharField(max_length=8, blank=True, default="", db_index=True)
+    arguments_hash = models.CharField(max_length=64, blank=True, default="")
+    answered_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [
@@ -138,3 +146,30 @@ class ApprovalNotice(models.Model):
 
     def __str__(self) -> str:
         return f"{self.action_id} → {self.user_id}"
+
+
+class InboundReply(models.Model):
+    """One text that came in through a provider's webhook, and what we answered. Unique per
+    channel and provider message id, so a webhook call delivered again is recognised and
+    changes nothing."""
+
+    channel = models.CharField(max_length=16)
+    message_id = models.CharField(max_length=128)
+    sender = models.CharField(max_length=254)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    notice = models.ForeignKey(
+        ApprovalNotice, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    outcome = models.CharField(max_length=32)
+    reply = models.TextField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["channel", "message_id"], name="inbound_reply_once"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.channel} from {self.sender}: {self.outcome}"

@@ -29,7 +29,7 @@ from django.db import transaction
 from django.urls import reverse
 from django.utils import timezone
 
-from actions.delivery import Delivery
+from actions.delivery import TRANSPORTS, Delivery
 from actions.outbox import Failed, Retry, outbox_claim, outbox_send, outbox_settle
 from actions.tools.base import UnknownToolError
 from actions.tools.registry import get_tool
@@ -46,6 +46,7 @@ from notifications.models import (
     NotificationPreference,
     preference_address_checked,
 )
+from notifications.reply_codes import reply_codes_new
 from notifications.selectors import (
     actions_to_tell,
     approvers_of,
@@ -171,8 +172,20 @@ def _compose(user: User) -> ApprovalDigest | None:
     digest = ApprovalDigest.objects.create(
         user=user, channel=target.channel, address=target.address
     )
+    # A channel with a way back in (the channel table's ``inbound``) carries reply codes.
+    kind = TRANSPORTS.get(target.channel)
+    codes = reply_codes_new(user=user, count=len(actions)) if kind and kind.inbound else []
     ApprovalNotice.objects.bulk_create(
-        [ApprovalNotice(user=user, action=action, digest=digest) for action in actions]
+        [
+            ApprovalNotice(
+                user=user,
+                action=action,
+                digest=digest,
+                reply_code=codes[n] if n < len(codes) else "",
+                arguments_hash=action.arguments_hash if codes else "",
+            )
+            for n, action in enumerate(actions)
+        ]
     )
     return digest
 
@@ -226,12 +239,14 @@ def _delivery(digest: ApprovalDigest) -> Delivery:
         .select_related("requested_by")
         .order_by("created_at")
     )
+    codes = dict(digest.notices.values_list("action_id", "reply_code"))
     items = [
         WaitingItem(
             tool_label=_tool_label(action.tool),
             description=action.description,
             requested_by=action.requested_by.get_username(),
             link=tenant_link(reverse("approvals"), fragment=f"action-{action.pk}"),
+            reply_code=codes.get(action.pk, ""),
         )
         for action in actions
     ]
