@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import uuid
 
 from django.conf import settings
@@ -10,7 +9,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 from django.db import models
 
-from actions.phone import InvalidPhoneNumber, normalize_e164
+from actions.delivery import TRANSPORTS
 
 
 class Channel(models.TextChoices):
@@ -19,8 +18,6 @@ class Channel(models.TextChoices):
     SMS = "sms", "SMS"
 
 
-# A Telegram chat id (a group's is negative) or a public @username.
-_TELEGRAM_CHAT = re.compile(r"-?\d{1,20}|@[A-Za-z][A-Za-z0-9_]{4,31}")
 ADDRESS_MAX_CHARS = 254
 
 
@@ -30,10 +27,12 @@ class PreferenceInvalid(Exception):
 
 def preference_address_checked(*, channel: str, address: str) -> str:
     """``address`` in its stored form for ``channel``, or ``PreferenceInvalid`` saying why.
-    An empty address is allowed for e-mail only (the account's own address is used)."""
+    An empty address is allowed for e-mail only (the account's own address is used). Every
+    other channel's rule is its module's (the channel table, actions/delivery/channels.py)."""
     address = address.strip()
-    if channel not in Channel.values:
-        raise PreferenceInvalid(f"channel must be one of {', '.join(Channel.values)}")
+    kind = TRANSPORTS.get(channel)
+    if kind is None:
+        raise PreferenceInvalid(f"channel must be one of {', '.join(TRANSPORTS)}")
     if len(address) > ADDRESS_MAX_CHARS:
         raise PreferenceInvalid(f"the address is longer than {ADDRESS_MAX_CHARS} characters")
     if channel == Channel.EMAIL:
@@ -44,17 +43,11 @@ def preference_address_checked(*, channel: str, address: str) -> str:
                 raise PreferenceInvalid(f"{address!r} is not an e-mail address") from None
         return address
     if not address:
-        raise PreferenceInvalid(f"{Channel(channel).label} needs an address")
-    if channel == Channel.SMS:
-        try:
-            return normalize_e164(address, settings.ACTIONS_PHONE_REGION or None)
-        except InvalidPhoneNumber as error:
-            raise PreferenceInvalid(str(error)) from None
-    if not _TELEGRAM_CHAT.fullmatch(address):
-        raise PreferenceInvalid(
-            f"{address!r} is not a Telegram chat id (digits) or @username (5 to 32 characters)"
-        )
-    return address
+        raise PreferenceInvalid(f"{kind.label} needs an address")
+    try:
+        return kind.address(address, settings.ACTIONS_PHONE_REGION or None)
+    except ValueError as error:
+        raise PreferenceInvalid(str(error)) from None
 
 
 class NotificationPreference(models.Model):

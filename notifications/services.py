@@ -262,7 +262,7 @@ def _delivery(digest: ApprovalDigest) -> Delivery:
             settings_link=tenant_link(reverse("notification-settings")),
         )
     return Delivery(
-        channel=digest.channel,  # type: ignore[arg-type]  # a Channel value, checked by Delivery
+        channel=digest.channel,  # checked against the channel table by Delivery
         to_address=digest.address,
         body=body,
         subject=digest_subject(tenant_name=tenant_name, count=len(items)),

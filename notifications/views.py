@@ -14,6 +14,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
+from actions.delivery import TRANSPORTS
 from chat.selectors import decidable_tools, inbox_count
 from chat.views import strict_csp
 from notifications.models import Channel, NotificationPreference, PreferenceInvalid
@@ -28,7 +29,7 @@ def _page(
         "tenant_name": request.tenant.name,  # type: ignore[attr-defined]
         "is_approver": bool(tools),
         "inbox_count": inbox_count(tools=tools, viewer=user),
-        "channels": Channel.choices,
+        "channels": [(name, kind.label) for name, kind in TRANSPORTS.items()],
         "form": form,
         "error": error,
         "saved": request.GET.get("saved") == "1" and not error,

@@ -11,8 +11,9 @@ from __future__ import annotations
 from actions.delivery import email, sms, telegram
 from actions.delivery.base import ChannelKind
 
+# In the order people are offered them (the notification settings page).
 TRANSPORTS: dict[str, ChannelKind] = {
-    "sms": sms.CHANNEL,
-    "telegram": telegram.CHANNEL,
     "email": email.CHANNEL,
+    "telegram": telegram.CHANNEL,
+    "sms": sms.CHANNEL,
 }

@@ -191,7 +191,7 @@ def _resolve_abandoned(message_id: int) -> DeliveryAttempt:
 
 def _delivery(message: OutboundMessage) -> Delivery:
     return Delivery(
-        channel=message.channel,  # type: ignore[arg-type]
+        channel=message.channel,
         to_address=message.to_address,
         body=message.body,
         subject=message.subject or None,

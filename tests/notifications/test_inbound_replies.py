@@ -57,14 +57,16 @@ def _approver_by(tenant: Tenant, name: str, channel: str, address: str) -> User:
 def _post(tenant: Tenant, call: InboundPost) -> tuple[int, str]:
     client = Client(HTTP_HOST=tenant.get_primary_domain().domain)
     path = "/" + call.url.split("/", 3)[3]
-    extra = {f"HTTP_{k.upper().replace('-', '_')}": v for k, v in call.headers.items()}
+    headers = dict(call.headers)
     if call.form is not None:
         form = urlencode(dict(call.form))
         response = client.post(
-            path, data=form, content_type="application/x-www-form-urlencoded", **extra
+            path, data=form, content_type="application/x-www-form-urlencoded", headers=headers
         )
     else:
-        response = client.post(path, data=call.json_body, content_type="application/json", **extra)
+        response = client.post(
+            path, data=call.json_body, content_type="application/json", headers=headers
+        )
     return response.status_code, response.content.decode()
 
 
