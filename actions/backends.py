@@ -12,7 +12,7 @@ from actions.delivery import DeliveryBackend, build_backend
 
 
 def delivery_backend(channel: str) -> DeliveryBackend:
-    """The configured backend for ``channel`` (``ACTIONS_<CHANNEL>_BACKEND``)."""
-    return build_backend(
-        channel, settings.ACTIONS_BACKENDS[channel], settings.ACTIONS_DELIVERY_CONFIG
-    )
+    """The configured backend for ``channel`` (``ACTIONS_<CHANNEL>_BACKEND``); a channel of the
+    table (actions/delivery/channels.py) with no setting yet is outboxed."""
+    name = settings.ACTIONS_BACKENDS.get(channel, "outbox")
+    return build_backend(channel, name, settings.ACTIONS_DELIVERY_CONFIG)

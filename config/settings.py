@@ -403,6 +403,10 @@ ACTIONS_DELIVERY_CONFIG: dict[str, str] = {
         ("EMAIL_USE_SSL", "false"),
         ("EMAIL_TIMEOUT", "10"),
         ("DEFAULT_FROM_EMAIL", "countersign@localhost"),
+        # Inbound replies ("YES 4821", /hooks/<channel>/inbound): the secret each provider
+        # signs its webhook calls with. Empty: that channel's webhook refuses every call (403).
+        ("SMS_INBOUND_SECRET", ""),
+        ("TELEGRAM_INBOUND_SECRET", ""),
     )
 }
 ACTIONS_BACKENDS = {

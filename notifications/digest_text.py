@@ -27,6 +27,11 @@ class WaitingItem:
     fields: tuple[tuple[str, str], ...] = ()
     approve_link: str = ""
     reject_link: str = ""
+    reply_code: str = ""  # SMS and Telegram: "reply YES 4821 or NO 4821" decides it
+
+
+def reply_hint(code: str) -> str:
+    return f"Reply YES {code} to approve or NO {code} to reject."
 
 
 def digest_subject(*, tenant_name: str, count: int) -> str:
@@ -43,6 +48,7 @@ def digest_body(
         lines += [
             f"{item.tool_label} — asked by {item.requested_by}",
             item.description,
+            *([reply_hint(item.reply_code)] if item.reply_code else []),
             f"Open: {item.link}",
             "",
         ]
@@ -91,4 +97,6 @@ def digest_sms(*, tenant_name: str, items: list[WaitingItem], inbox_link: str) -
     head = digest_subject(tenant_name=tenant_name, count=len(items))
     more = f" (+{len(items) - 1} more)" if len(items) > 1 else ""
     link = first.link if len(items) == 1 else inbox_link
-    return f"{head}: {first.tool_label} by {first.requested_by}: {description}{more} {link}"
+    # The code decides the request the text shows (the first); the others wait in the inbox.
+    hint = f" {reply_hint(first.reply_code)}" if first.reply_code else ""
+    return f"{head}: {first.tool_label} by {first.requested_by}: {description}{more}{hint} {link}"

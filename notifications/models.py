@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import uuid
 
 from django.conf import settings
@@ -10,7 +9,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 from django.db import models
 
-from actions.phone import InvalidPhoneNumber, normalize_e164
+from actions.delivery import TRANSPORTS
 
 
 class Channel(models.TextChoices):
@@ -19,8 +18,6 @@ class Channel(models.TextChoices):
     SMS = "sms", "SMS"
 
 
-# A Telegram chat id (a group's is negative) or a public @username.
-_TELEGRAM_CHAT = re.compile(r"-?\d{1,20}|@[A-Za-z][A-Za-z0-9_]{4,31}")
 ADDRESS_MAX_CHARS = 254
 
 
@@ -30,10 +27,12 @@ class PreferenceInvalid(Exception):
 
 def preference_address_checked(*, channel: str, address: str) -> str:
     """``address`` in its stored form for ``channel``, or ``PreferenceInvalid`` saying why.
-    An empty address is allowed for e-mail only (the account's own address is used)."""
+    An empty address is allowed for e-mail only (the account's own address is used). Every
+    other channel's rule is its module's (the channel table, actions/delivery/channels.py)."""
     address = address.strip()
-    if channel not in Channel.values:
-        raise PreferenceInvalid(f"channel must be one of {', '.join(Channel.values)}")
+    kind = TRANSPORTS.get(channel)
+    if kind is None:
+        raise PreferenceInvalid(f"channel must be one of {', '.join(TRANSPORTS)}")
     if len(address) > ADDRESS_MAX_CHARS:
         raise PreferenceInvalid(f"the address is longer than {ADDRESS_MAX_CHARS} characters")
     if channel == Channel.EMAIL:
@@ -44,17 +43,11 @@ def preference_address_checked(*, channel: str, address: str) -> str:
                 raise PreferenceInvalid(f"{address!r} is not an e-mail address") from None
         return address
     if not address:
-        raise PreferenceInvalid(f"{Channel(channel).label} needs an address")
-    if channel == Channel.SMS:
-        try:
-            return normalize_e164(address, settings.ACTIONS_PHONE_REGION or None)
-        except InvalidPhoneNumber as error:
-            raise PreferenceInvalid(str(error)) from None
-    if not _TELEGRAM_CHAT.fullmatch(address):
-        raise PreferenceInvalid(
-            f"{address!r} is not a Telegram chat id (digits) or @username (5 to 32 characters)"
-        )
-    return address
+        raise PreferenceInvalid(f"{kind.label} needs an address")
+    try:
+        return kind.address(address, settings.ACTIONS_PHONE_REGION or None)
+    except ValueError as error:
+        raise PreferenceInvalid(str(error)) from None
 
 
 class NotificationPreference(models.Model):
@@ -125,11 +118,19 @@ class ApprovalDigest(models.Model):
 
 class ApprovalNotice(models.Model):
     """ "``user`` was told of ``action`` in ``digest``": at most once per person and action,
-    kept by the database, so concurrent or retried tasks can never list an action twice."""
+    kept by the database, so concurrent or retried tasks can never list an action twice.
+
+    A notice by SMS or Telegram carries ``reply_code``, the short code the person answers
+    "YES 4821" / "NO 4821" with: bound to this person and action, and to the action's text as
+    told (``arguments_hash``: an edit since makes it stale). ``answered_at`` makes it one-time.
+    """
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
     action = models.ForeignKey("chat.PendingAction", on_delete=models.CASCADE, related_name="+")
     digest = models.ForeignKey(ApprovalDigest, on_delete=models.CASCADE, related_name="notices")
+    reply_code = models.CharField(max_length=8, blank=True, default="", db_index=True)
+    arguments_hash = models.CharField(max_length=64, blank=True, default="")
+    answered_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [
@@ -161,3 +162,30 @@ class DecisionLinkUse(models.Model):
 
     def __str__(self) -> str:
         return f"{self.decision} {self.action_id} v{self.version} by {self.user_id}"
+
+
+class InboundReply(models.Model):
+    """One text that came in through a provider's webhook, and what we answered. Unique per
+    channel and provider message id, so a webhook call delivered again is recognised and
+    changes nothing."""
+
+    channel = models.CharField(max_length=16)
+    message_id = models.CharField(max_length=128)
+    sender = models.CharField(max_length=254)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    notice = models.ForeignKey(
+        ApprovalNotice, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    outcome = models.CharField(max_length=32)
+    reply = models.TextField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["channel", "message_id"], name="inbound_reply_once"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.channel} from {self.sender}: {self.outcome}"

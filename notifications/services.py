@@ -26,17 +26,11 @@ from datetime import timedelta
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
-from django.db.models import F
 from django.urls import reverse
 from django.utils import timezone
 
-from actions.backends import delivery_backend
-from actions.delivery import (
-    Delivery,
-    PermanentDeliveryError,
-    TransientDeliveryError,
-    backoff_seconds,
-)
+from actions.delivery import TRANSPORTS, Delivery
+from actions.outbox import Failed, Retry, outbox_claim, outbox_send, outbox_settle
 from actions.tools.base import UnknownToolError
 from actions.tools.registry import get_tool
 from chat.models import PendingAction
@@ -60,6 +54,7 @@ from notifications.models import (
     NotificationPreference,
     preference_address_checked,
 )
+from notifications.reply_codes import reply_codes_new
 from notifications.selectors import (
     actions_to_tell,
     approvers_of,
@@ -185,8 +180,20 @@ def _compose(user: User) -> ApprovalDigest | None:
     digest = ApprovalDigest.objects.create(
         user=user, channel=target.channel, address=target.address
     )
+    # A channel with a way back in (the channel table's ``inbound``) carries reply codes.
+    kind = TRANSPORTS.get(target.channel)
+    codes = reply_codes_new(user=user, count=len(actions)) if kind and kind.inbound else []
     ApprovalNotice.objects.bulk_create(
-        [ApprovalNotice(user=user, action=action, digest=digest) for action in actions]
+        [
+            ApprovalNotice(
+                user=user,
+                action=action,
+                digest=digest,
+                reply_code=codes[n] if n < len(codes) else "",
+                arguments_hash=action.arguments_hash if codes else "",
+            )
+            for n, action in enumerate(actions)
+        ]
     )
     return digest
 
@@ -202,48 +209,34 @@ def _abandoned_marked_failed(user_id: int) -> None:
 
 
 def digest_deliver(*, digest_id: int) -> DigestAttempt:
-    """Send one stored digest through its channel's backend (actions/delivery)."""
-    claimed = ApprovalDigest.objects.filter(pk=digest_id, status=Status.QUEUED).update(
-        status=Status.SENDING, attempts=F("attempts") + 1, attempted_at=timezone.now()
-    )
+    """Send one stored digest through the one outbox loop (actions/outbox.py)."""
+    claimed = outbox_claim(ApprovalDigest, digest_id, attempted_at=timezone.now())
     digest = ApprovalDigest.objects.get(pk=digest_id)
     if not claimed:
         return DigestAttempt(digest.status)
-    delivery = _delivery(digest)
-    if delivery is None:
+    items = _waiting_items(digest)
+    if not items:
         _fail(digest, "nothing in it is this person's to decide any more")
         return DigestAttempt(Status.FAILED)
-    try:
-        delivery_backend(digest.channel).send(delivery)
-    except TransientDeliveryError as error:
-        if digest.attempts >= settings.ACTIONS_DELIVERY_MAX_ATTEMPTS:
-            _fail(digest, error.message)
-            return DigestAttempt(Status.FAILED)
-        ApprovalDigest.objects.filter(pk=digest.pk, status=Status.SENDING).update(
-            status=Status.QUEUED, error=error.message[:2000]
-        )
-        delay = backoff_seconds(
-            digest.attempts - 1,
-            base=settings.ACTIONS_RETRY_BASE_SECONDS,
-            cap=settings.ACTIONS_RETRY_MAX_SECONDS,
-            jitter=True,
-            retry_after=error.retry_after,
-        )
-        return DigestAttempt(Status.QUEUED, retry_in=delay)
-    except (PermanentDeliveryError, ValueError) as error:  # ValueError: an unusable address
-        _fail(digest, str(error))
-        return DigestAttempt(Status.FAILED)
-    ApprovalDigest.objects.filter(pk=digest.pk, status=Status.SENDING).update(
-        status=Status.SENT, sent_at=timezone.now(), error=""
+    outcome = outbox_send(
+        lambda: _delivery(digest, items),
+        channel=digest.channel,
+        attempts=digest.attempts,
+        label=f"approval digest {digest.pk}",
     )
+    if isinstance(outcome, Retry):
+        outbox_settle(ApprovalDigest, digest.pk, status=Status.QUEUED, error=outcome.error[:2000])
+        return DigestAttempt(Status.QUEUED, retry_in=outcome.delay)
+    if isinstance(outcome, Failed):
+        _fail(digest, outcome.error)
+        return DigestAttempt(Status.FAILED)
+    outbox_settle(ApprovalDigest, digest.pk, status=Status.SENT, sent_at=timezone.now(), error="")
     APPROVAL_NOTIFICATIONS.labels(channel=digest.channel, outcome="sent").inc()
     return DigestAttempt(Status.SENT)
 
 
 def _fail(digest: ApprovalDigest, reason: str) -> None:
-    failed = ApprovalDigest.objects.filter(pk=digest.pk, status=Status.SENDING).update(
-        status=Status.FAILED, error=reason[:2000]
-    )
+    failed = outbox_settle(ApprovalDigest, digest.pk, status=Status.FAILED, error=reason[:2000])
     if failed:
         logger.warning(
             "approval digest %s to user %s failed: %s", digest.pk, digest.user_id, reason
@@ -251,25 +244,30 @@ def _fail(digest: ApprovalDigest, reason: str) -> None:
         APPROVAL_NOTIFICATIONS.labels(channel=digest.channel, outcome="failed").inc()
 
 
-def _delivery(digest: ApprovalDigest) -> Delivery | None:
-    """The digest's message, from the actions it lists (as their cards show them), or None
-    when none of them is still the person's to decide. Asked now, not when the digest was
-    stored (a retry may come much later): an action the person may no longer read or decide
-    (``decision_link_tokens``) is left out, text and links alike."""
+def _waiting_items(digest: ApprovalDigest) -> list[WaitingItem]:
+    """The actions the digest lists (as their cards show them) that are still the person's to
+    decide. Asked now, not when the digest was stored (a retry may come much later): an action
+    the person may no longer read or decide (``decision_link_tokens``) is left out, text, links
+    and reply code alike."""
     actions = (
         PendingAction.objects.filter(pk__in=digest.notices.values("action_id"))
         .select_related("requested_by")
         .order_by("created_at")
     )
+    codes = dict(digest.notices.values_list("action_id", "reply_code"))
     items = []
     for action in actions:
         tokens = decision_link_tokens(user=digest.user, action=action)
         if tokens is None:
             continue
         email = digest.channel == Channel.EMAIL
-        items.append(_item(action, tokens, viewer=digest.user, with_links=email))
-    if not items:
-        return None
+        item = _item(action, tokens, viewer=digest.user, with_links=email)
+        items.append(replace(item, reply_code=codes.get(action.pk, "")))
+    return items
+
+
+def _delivery(digest: ApprovalDigest, items: list[WaitingItem]) -> Delivery:
+    """The digest's message, built inside the send attempt (an unusable address fails it)."""
     tenant_name = current_tenant().name
     inbox = tenant_link(reverse("approvals"))
     if digest.channel == Channel.SMS:
@@ -289,7 +287,7 @@ def _delivery(digest: ApprovalDigest) -> Delivery | None:
             settings_link=tenant_link(reverse("notification-settings")),
         )
     return Delivery(
-        channel=digest.channel,  # type: ignore[arg-type]  # a Channel value, checked by Delivery
+        channel=digest.channel,  # checked against the channel table by Delivery
         to_address=digest.address,
         body=body,
         subject=digest_subject(tenant_name=tenant_name, count=len(items)),

@@ -18,6 +18,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
+from actions.delivery import TRANSPORTS
 from chat.models import PendingAction
 from chat.presenters import action_card
 from chat.selectors import decidable_tools, inbox_count
@@ -48,7 +49,7 @@ def _page(
         "tenant_name": request.tenant.name,  # type: ignore[attr-defined]
         "is_approver": bool(tools),
         "inbox_count": inbox_count(tools=tools, viewer=user),
-        "channels": Channel.choices,
+        "channels": [(name, kind.label) for name, kind in TRANSPORTS.items()],
         "form": form,
         "error": error,
         "saved": request.GET.get("saved") == "1" and not error,

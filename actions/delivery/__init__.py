@@ -29,8 +29,8 @@ from collections.abc import Callable, Mapping
 from typing import Final
 
 from actions.delivery.base import (
-    CHANNELS,
     Channel,
+    ChannelKind,
     ConsoleBackend,
     Delivery,
     DeliveryBackend,
@@ -38,19 +38,25 @@ from actions.delivery.base import (
     OutboxBackend,
     backoff_seconds,
 )
+from actions.delivery.channels import TRANSPORTS
 from actions.delivery.email import SmtpEmailBackend, message_id_for
 from actions.delivery.errors import DeliveryError, PermanentDeliveryError, TransientDeliveryError
-from actions.delivery.sms import TWILIO_API_URL, TwilioSmsBackend
-from actions.delivery.telegram import TELEGRAM_API_URL, TelegramBackend
+from actions.delivery.inbound import InboundAnswer, InboundMessage, InboundRequest
+from actions.delivery.sms import TwilioSmsBackend
+from actions.delivery.telegram import TelegramBackend
 
 __all__ = [
-    "BACKEND_CHANNELS",
+    "TRANSPORTS",
     "Channel",
+    "ChannelKind",
     "ConsoleBackend",
     "Delivery",
     "DeliveryBackend",
     "DeliveryError",
     "DeliveryResult",
+    "InboundAnswer",
+    "InboundMessage",
+    "InboundRequest",
     "OutboxBackend",
     "PermanentDeliveryError",
     "SmtpEmailBackend",
@@ -62,16 +68,11 @@ __all__ = [
     "message_id_for",
 ]
 
-BACKEND_CHANNELS: Final[Mapping[str, frozenset[str]]] = {
-    "outbox": CHANNELS,
-    "console": CHANNELS,
-    "twilio": frozenset({"sms"}),
-    "telegram": frozenset({"telegram"}),
-    "smtp": frozenset({"email"}),
+# Backends that serve every channel; the others are the providers of a channel's module.
+_ANY_CHANNEL: Final[Mapping[str, Callable[[Mapping[str, str]], DeliveryBackend]]] = {
+    "outbox": lambda config: OutboxBackend(),
+    "console": lambda config: ConsoleBackend(),
 }
-
-_TRUE: Final = frozenset({"1", "true", "yes", "on"})
-_FALSE: Final = frozenset({"0", "false", "no", "off", ""})
 
 
 def build_backend(channel: str, name: str, config: Mapping[str, str]) -> DeliveryBackend:
@@ -81,111 +82,16 @@ def build_backend(channel: str, name: str, config: Mapping[str, str]) -> Deliver
     the channel, or the setting that is missing or malformed, so a bad deployment fails at
     start-up rather than on the first approved action.
     """
-    if channel not in CHANNELS:
+    kind = TRANSPORTS.get(channel)
+    if kind is None:
         raise ValueError(
-            f"unknown delivery channel {channel!r}; expected one of {sorted(CHANNELS)}"
+            f"unknown delivery channel {channel!r}; expected one of {sorted(TRANSPORTS)}"
         )
-    if name not in BACKEND_CHANNELS:
-        raise ValueError(
-            f"unknown delivery backend {name!r}; expected one of {sorted(BACKEND_CHANNELS)}"
-        )
-    if channel not in BACKEND_CHANNELS[name]:
-        raise ValueError(f"delivery backend {name!r} cannot deliver {channel!r}")
-    return _BUILDERS[name](config)
-
-
-def _outbox(config: Mapping[str, str]) -> DeliveryBackend:
-    return OutboxBackend()
-
-
-def _console(config: Mapping[str, str]) -> DeliveryBackend:
-    return ConsoleBackend()
-
-
-def _twilio(config: Mapping[str, str]) -> DeliveryBackend:
-    return TwilioSmsBackend(
-        _required(config, "TWILIO_ACCOUNT_SID"),
-        _required(config, "TWILIO_AUTH_TOKEN"),
-        _required(config, "TWILIO_FROM_NUMBER"),
-        base_url=_url(config, "TWILIO_BASE_URL", TWILIO_API_URL),
-        timeout=_seconds(config, "TWILIO_TIMEOUT", 10.0),
-    )
-
-
-def _telegram(config: Mapping[str, str]) -> DeliveryBackend:
-    return TelegramBackend(
-        _required(config, "TELEGRAM_BOT_TOKEN"),
-        base_url=_url(config, "TELEGRAM_BASE_URL", TELEGRAM_API_URL),
-        timeout=_seconds(config, "TELEGRAM_TIMEOUT", 10.0),
-    )
-
-
-def _smtp(config: Mapping[str, str]) -> DeliveryBackend:
-    use_tls = _flag(config, "EMAIL_USE_TLS")
-    use_ssl = _flag(config, "EMAIL_USE_SSL")
-    if use_tls and use_ssl:
-        raise ValueError("EMAIL_USE_TLS and EMAIL_USE_SSL cannot both be true")
-    return SmtpEmailBackend(
-        _required(config, "EMAIL_HOST"),
-        _port(config, "EMAIL_PORT", 25),
-        from_email=_required(config, "DEFAULT_FROM_EMAIL"),
-        username=config.get("EMAIL_HOST_USER", "").strip() or None,
-        password=config.get("EMAIL_HOST_PASSWORD") or None,
-        use_tls=use_tls,
-        use_ssl=use_ssl,
-        timeout=_seconds(config, "EMAIL_TIMEOUT", 10.0),
-    )
-
-
-_BUILDERS: Final[Mapping[str, Callable[[Mapping[str, str]], DeliveryBackend]]] = {
-    "outbox": _outbox,
-    "console": _console,
-    "twilio": _twilio,
-    "telegram": _telegram,
-    "smtp": _smtp,
-}
-
-
-def _required(config: Mapping[str, str], key: str) -> str:
-    value = config.get(key, "").strip()
-    if not value:
-        raise ValueError(f"{key} is required")
-    return value
-
-
-def _url(config: Mapping[str, str], key: str, default: str) -> str:
-    value = config.get(key, "").strip() or default
-    if not value.startswith(("http://", "https://")):
-        raise ValueError(f"{key} must be an http:// or https:// URL, got {value!r}")
-    return value
-
-
-def _seconds(config: Mapping[str, str], key: str, default: float) -> float:
-    raw = config.get(key, "").strip()
-    if not raw:
-        return default
-    try:
-        value = float(raw)
-    except ValueError:
-        value = -1.0
-    if not 0 < value < float("inf"):
-        raise ValueError(f"{key} must be a positive number of seconds, got {raw!r}")
-    return value
-
-
-def _port(config: Mapping[str, str], key: str, default: int) -> int:
-    raw = config.get(key, "").strip()
-    if not raw:
-        return default
-    if not raw.isdigit() or not 0 < int(raw) < 65536:
-        raise ValueError(f"{key} must be a port number between 1 and 65535, got {raw!r}")
-    return int(raw)
-
-
-def _flag(config: Mapping[str, str], key: str) -> bool:
-    raw = config.get(key, "").strip().lower()
-    if raw in _TRUE:
-        return True
-    if raw in _FALSE:
-        return False
-    raise ValueError(f"{key} must be true or false (1/0, yes/no, on/off), got {config[key]!r}")
+    if name in _ANY_CHANNEL:
+        return _ANY_CHANNEL[name](config)
+    if name in kind.providers:
+        return kind.providers[name](config)
+    known = set(_ANY_CHANNEL).union(*(k.providers for k in TRANSPORTS.values()))
+    if name not in known:
+        raise ValueError(f"unknown delivery backend {name!r}; expected one of {sorted(known)}")
+    raise ValueError(f"delivery backend {name!r} cannot deliver {channel!r}")

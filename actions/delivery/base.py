@@ -10,20 +10,21 @@ import json
 import logging
 import random
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
-from typing import Any, Final, Literal, Protocol, TextIO
+from typing import Any, Final, Protocol, TextIO
 
 import httpx
 
 from actions.delivery.errors import TransientDeliveryError
+from actions.delivery.inbound import Inbound
 
 logger = logging.getLogger(__name__)
 
-Channel = Literal["sms", "telegram", "email"]
-CHANNELS: Final[frozenset[str]] = frozenset({"sms", "telegram", "email"})
+# A channel's name: a key of ``actions.delivery.channels.TRANSPORTS``, the one list of them.
+Channel = str
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -43,10 +44,10 @@ class Delivery:
     subject: str | None = None
 
     def __post_init__(self) -> None:
-        if self.channel not in CHANNELS:
-            raise ValueError(
-                f"unknown channel {self.channel!r}; expected one of {sorted(CHANNELS)}"
-            )
+        # Whether the channel exists is the channel table's to say, when a backend is built
+        # for it (``build_backend``): this module is below the table, which imports it.
+        if not self.channel.strip():
+            raise ValueError("channel must not be empty")
         if not self.to_address.strip():
             raise ValueError("to_address must not be empty")
         if not self.idempotency_key.strip():
@@ -69,6 +70,25 @@ class DeliveryBackend(Protocol):
     """One channel's way out. Raises TransientDeliveryError or PermanentDeliveryError only."""
 
     def send(self, delivery: Delivery) -> DeliveryResult: ...
+
+
+@dataclass(frozen=True, kw_only=True)
+class ChannelKind:
+    """Everything the product knows of one delivery channel, declared in the channel's module
+    and listed once in ``actions.delivery.channels.TRANSPORTS``.
+
+    ``providers`` build the backends that reach a real provider from string settings (the
+    ``outbox`` and ``console`` backends serve every channel); ``address`` puts a person's
+    address in its stored form or raises ValueError saying why (``region`` is the country
+    assumed for phone numbers); ``inbound`` is the way replies come back, None when the
+    channel has none.
+    """
+
+    name: str
+    label: str
+    providers: Mapping[str, Callable[[Mapping[str, str]], DeliveryBackend]]
+    address: Callable[[str, str | None], str]
+    inbound: Inbound | None = None
 
 
 def require_channel(delivery: Delivery, channel: Channel, backend: str) -> None:

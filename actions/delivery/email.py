@@ -11,10 +11,18 @@ import logging
 import re
 import smtplib
 import ssl
+from collections.abc import Mapping
 from email.message import EmailMessage
 from email.utils import formatdate
 
-from actions.delivery.base import Delivery, DeliveryResult, require_channel
+from actions.delivery import options
+from actions.delivery.base import (
+    ChannelKind,
+    Delivery,
+    DeliveryBackend,
+    DeliveryResult,
+    require_channel,
+)
 from actions.delivery.errors import DeliveryError, PermanentDeliveryError, TransientDeliveryError
 
 logger = logging.getLogger(__name__)
@@ -142,3 +150,37 @@ def error_for_smtp_reply(code: int, reply: bytes | str) -> DeliveryError:
     if 500 <= code < 600:
         return PermanentDeliveryError(message, provider_code=str(code))
     return TransientDeliveryError(message, provider_code=str(code))
+
+
+def _smtp(config: Mapping[str, str]) -> DeliveryBackend:
+    use_tls = options.flag(config, "EMAIL_USE_TLS")
+    use_ssl = options.flag(config, "EMAIL_USE_SSL")
+    if use_tls and use_ssl:
+        raise ValueError("EMAIL_USE_TLS and EMAIL_USE_SSL cannot both be true")
+    return SmtpEmailBackend(
+        options.required(config, "EMAIL_HOST"),
+        options.port(config, "EMAIL_PORT", 25),
+        from_email=options.required(config, "DEFAULT_FROM_EMAIL"),
+        username=config.get("EMAIL_HOST_USER", "").strip() or None,
+        password=config.get("EMAIL_HOST_PASSWORD") or None,
+        use_tls=use_tls,
+        use_ssl=use_ssl,
+        timeout=options.seconds(config, "EMAIL_TIMEOUT", 10.0),
+    )
+
+
+_ADDRESS = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
+
+
+def email_address(address: str, region: str | None = None) -> str:
+    """A rough shape check only: the relay is the judge (Django's forms check more closely)."""
+    address = address.strip()
+    if not _ADDRESS.fullmatch(address):
+        raise ValueError(f"{address!r} is not an e-mail address")
+    return address
+
+
+# E-mail has no inbound replies: its digest carries signed links instead (docs/notifications.md).
+CHANNEL = ChannelKind(
+    name="email", label="E-mail", providers={"smtp": _smtp}, address=email_address
+)

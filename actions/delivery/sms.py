@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import hmac
 import logging
+from collections.abc import Mapping
 from typing import Any
+from xml.sax.saxutils import escape
 
 import httpx
 
+from actions.delivery import options
 from actions.delivery.base import (
+    ChannelKind,
     Delivery,
+    DeliveryBackend,
     DeliveryResult,
     http_post,
     json_object,
@@ -16,6 +24,8 @@ from actions.delivery.base import (
     require_channel,
 )
 from actions.delivery.errors import PermanentDeliveryError, error_for_http_status
+from actions.delivery.inbound import InboundAnswer, InboundMessage, InboundRequest
+from actions.phone import normalize_e164
 
 logger = logging.getLogger(__name__)
 
@@ -90,3 +100,65 @@ def _twilio_result(body: dict[str, Any]) -> DeliveryResult:
     if not isinstance(sid, str) or not sid:
         raise PermanentDeliveryError("Twilio accepted the request but returned no message sid")
     return DeliveryResult(sid, str(body.get("status") or "unknown"))
+
+
+def _twilio(config: Mapping[str, str]) -> DeliveryBackend:
+    return TwilioSmsBackend(
+        options.required(config, "TWILIO_ACCOUNT_SID"),
+        options.required(config, "TWILIO_AUTH_TOKEN"),
+        options.required(config, "TWILIO_FROM_NUMBER"),
+        base_url=options.url(config, "TWILIO_BASE_URL", TWILIO_API_URL),
+        timeout=options.seconds(config, "TWILIO_TIMEOUT", 10.0),
+    )
+
+
+SIGNATURE_HEADER = "x-twilio-signature"
+
+
+def twilio_signature(url: str, form: Mapping[str, str], *, secret: str) -> str:
+    """Twilio's webhook signature: base64 HMAC-SHA1, keyed with the secret, of the URL
+    followed by every form field's name and value, sorted by name."""
+    signed = url + "".join(f"{name}{form[name]}" for name in sorted(form))
+    digest = hmac.new(secret.encode(), signed.encode(), hashlib.sha1).digest()
+    return base64.b64encode(digest).decode()
+
+
+class TwilioInbound:
+    """Twilio's incoming-message webhook: a signed form (``From``, ``Body``, ``MessageSid``),
+    answered with TwiML, which Twilio sends back to the sender as an SMS."""
+
+    secret_setting = "SMS_INBOUND_SECRET"
+
+    def verified(self, request: InboundRequest, *, secret: str) -> bool:
+        given = request.headers.get(SIGNATURE_HEADER, "")
+        expected = twilio_signature(request.url, request.form, secret=secret)
+        return bool(given) and hmac.compare_digest(given.encode(), expected.encode())
+
+    def message(self, request: InboundRequest) -> InboundMessage | None:
+        sender = request.form.get("From", "").strip()
+        message_id = request.form.get("MessageSid", "").strip()
+        if not sender or not message_id:
+            return None
+        try:
+            sender = normalize_e164(sender, None)
+        except ValueError:
+            return None
+        return InboundMessage(
+            senders=(sender,), text=request.form.get("Body", ""), message_id=message_id
+        )
+
+    def answer(self, message: InboundMessage, text: str) -> InboundAnswer:
+        twiml = (
+            '<?xml version="1.0" encoding="UTF-8"?>'
+            f"<Response><Message>{escape(text)}</Message></Response>"
+        )
+        return InboundAnswer("text/xml; charset=utf-8", twiml.encode())
+
+
+CHANNEL = ChannelKind(
+    name="sms",
+    label="SMS",
+    providers={"twilio": _twilio},
+    address=normalize_e164,
+    inbound=TwilioInbound(),
+)

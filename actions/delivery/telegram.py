@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import hmac
+import json
 import logging
+import re
+from collections.abc import Mapping
 from typing import Any
 
 import httpx
 
+from actions.delivery import options
 from actions.delivery.base import (
+    ChannelKind,
     Delivery,
+    DeliveryBackend,
     DeliveryResult,
     http_post,
     json_object,
@@ -16,6 +23,7 @@ from actions.delivery.base import (
     require_channel,
 )
 from actions.delivery.errors import PermanentDeliveryError, error_for_http_status
+from actions.delivery.inbound import InboundAnswer, InboundMessage, InboundRequest
 
 logger = logging.getLogger(__name__)
 
@@ -97,3 +105,75 @@ def _telegram_result(body: dict[str, Any]) -> DeliveryResult:
     if message_id is None or chat_id is None:
         raise PermanentDeliveryError("Telegram accepted the message but returned no message id")
     return DeliveryResult(f"{chat_id}:{message_id}", "sent")
+
+
+def _telegram(config: Mapping[str, str]) -> DeliveryBackend:
+    return TelegramBackend(
+        options.required(config, "TELEGRAM_BOT_TOKEN"),
+        base_url=options.url(config, "TELEGRAM_BASE_URL", TELEGRAM_API_URL),
+        timeout=options.seconds(config, "TELEGRAM_TIMEOUT", 10.0),
+    )
+
+
+# A Telegram chat id (a group's is negative) or a public @username.
+_TELEGRAM_CHAT = re.compile(r"-?\d{1,20}|@[A-Za-z][A-Za-z0-9_]{4,31}")
+
+
+def telegram_address(address: str, region: str | None = None) -> str:
+    address = address.strip()
+    if not _TELEGRAM_CHAT.fullmatch(address):
+        raise ValueError(
+            f"{address!r} is not a Telegram chat id (digits) or @username (5 to 32 characters)"
+        )
+    return address
+
+
+SECRET_HEADER = "x-telegram-bot-api-secret-token"
+
+
+class TelegramInbound:
+    """The Bot API's webhook: an ``Update`` as JSON, authenticated by the secret token given
+    to ``setWebhook`` (sent back in a header), answered with a ``sendMessage`` call in the
+    response body, which Telegram performs."""
+
+    secret_setting = "TELEGRAM_INBOUND_SECRET"
+
+    def verified(self, request: InboundRequest, *, secret: str) -> bool:
+        given = request.headers.get(SECRET_HEADER, "")
+        return bool(given) and hmac.compare_digest(given.encode(), secret.encode())
+
+    def message(self, request: InboundRequest) -> InboundMessage | None:
+        try:
+            update = json.loads(request.body)
+        except ValueError:
+            return None
+        message = update.get("message") if isinstance(update, dict) else None
+        if not isinstance(message, dict) or not isinstance(message.get("text"), str):
+            return None  # an edit, a photo, a channel post: nothing to answer
+        chat = message.get("chat")
+        chat_id = chat.get("id") if isinstance(chat, dict) else None
+        if not isinstance(chat_id, int) or isinstance(chat_id, bool):
+            return None
+        senders = [str(chat_id)]
+        sender = message.get("from")
+        username = sender.get("username") if isinstance(sender, dict) else None
+        if isinstance(username, str) and username:
+            senders.append(f"@{username}")
+        return InboundMessage(
+            senders=tuple(senders),
+            text=message["text"],
+            message_id=f"{chat_id}:{message.get('message_id')}",
+        )
+
+    def answer(self, message: InboundMessage, text: str) -> InboundAnswer:
+        call = {"method": "sendMessage", "chat_id": int(message.senders[0]), "text": text}
+        return InboundAnswer("application/json", json.dumps(call).encode())
+
+
+CHANNEL = ChannelKind(
+    name="telegram",
+    label="Telegram",
+    providers={"telegram": _telegram},
+    address=telegram_address,
+    inbound=TelegramInbound(),
+)

@@ -25,17 +25,11 @@ from typing import Any
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import F
 from django.utils import timezone
 
-from actions.backends import delivery_backend
-from actions.delivery import (
-    Delivery,
-    PermanentDeliveryError,
-    TransientDeliveryError,
-    backoff_seconds,
-)
+from actions.delivery import Delivery
 from actions.models import OutboundMessage
+from actions.outbox import Failed, Retry, outbox_claim, outbox_send, outbox_settle
 from actions.selectors import RecipientPlan
 from actions.signals import outbound_message_changed
 from core.celery import app as celery_app
@@ -128,32 +122,32 @@ def outbound_message_deliver(*, message_id: int) -> DeliveryAttempt:
     failure, ``failed`` with the provider's message. Nothing is marked sent unless the
     backend returned a result.
     """
-    now = timezone.now()
-    claimed = OutboundMessage.objects.filter(pk=message_id, status=Status.QUEUED).update(
-        status=Status.SENDING,
-        attempts=F("attempts") + 1,
-        last_attempt_at=now,
-        next_attempt_at=None,
-    )
-    if not claimed:
+    if not outbox_claim(
+        OutboundMessage, message_id, last_attempt_at=timezone.now(), next_attempt_at=None
+    ):
         return _resolve_abandoned(message_id)
     message = OutboundMessage.objects.get(pk=message_id)
-    try:
-        result = delivery_backend(message.channel).send(_delivery(message))
-    except TransientDeliveryError as error:
-        return _transient_failure(message, error)
-    except PermanentDeliveryError as error:
-        return _finish(message, Status.FAILED, error=error.message)
-    except Exception as error:
-        # A bug or a broken configuration: whether anything left is unknown, so never retry.
-        logger.exception("delivery of message %s crashed", message.pk)
-        return _finish(message, Status.FAILED, error=f"unexpected error: {error}")
-    logger.info("message %s sent via %s: %s", message.pk, message.channel, result.status)
+    outcome = outbox_send(
+        lambda: _delivery(message),
+        channel=message.channel,
+        attempts=message.attempts,
+        label=f"message {message.pk}",
+    )
+    if isinstance(outcome, Retry):
+        attempt = _finish(
+            message,
+            Status.QUEUED,
+            error=outcome.error,
+            next_attempt_at=timezone.now() + timedelta(seconds=outcome.delay),
+        )
+        return DeliveryAttempt(attempt.status, retry_in=outcome.delay)
+    if isinstance(outcome, Failed):
+        return _finish(message, Status.FAILED, error=outcome.error)
     return _finish(
         message,
         Status.SENT,
-        provider_message_id=result.provider_message_id,
-        provider_status=result.status,
+        provider_message_id=outcome.result.provider_message_id,
+        provider_status=outcome.result.status,
         sent_at=timezone.now(),
         error="",
     )
@@ -197,7 +191,7 @@ def _resolve_abandoned(message_id: int) -> DeliveryAttempt:
 
 def _delivery(message: OutboundMessage) -> Delivery:
     return Delivery(
-        channel=message.channel,  # type: ignore[arg-type]
+        channel=message.channel,
         to_address=message.to_address,
         body=message.body,
         subject=message.subject or None,
@@ -205,42 +199,9 @@ def _delivery(message: OutboundMessage) -> Delivery:
     )
 
 
-def _transient_failure(message: OutboundMessage, error: TransientDeliveryError) -> DeliveryAttempt:
-    max_attempts = settings.ACTIONS_DELIVERY_MAX_ATTEMPTS
-    if message.attempts >= max_attempts:
-        return _finish(
-            message,
-            Status.FAILED,
-            error=f"{error.message} (gave up after {message.attempts} attempts)",
-        )
-    delay = backoff_seconds(
-        message.attempts - 1,
-        base=settings.ACTIONS_RETRY_BASE_SECONDS,
-        cap=settings.ACTIONS_RETRY_MAX_SECONDS,
-        jitter=True,
-        retry_after=error.retry_after,
-    )
-    logger.warning(
-        "message %s: transient failure on attempt %s, retrying in %.1fs: %s",
-        message.pk,
-        message.attempts,
-        delay,
-        error.message,
-    )
-    attempt = _finish(
-        message,
-        Status.QUEUED,
-        error=error.message,
-        next_attempt_at=timezone.now() + timedelta(seconds=delay),
-    )
-    return DeliveryAttempt(attempt.status, retry_in=delay)
-
-
 def _finish(message: OutboundMessage, status: str, **fields: Any) -> DeliveryAttempt:
     """Leave ``sending`` for ``status``; only the claiming worker can, so this never races."""
-    left = OutboundMessage.objects.filter(pk=message.pk, status=Status.SENDING).update(
-        status=status, **fields
-    )
+    left = outbox_settle(OutboundMessage, message.pk, status=status, **fields)
     if status == Status.FAILED:
         logger.warning("message %s failed: %s", message.pk, fields.get("error"))
     if left:

@@ -13,7 +13,12 @@ from chat.models import Conversation, PendingAction
 from chat.pending_actions import pending_action_propose
 from tenants.models import Tenant
 from tenants.roles import APPROVER, STAFF
-from tests.actions.conftest import fake_smtp, fake_twilio, outbox_everywhere  # noqa: F401
+from tests.actions.conftest import (  # noqa: F401
+    fake_smtp,
+    fake_telegram,
+    fake_twilio,
+    outbox_everywhere,
+)
 from tests.tenants.factories import make_user
 
 

@@ -24,10 +24,13 @@ from email.message import EmailMessage
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any, Literal, Self, cast
-from urllib.parse import parse_qsl
+from urllib.parse import parse_qsl, urlsplit
 
+import httpx
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import SMTP, AuthResult, Envelope, LoginPassword, Session
+
+from actions.delivery.sms import twilio_signature
 
 # --------------------------------------------------------------------------------------------
 # HTTP fakes
@@ -231,6 +234,21 @@ class FakeTwilioServer(FakeHttpProvider):
             return failing
         return super().answer(request)
 
+    def inbound(
+        self, *, url: str, sender: str, text: str, secret: str, message_sid: str | None = None
+    ) -> InboundPost:
+        """The incoming-message webhook Twilio would POST to ``url`` for an SMS from
+        ``sender``: the form and its ``X-Twilio-Signature``, made with ``secret``."""
+        form = {
+            "MessageSid": message_sid or f"SM{next(self._sids):032x}",
+            "AccountSid": self.account_sid,
+            "From": sender,
+            "To": "+12025550199",
+            "Body": text,
+        }
+        signature = twilio_signature(url, form, secret=secret)
+        return InboundPost(url, form=form, headers={"X-Twilio-Signature": signature})
+
     @staticmethod
     def error(status: int, code: int, message: str, **headers: str) -> ScriptedResponse:
         """A response shaped like Twilio's error body."""
@@ -257,6 +275,33 @@ class FakeTelegramServer(FakeHttpProvider):
         self.bot_token = bot_token
         self._message_ids = itertools.count(1)
 
+    def inbound(
+        self,
+        *,
+        url: str,
+        chat_id: int,
+        text: str,
+        secret: str,
+        username: str | None = None,
+        message_id: int | None = None,
+    ) -> InboundPost:
+        """The ``Update`` the Bot API would POST to the webhook ``url`` for a private message,
+        with the secret token given to ``setWebhook`` in its header."""
+        sender: dict[str, Any] = {"id": chat_id, "is_bot": False, "first_name": "Olivia"}
+        if username:
+            sender["username"] = username
+        message = {
+            "message_id": message_id or next(self._message_ids),
+            "date": int(time.time()),
+            "from": sender,
+            "chat": {"id": chat_id, "type": "private"},
+            "text": text,
+        }
+        update = {"update_id": next(self._message_ids), "message": message}
+        return InboundPost(
+            url, json_body=update, headers={"X-Telegram-Bot-Api-Secret-Token": secret}
+        )
+
     @staticmethod
     def error(
         error_code: int, description: str, *, retry_after: int | None = None
@@ -282,6 +327,26 @@ class FakeTelegramServer(FakeHttpProvider):
             "text": payload.get("text"),
         }
         return ScriptedResponse(200, {"ok": True, "result": result})
+
+
+@dataclass(frozen=True)
+class InboundPost:
+    """A webhook call a fake provider makes to the product: ``send()`` POSTs it over HTTP (to
+    a real server at ``via``, with the URL's host as Host header); Django's test client can
+    post ``form`` or ``json_body`` with ``headers`` as they are."""
+
+    url: str
+    form: Mapping[str, str] | None = None
+    json_body: Any = None
+    headers: Mapping[str, str] = field(default_factory=dict)
+
+    def send(self, *, via: str) -> httpx.Response:
+        parts = urlsplit(self.url)
+        target = f"{via.rstrip('/')}{parts.path}"
+        headers = {**self.headers, "Host": parts.netloc}
+        if self.form is not None:
+            return httpx.post(target, data=dict(self.form), headers=headers, timeout=20)
+        return httpx.post(target, json=self.json_body, headers=headers, timeout=20)
 
 
 def _chat_number(chat_id: str) -> int:

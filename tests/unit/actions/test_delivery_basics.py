@@ -13,6 +13,7 @@ from actions.delivery import (
     OutboxBackend,
     PermanentDeliveryError,
     TransientDeliveryError,
+    build_backend,
 )
 from actions.delivery.errors import error_for_http_status
 
@@ -30,9 +31,11 @@ def test_a_delivery_needs_an_idempotency_key() -> None:
         sms(key=" ")
 
 
-def test_a_delivery_rejects_an_unknown_channel() -> None:
-    with pytest.raises(ValueError, match="unknown channel 'fax'"):
-        Delivery(channel="fax", to_address="1", body="x", idempotency_key="k")  # type: ignore[arg-type]
+def test_a_delivery_on_a_channel_missing_from_the_table_has_no_backend() -> None:
+    fax = Delivery(channel="fax", to_address="1", body="x", idempotency_key="k")
+
+    with pytest.raises(ValueError, match="unknown delivery channel 'fax'"):
+        build_backend(fax.channel, "outbox", {})
 
 
 def test_outbox_returns_an_id_derived_from_the_key() -> None:
