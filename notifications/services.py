@@ -45,6 +45,7 @@ from core.metrics import APPROVAL_NOTIFICATIONS
 from core.redis_clients import sync_redis
 from core.schema import current_schema, current_tenant
 from notifications.digest_text import WaitingItem, digest_body, digest_sms, digest_subject
+from notifications.link_origin import link_origin
 from notifications.models import (
     ApprovalDigest,
     ApprovalNotice,
@@ -239,6 +240,12 @@ def _fail(digest: ApprovalDigest, reason: str) -> None:
         APPROVAL_NOTIFICATIONS.labels(channel=digest.channel, outcome="failed").inc()
 
 
+def digest_delivery(*, digest: ApprovalDigest) -> Delivery:
+    """The digest's message as it was (or will be) sent: the dev outbox page and the digest
+    admin show it. Composed again from the actions it lists, so nothing is stored twice."""
+    return _delivery(digest)
+
+
 def _delivery(digest: ApprovalDigest) -> Delivery:
     """The digest's message, from the actions it lists (as their cards show them)."""
     actions = (
@@ -276,11 +283,15 @@ def _delivery(digest: ApprovalDigest) -> Delivery:
 
 
 def tenant_link(path: str, *, fragment: str = "") -> str:
-    """An absolute URL on the current tenant's own (primary) domain."""
+    """An absolute URL on the current tenant's own (primary) domain; in development, on the
+    address its pages were last opened with (``notifications.link_origin``)."""
+    anchor = f"#{fragment}" if fragment else ""
+    origin = link_origin()
+    if origin is not None:
+        return f"{origin}{path}{anchor}"
     domain = current_tenant().get_primary_domain().domain
     port = settings.APPROVAL_NOTIFY_LINK_PORT
     netloc = f"{domain}:{port}" if port else domain
-    anchor = f"#{fragment}" if fragment else ""
     return f"{settings.APPROVAL_NOTIFY_LINK_SCHEME}://{netloc}{path}{anchor}"
 
 
