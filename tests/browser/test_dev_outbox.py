@@ -16,7 +16,7 @@ from tenants.roles import TENANT_ADMIN
 from tests.browser.conftest import SignIn
 from tests.e2e.conftest import TenantSetup
 from tests.e2e.processes import Process
-from tests.notifications.test_demo_links import _forget_origins
+from tests.notifications.conftest import forget_link_origins
 
 pytestmark = [pytest.mark.e2e, pytest.mark.browser]
 
@@ -27,7 +27,7 @@ REQUEST = "Send an SMS to Parents saying The bus is 10 minutes late"
 def school(alpha: TenantSetup) -> TenantSetup:
     """Parents to text, and an approver who is also the tenant's admin (the demo's ``admin``
     reads the outbox; here the same person follows the digest's link to decide)."""
-    _forget_origins(alpha.tenant)
+    forget_link_origins(alpha.tenant)
     with tenant_context(alpha.tenant):
         approver = alpha.approver.user
         User.objects.filter(pk=approver.pk).update(email="approver@alpha.example", is_staff=True)
@@ -51,7 +51,9 @@ def test_the_dev_outbox_lists_the_sms_and_the_digest_whose_link_opens_the_card(
     outbox = f"http://{school.host}:{web}/dev/outbox/"
     approver.goto(outbox)
     digest = approver.locator("[data-testid=outbox-entry]", has_text="Approval digest")
-    while digest.count() == 0:  # the worker sends the digest at once: reload until it is there
+    for _ in range(240):  # the worker sends the digest at once: reload until it is there
+        if digest.count():
+            break
         approver.wait_for_timeout(500)
         approver.goto(outbox)
     assert "1 request waits for your approval" in digest.inner_text()

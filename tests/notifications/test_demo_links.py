@@ -7,7 +7,6 @@ from __future__ import annotations
 from datetime import timedelta
 
 from django.contrib.auth.models import User
-from django.core.cache import cache
 from django.test import Client
 from django.utils import timezone
 from django_tenants.utils import tenant_context
@@ -16,7 +15,7 @@ from pytest_django.fixtures import Settings as SettingsWrapper
 from notifications.models import ApprovalDigest
 from notifications.services import digest_run
 from tenants.models import Tenant
-from tests.notifications.conftest import approver_in, propose
+from tests.notifications.conftest import approver_in, forget_link_origins, propose
 from tests.tenants.factories import http_login
 from tests.unit.actions.fakes import FakeSmtpServer
 
@@ -36,18 +35,11 @@ def _sent_body(tenant: Tenant, user: User, fake_smtp: FakeSmtpServer) -> str:
     return fake_smtp.messages[-1].message.get_content()
 
 
-def _forget_origins(*tenants: Tenant) -> None:
-    """Earlier tests' pages leave their origin in the (tenant-prefixed) cache."""
-    for tenant in tenants:
-        with tenant_context(tenant):
-            cache.delete("notifications:link-origin")
-
-
 def test_in_development_the_links_open_where_the_tenants_page_was_opened(
     tenant_a: Tenant, staff_a: User, fake_smtp: FakeSmtpServer, settings: SettingsWrapper
 ) -> None:
     settings.DEBUG = True
-    _forget_origins(tenant_a)
+    forget_link_origins(tenant_a)
     olivia = approver_in(tenant_a, "olivia", "olivia@alpha.example")
     _open_a_page(tenant_a, olivia, "alpha.localhost:8123")
     action = propose(tenant_a, staff_a)
@@ -62,7 +54,7 @@ def test_in_production_the_links_keep_the_configured_address(
     tenant_a: Tenant, staff_a: User, fake_smtp: FakeSmtpServer, settings: SettingsWrapper
 ) -> None:
     settings.DEBUG = True
-    _forget_origins(tenant_a)
+    forget_link_origins(tenant_a)
     olivia = approver_in(tenant_a, "olivia", "olivia@alpha.example")
     _open_a_page(tenant_a, olivia, "alpha.localhost:8123")
     settings.DEBUG = False
@@ -82,7 +74,7 @@ def test_a_page_opened_on_another_tenant_never_changes_this_tenants_links(
     settings: SettingsWrapper,
 ) -> None:
     settings.DEBUG = True
-    _forget_origins(tenant_a, tenant_b)
+    forget_link_origins(tenant_a, tenant_b)
     olivia = approver_in(tenant_a, "olivia", "olivia@alpha.example")
     bella = approver_in(tenant_b, "bella", "bella@beta.example")
     _open_a_page(tenant_a, olivia, "alpha.localhost:8123")
