@@ -105,9 +105,12 @@ class TextLine:
 _HEADING = re.compile(r"(#{1,6})[ \t]+")
 
 
-def document_lines(text: str, *, span: tuple[int, int] | None) -> list[TextLine]:
+def document_lines(
+    text: str, *, span: tuple[int, int] | None, title: str | None = None
+) -> list[TextLine]:
     """A document's text as lines to lay out, each cut where it enters or leaves ``span`` (the
-    cited passage), so the passage can be marked across headings and paragraphs."""
+    cited passage), so the passage can be marked across headings and paragraphs. With
+    ``title``, as the document view shows them (``document_blocks``)."""
     lines = []
     start = 0
     for line in text.split("\n"):
@@ -122,7 +125,31 @@ def document_lines(text: str, *, span: tuple[int, int] | None) -> list[TextLine]
         ]
         lines.append(TextLine(len(heading.group(1)) if heading else 0, pieces))
         start = end + 1
-    return _anchored(lines)
+    lines = _anchored(lines)
+    return lines if title is None else document_blocks(lines, title=title)
+
+
+def document_blocks(lines: list[TextLine], *, title: str) -> list[TextLine]:
+    """``lines`` as the document view shows them: consecutive body lines (a paragraph the
+    source wrapped by hand) joined into one with a space, and a first heading that only repeats
+    ``title`` (the page's h1 already says it) left out. Blank lines and headings stay."""
+    blocks: list[TextLine] = []
+    for line in lines:
+        if not blocks and line.level and _words(line) == " ".join(title.split()).casefold():
+            continue
+        previous = blocks[-1] if blocks else None
+        if line.level == 0 and line.pieces and previous and not previous.level and previous.pieces:
+            # The space is marked when the passage runs on across it, so one <mark> stays one.
+            joint = previous.pieces[-1].cited and line.pieces[0].cited
+            pieces = [*previous.pieces, TextPiece(" ", cited=joint), *line.pieces]
+            blocks[-1] = TextLine(0, pieces)
+        else:
+            blocks.append(line)
+    return blocks
+
+
+def _words(line: TextLine) -> str:
+    return " ".join("".join(piece.text for piece in line.pieces).split()).casefold()
 
 
 def _anchored(lines: list[TextLine]) -> list[TextLine]:

@@ -167,7 +167,9 @@ def document_page(request: HttpRequest, document: int) -> HttpResponse:
         {
             **_chrome(request, tools=decidable_tools(user=user)),
             "reading": reading,
-            "lines": document_lines(reading.document.text, span=reading.span),
+            "lines": document_lines(
+                reading.document.text, span=reading.span, title=reading.document.title
+            ),
         },
     )
 

@@ -178,6 +178,7 @@ MIDDLEWARE = [
     # Static files (the pages' CSS and JS, the admin's) on every host, before tenant lookup.
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "tenants.middleware.TenantMiddleware",  # django-tenants', case-insensitive hosts
+    "notifications.link_origin.LinkOriginMiddleware",  # steps aside unless DEBUG
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -454,7 +455,7 @@ _check_phone_region()
 # -- notifications -----------------------------------------------------------------------------
 # Approvers hear of pending actions through their chosen channel (notifications/, see
 # docs/notifications.md), at most one message per approver per this many seconds: a digest.
-APPROVAL_NOTIFY_INTERVAL_SECONDS = env_int("APPROVAL_NOTIFY_INTERVAL_SECONDS", 900, minimum=1)
+APPROVAL_NOTIFY_INTERVAL_SECONDS = env_int("APPROVAL_NOTIFY_INTERVAL_SECONDS", 60, minimum=1)
 # Links in those messages point at the tenant's primary domain with this scheme, and this port
 # when the server is not on the scheme's default one (local development: empty in production).
 APPROVAL_NOTIFY_LINK_SCHEME = env_choice("APPROVAL_NOTIFY_LINK_SCHEME", "https", ("https", "http"))

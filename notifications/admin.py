@@ -8,8 +8,11 @@ from typing import Any
 
 from django.contrib import admin
 from django.http import HttpRequest
+from django.utils.html import format_html, linebreaks, urlize
+from django.utils.safestring import SafeString, mark_safe
 
 from notifications.models import ApprovalDigest, NotificationPreference
+from notifications.services import digest_delivery
 
 
 @admin.register(NotificationPreference)
@@ -36,7 +39,22 @@ class ApprovalDigestAdmin(admin.ModelAdmin):
         "created_at",
         "attempted_at",
         "sent_at",
+        "subject",
+        "message",
     )
+
+    # What the approver read: composed again from the actions the digest lists (nothing is
+    # stored twice), with its links clickable.
+    @admin.display(description="Subject")
+    def subject(self, digest: ApprovalDigest) -> str:
+        return digest_delivery(digest=digest).subject or ""
+
+    @admin.display(description="Message")
+    def message(self, digest: ApprovalDigest) -> SafeString:
+        body = digest_delivery(digest=digest).body
+        # urlize escapes all text but the links it makes; linebreaks only adds <p>/<br>.
+        html = linebreaks(urlize(body, autoescape=True))
+        return format_html('<div data-testid="digest-body">{}</div>', mark_safe(html))
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

@@ -47,6 +47,7 @@ from notifications.digest_text import (
     digest_sms,
     digest_subject,
 )
+from notifications.link_origin import link_origin
 from notifications.models import (
     ApprovalDigest,
     ApprovalNotice,
@@ -244,6 +245,22 @@ def _fail(digest: ApprovalDigest, reason: str) -> None:
         APPROVAL_NOTIFICATIONS.labels(channel=digest.channel, outcome="failed").inc()
 
 
+def digest_delivery(*, digest: ApprovalDigest) -> Delivery:
+    """The digest's message as it would be sent now: the dev outbox page and the digest admin
+    show it. Composed again from the actions it lists (nothing is stored twice), so a request
+    decided since, or no longer this person's to decide, is left out as a retry would."""
+    items = _waiting_items(digest)
+    if items:
+        return _delivery(digest, items)
+    return Delivery(
+        channel=digest.channel,
+        to_address=digest.address,
+        body="Every request this digest listed has been decided since (or is no longer yours).",
+        subject=digest_subject(tenant_name=current_tenant().name, count=0),
+        idempotency_key=f"approvals-{digest.uuid}",
+    )
+
+
 def _waiting_items(digest: ApprovalDigest) -> list[WaitingItem]:
     """The actions the digest lists (as their cards show them) that are still the person's to
     decide. Asked now, not when the digest was stored (a retry may come much later): an action
@@ -335,11 +352,15 @@ def _text(action: PendingAction, viewer: User) -> tuple[tuple[str, str], ...]:
 
 
 def tenant_link(path: str, *, fragment: str = "") -> str:
-    """An absolute URL on the current tenant's own (primary) domain."""
+    """An absolute URL on the current tenant's own (primary) domain; in development, on the
+    address its pages were last opened with (``notifications.link_origin``)."""
+    anchor = f"#{fragment}" if fragment else ""
+    origin = link_origin()
+    if origin is not None:
+        return f"{origin}{path}{anchor}"
     domain = current_tenant().get_primary_domain().domain
     port = settings.APPROVAL_NOTIFY_LINK_PORT
     netloc = f"{domain}:{port}" if port else domain
-    anchor = f"#{fragment}" if fragment else ""
     return f"{settings.APPROVAL_NOTIFY_LINK_SCHEME}://{netloc}{path}{anchor}"
 
 

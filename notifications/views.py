@@ -14,14 +14,14 @@ from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
 from django.contrib.auth.views import redirect_to_login
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
 from actions.delivery import TRANSPORTS
 from chat.models import PendingAction
 from chat.presenters import action_card
-from chat.selectors import decidable_tools, inbox_count
+from chat.selectors import decidable_tools, inbox_count, is_tenant_admin
 from chat.views import strict_csp
 from notifications.decision_links import (
     LinkExpired,
@@ -37,6 +37,7 @@ from notifications.decision_links import (
     decision_link_read,
     decision_link_use,
 )
+from notifications.dev_outbox import dev_outbox_enabled, dev_outbox_entries
 from notifications.models import Channel, NotificationPreference, PreferenceInvalid
 from notifications.services import preference_save
 
@@ -167,3 +168,23 @@ def decision_link(request: HttpRequest, token: str) -> HttpResponse:
             "heading": question,
         },
     )
+
+
+@strict_csp
+@login_required
+@require_http_methods(["GET"])
+def dev_outbox(request: HttpRequest) -> HttpResponse:
+    """Development only, tenant admins only: what the dev backends "sent" in this tenant.
+    Anyone else, and everyone with production settings, gets a 404 (the page does not exist)."""
+    user = request.user
+    assert isinstance(user, User)  # login_required ran first
+    if not dev_outbox_enabled() or not is_tenant_admin(user=user):
+        raise Http404("no such page")
+    tools = decidable_tools(user=user)
+    context = {
+        "tenant_name": request.tenant.name,  # type: ignore[attr-defined]
+        "is_approver": bool(tools),
+        "inbox_count": inbox_count(tools=tools, viewer=user),
+        "entries": dev_outbox_entries(),
+    }
+    return render(request, "notifications/dev_outbox.html", context)

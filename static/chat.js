@@ -326,13 +326,25 @@ function chatPage() {
     link.href = `/c/${uuid}/`;
     link.textContent = title.slice(0, 80);
     link.setAttribute("aria-current", "page");
-    item.append(link);
+    const time = document.createElement("time");
+    time.dateTime = new Date().toISOString();
+    time.textContent = timeAgo(time.dateTime);
+    item.append(link, time);
     list.prepend(item);
+    $(".history").scrollTo({ top: 0 });
+    // The new conversation can be renamed and deleted at once, without a reload.
+    const head = $("[data-testid=thread-head]");
+    if (head) {
+      $("#conversation-title").textContent = link.textContent;
+      $("#rename-title").value = link.textContent;
+      head.hidden = false;
+    }
   }
 
   function append(node) {
     $("#empty-thread")?.remove();
     thread.append(node);
+    messageActions(node);
     scrollDown();
   }
 
@@ -365,9 +377,60 @@ function chatPage() {
 
   async function place(node, key, value) {
     const existing = thread.querySelector(`[data-${key}="${value}"]`);
-    if (existing) existing.replaceWith(node);
-    else append(node);
+    if (existing) {
+      existing.replaceWith(node);
+      messageActions(node);
+    } else append(node);
   }
+
+  // Copy on every message; regenerate (a reply) and edit (a question) for the owner only. Both
+  // go through the composer, so they are plain new messages on the usual send path: the
+  // history keeps what was asked before (docs/web.md, "Messages").
+  const owner = chat.dataset.owner === "1" && composer;
+  function messageActions(node) {
+    if (!node?.matches?.(".msg-user, .msg-assistant:not(.streaming)") || $(".msg-actions", node)) return;
+    const bar = document.createElement("div");
+    bar.className = "msg-actions";
+    const button = (label, action) => {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.textContent = label;
+      b.dataset.msgAction = action;
+      bar.append(b);
+    };
+    button("Copy", "copy");
+    if (owner && node.matches(".msg-assistant")) button("Regenerate", "regenerate");
+    if (owner && node.matches(".msg-user")) button("Edit", "edit");
+    node.append(bar);
+  }
+  const bodyText = (node) => ($(".msg-body", node)?.innerText || "").trim();
+  // The question a reply answers: the nearest user message before it.
+  function questionOf(reply) {
+    let node = reply.previousElementSibling;
+    while (node && !node.matches(".msg-user")) node = node.previousElementSibling;
+    return node;
+  }
+  thread.addEventListener("click", async (event) => {
+    const b = event.target.closest("[data-msg-action]");
+    if (!b) return;
+    const message = b.closest(".msg");
+    if (b.dataset.msgAction === "copy") {
+      await copyText(bodyText(message));
+      b.textContent = "Copied";
+      setTimeout(() => (b.textContent = "Copy"), 2000);
+    } else if (b.dataset.msgAction === "regenerate") {
+      const question = questionOf(message);
+      if (!question) return;
+      text.value = bodyText(question);
+      composer.requestSubmit();
+    } else if (b.dataset.msgAction === "edit") {
+      text.value = bodyText(message);
+      text.dispatchEvent(new Event("input"));
+      text.focus();
+      text.setSelectionRange(text.value.length, text.value.length);
+    }
+  });
+  thread.querySelectorAll(".msg").forEach(messageActions);
 
   async function onEvent(frame) {
     if (frame.conversation !== conversation || typeof frame.seq !== "number") return;
@@ -450,6 +513,7 @@ function chatPage() {
   });
 
   conversationControls(() => conversation);
+  historyStaysPut();
   if (!composer) return;
   const counter = characterCounter(text, showError);
   composer.addEventListener("submit", (event) => {
@@ -482,6 +546,74 @@ function chatPage() {
   // At phone width the conversation list starts folded, so the thread is what one sees first.
   if (matchMedia("(max-width: 720px)").matches) $(".history-toggle")?.removeAttribute("open");
   scrollDown();
+}
+
+// -- the conversation list: its place, its times ---------------------------------------------
+
+// Opening a conversation is a page load: the list's scroll position is kept across it (per
+// tab), and the open conversation is brought into the list's view if it is not already.
+const HISTORY_SCROLL = "countersign.history.scrollTop";
+function historyStaysPut() {
+  const pane = $(".history");
+  if (!pane) return;
+  pane.addEventListener("click", (event) => {
+    if (event.target.closest("[data-testid=history] a")) {
+      sessionStorage.setItem(HISTORY_SCROLL, String(pane.scrollTop));
+    }
+  });
+  const kept = Number(sessionStorage.getItem(HISTORY_SCROLL));
+  sessionStorage.removeItem(HISTORY_SCROLL);
+  if (kept) pane.scrollTop = kept;
+  const current = $("[data-testid=history] a[aria-current]", pane);
+  if (current) {
+    const box = pane.getBoundingClientRect();
+    const at = current.getBoundingClientRect();
+    // Only the list scrolls (scrollIntoView could move the page too).
+    if (at.top < box.top || at.bottom > box.bottom) {
+      pane.scrollTop += at.top - box.top - (box.height - at.height) / 2;
+    }
+  }
+  const reword = () =>
+    pane.querySelectorAll("time[datetime]").forEach((time) => (time.textContent = timeAgo(time.dateTime)));
+  reword();
+  setInterval(reword, 30_000);
+}
+
+// "just now", "5 minutes ago", "3 days ago": one unit, rounded down, from the item's datetime.
+const UNITS = [
+  ["year", 365 * 86400],
+  ["month", 30 * 86400],
+  ["week", 7 * 86400],
+  ["day", 86400],
+  ["hour", 3600],
+  ["minute", 60],
+];
+function timeAgo(iso) {
+  const seconds = (Date.now() - new Date(iso).getTime()) / 1000;
+  for (const [unit, size] of UNITS) {
+    const n = Math.floor(seconds / size);
+    if (n >= 1) return `${n} ${unit}${n === 1 ? "" : "s"} ago`;
+  }
+  return "just now";
+}
+
+// The Clipboard API needs a secure context (plain http on a LAN host is not one): then the
+// old way, a selected off-screen text area.
+async function copyText(words) {
+  try {
+    await navigator.clipboard.writeText(words);
+    return;
+  } catch {
+    const area = document.createElement("textarea");
+    area.value = words;
+    area.setAttribute("readonly", "");
+    area.style.position = "fixed";
+    area.style.opacity = "0";
+    document.body.append(area);
+    area.select();
+    document.execCommand("copy");
+    area.remove();
+  }
 }
 
 // -- the message box's character counter ------------------------------------------------------

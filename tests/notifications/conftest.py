@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
+from django.core.cache import cache
 from django_tenants.utils import tenant_context
 
 from actions.models import Contact
@@ -50,6 +51,14 @@ def propose(
             arguments=arguments,
             requested_by_id=requester.pk,
         )
+
+
+def forget_link_origins(*tenants: Tenant) -> None:
+    """Pages opened by earlier tests (DEBUG on) leave their origin in the tenant-prefixed
+    cache (notifications/link_origin.py): a test of links starts without one."""
+    for tenant in tenants:
+        with tenant_context(tenant):
+            cache.delete("notifications:link-origin")
 
 
 @pytest.fixture
