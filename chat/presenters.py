@@ -243,6 +243,8 @@ class ActionCard:
     deliveries: list[DeliveryView] = field(default_factory=list)  # message actions, once run
     # The inbox's one-line summary and filters.
     recipients: str = ""  # "to Kim Minji, Lee Jun +3 more"
+    preview: str = ""  # the start of the text it sends or publishes: "Bus times — The bus…"
+    recipient_count: int | None = None  # how many people it reaches, as its description says
     age: str = ""  # "12 min ago"
     mine: bool = False  # the viewer asked for it
     search_text: str = ""  # lower-case words the inbox's search matches
@@ -421,6 +423,30 @@ def _recipients(tool_name: str, arguments: dict[str, Any], zone: ZoneInfo) -> st
     return ""
 
 
+PREVIEW_CHARS = 90
+# The count a message or announcement tool put in its description when it was proposed ("SMS to
+# 3 recipients (…)", "… for group 'Parents' (12 contacts)"): the number the approver approves.
+_COUNT = re.compile(r"\b(\d+) (?:recipient|contact)s?\b")
+
+
+def _preview(arguments: dict[str, Any]) -> str:
+    """The start of what an action sends or publishes, on one line: its subject or title, then
+    its body; a reminder's, that of the action it will run."""
+    inner = arguments.get("arguments")
+    if isinstance(inner, dict) and isinstance(arguments.get("tool"), str):
+        return _preview(inner)
+    parts = [arguments.get("subject") or arguments.get("title"), arguments.get("body")]
+    text = " — ".join(" ".join(part.split()) for part in parts if isinstance(part, str) and part)
+    if len(text) <= PREVIEW_CHARS:
+        return text
+    return text[:PREVIEW_CHARS].rsplit(" ", 1)[0].rstrip(" ,;:—") + "…"
+
+
+def _recipient_count(description: str) -> int | None:
+    found = _COUNT.search(description)
+    return int(found.group(1)) if found else None
+
+
 def _age(moment: datetime, now: datetime) -> str:
     """How long ago, the way people say it in a list: "just now", "12 min ago", "3 h ago"."""
     minutes = max(0, int((now - moment).total_seconds() // 60))
@@ -510,6 +536,8 @@ def action_card(action: PendingAction, *, viewer: User, zone: ZoneInfo | None = 
         confirmation_wait=confirmation_wait,
         deliveries=deliveries,
         recipients=_recipients(action.tool, action.arguments, zone),
+        preview=_preview(action.arguments),
+        recipient_count=_recipient_count(action.description),
         age=_age(action.created_at, timezone.now()),
         mine=mine,
         search_text=_search_text(action, label, action.arguments),
