@@ -219,3 +219,116 @@ def test_twenty_requests_stay_compact_and_one_unfolds_to_the_full_card(
     assert third.get_by_label("Body", exact=True).input_value()
     assert "send_sms" not in approver.locator("#inbox-list").inner_text()
     approver.screenshot(path=str(screenshot_dir / "inbox.png"), full_page=True)
+
+
+# -- when the network drops (docs/web.md, "When the network drops") ------------------------------
+
+
+def _decisions(school: TenantSetup, kind: str) -> Counter[Any]:
+    with tenant_context(school.tenant):
+        return Counter(ActionEvent.objects.filter(kind=kind).values_list("action_id", flat=True))
+
+
+def test_approve_with_the_network_down_says_so_and_retry_approves_once_with_the_same_key(
+    sign_in: SignIn, school: TenantSetup, worker: Process, web: int
+) -> None:
+    _request_sms(web, school, school.staff, ["Send an SMS to Emma Wilson saying Bus is late"])
+    approver = sign_in(school, "approver")
+    _open_inbox(approver, school, web)
+    keys: list[str] = []
+    approver.on(
+        "request",
+        lambda r: keys.append(r.headers["idempotency-key"]) if r.url.endswith("/approve") else None,
+    )
+    held: list[Any] = []
+    approver.route("**/api/actions/*/approve", lambda route: held.append(route))
+    card = approver.locator("#inbox-list [data-testid=action-card]")
+    card.locator("[data-testid=card-summary]").click()
+    approve = card.get_by_test_id("approve")
+    approve.click()
+
+    # A slow answer shows progress; then the connection drops before any answer came.
+    expect(approve).to_have_text("Approving…")
+    expect(approve).to_be_disabled()
+    _wait_for(lambda: held)
+    held[0].abort("internetdisconnected")
+    problem = card.locator("form.decide .form-error")
+    expect(problem).to_contain_text("No answer from the server")
+    expect(approve).to_have_text("Approve")
+    expect(approve).to_be_enabled()  # never disabled for good
+    approver.unroute("**/api/actions/*/approve")
+
+    # Still offline (Chromium's own emulation): Retry fails the same way, and says so again.
+    cdp = approver.context.new_cdp_session(approver)
+    offline = {"latency": 0, "downloadThroughput": -1, "uploadThroughput": -1}
+    cdp.send("Network.emulateNetworkConditions", {"offline": True, **offline})
+    card.get_by_test_id("retry").click()
+    expect(card.get_by_test_id("retry")).to_be_visible()
+    with tenant_context(school.tenant):
+        assert PendingAction.objects.get().status == PendingAction.Status.PENDING
+
+    cdp.send("Network.emulateNetworkConditions", {"offline": False, **offline})
+    card.get_by_test_id("retry").click()
+    expect(card.get_by_test_id("action-status")).not_to_have_text("Waiting for approval")
+
+    def executed() -> bool:
+        with tenant_context(school.tenant):
+            return PendingAction.objects.get().status == PendingAction.Status.EXECUTED
+
+    _wait_for(executed)
+    assert list(_decisions(school, ActionEvent.Kind.APPROVED).values()) == [1]
+    with tenant_context(school.tenant):
+        assert OutboundMessage.objects.count() == 1
+    assert len(keys) == 3 and len(set(keys)) == 1  # the first press and both retries
+
+
+def test_bulk_approve_whose_answer_is_lost_is_retried_and_decides_each_request_once(
+    sign_in: SignIn, school: TenantSetup, worker: Process, web: int
+) -> None:
+    texts = [f"Send an SMS to Parents saying Concert moved, note {n}" for n in range(3)]
+    _request_sms(web, school, school.staff, texts)
+    approver = sign_in(school, "approver")
+    _open_inbox(approver, school, web)
+    keys: list[str] = []
+
+    def lose_the_answer(route: Any) -> None:
+        # The server decides; the connection drops before its answer reaches the page.
+        # (Chromium resolves *.localhost itself; Playwright's own fetch needs the address.)
+        request = route.request
+        keys.append(request.headers["idempotency-key"])
+        route.fetch(
+            url=request.url.replace(school.host, "127.0.0.1", 1),
+            headers={**request.headers, "host": f"{school.host}:{web}"},
+        )
+        route.abort("connectionreset")
+
+    approver.route("**/api/actions/decide", lose_the_answer)
+    approver.get_by_label("Select all shown").check()
+    approver.get_by_role("button", name="Approve 3 selected").click()
+
+    notice = approver.get_by_test_id("inbox-notice")
+    expect(notice).to_contain_text("No answer from the server")
+    approver.unroute("**/api/actions/decide")
+    approver.on(
+        "request",
+        lambda r: keys.append(r.headers["idempotency-key"]) if r.url.endswith("/decide") else None,
+    )
+    notice.get_by_test_id("retry").click()
+
+    # The same key gets the first answer back: the notice names each request it decided.
+    expect(notice).to_contain_text("Approved 3 requests:")
+    for n in range(3):
+        expect(notice).to_contain_text(f"Concert moved, note {n}")
+    assert len(keys) == 2 and len(set(keys)) == 1
+
+    def all_executed() -> bool:
+        with tenant_context(school.tenant):
+            statuses = PendingAction.objects.values_list("status", flat=True)
+            return set(statuses) == {PendingAction.Status.EXECUTED}
+
+    _wait_for(all_executed)
+    approvals = _decisions(school, ActionEvent.Kind.APPROVED)
+    assert len(approvals) == 3 and set(approvals.values()) == {1}
+    with tenant_context(school.tenant):
+        per_action = Counter(OutboundMessage.objects.values_list("action_id", flat=True))
+    assert sorted(per_action.values()) == [2, 2, 2]  # two parents each, sent once
