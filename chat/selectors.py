@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
 
 from django.contrib.auth.models import Group, User
 from django.db.models import Exists, F, OuterRef, Q, QuerySet
@@ -93,6 +95,32 @@ def inbox_actions(*, tools: list[str], viewer: User | None = None) -> QuerySet[P
         _waiting_for(tools=tools, viewer=viewer, with_own_edits=True)
         .select_related("requested_by", "decided_by", "conversation")
         .order_by("-created_at")[:INBOX_LIMIT]
+    )
+
+
+def snoozed_actions(*, viewer: User, tools: list[str]) -> QuerySet[PendingAction]:
+    """What ``viewer`` snoozed and is still waiting (the inbox's "Snoozed" filter), newest
+    first: the pending actions and confirmable edits of ``tools`` that ``inbox_actions`` leaves
+    out only because of the viewer's own snooze."""
+    snoozed = ActionSnooze.objects.filter(
+        action=OuterRef("pk"), user=viewer, until__gt=timezone.now()
+    )
+    waiting = Q(status=PendingAction.Status.PENDING) | _confirmable_edits(
+        tools=tools, viewer=viewer
+    )
+    return (
+        PendingAction.objects.filter(waiting, Exists(snoozed), tool__in=tools)
+        .select_related("requested_by", "decided_by", "conversation")
+        .order_by("-created_at")[:INBOX_LIMIT]
+    )
+
+
+def snooze_ends(*, viewer: User, action_ids: list[Any]) -> dict[Any, datetime]:
+    """When ``viewer``'s live snooze of each of ``action_ids`` ends (those snoozed only)."""
+    return dict(
+        ActionSnooze.objects.filter(
+            action_id__in=action_ids, user=viewer, until__gt=timezone.now()
+        ).values_list("action_id", "until")
     )
 
 
