@@ -234,6 +234,9 @@ class ActionCard:
     decided_by: str
     # For the requester of a pending action: "Approvers group (2 people)".
     approvers: str = ""
+    # For the requester of a pending action nobody else may approve (the group is empty, or
+    # holds only them): said at once on their card, and tenant admins are shown it.
+    no_approver: bool = False
     expires_at: Any = None  # while pending: when it stops being approvable
     edit: EditView | None = None  # the approver changed the arguments before approving
     # An approver's edit waiting for confirmation (docs/web.md, "Four eyes on the final text"):
@@ -247,6 +250,7 @@ class ActionCard:
     recipient_count: int | None = None  # how many people it reaches, as its description says
     age: str = ""  # "12 min ago"
     mine: bool = False  # the viewer asked for it
+    snoozed_until: datetime | None = None  # the viewer snoozed it until then (inbox pages only)
     search_text: str = ""  # lower-case words the inbox's search matches
 
     @property
@@ -510,6 +514,7 @@ def action_card(action: PendingAction, *, viewer: User, zone: ZoneInfo | None = 
             "approved. Nothing was sent or changed."
         )
     mine = action.requested_by_id == viewer.pk
+    approvers = action_approvers(action=action) if pending and mine else None
     zone = zone or tenant_zone()
     label = _tool_label(action.tool)
     return ActionCard(
@@ -529,7 +534,8 @@ def action_card(action: PendingAction, *, viewer: User, zone: ZoneInfo | None = 
         outcome=outcome,
         note=action.note,
         decided_by=action.decided_by.get_username() if action.decided_by else "",
-        approvers=str(action_approvers(action=action)) if pending and mine else "",
+        approvers=str(approvers) if approvers else "",
+        no_approver=approvers is not None and approvers.people == 0,
         expires_at=action.expires_at if undecided else None,
         edit=edit_view(action),
         can_confirm=can_confirm,

@@ -221,7 +221,33 @@ class Approvers:
 
 
 def action_approvers(*, action: PendingAction) -> Approvers:
-    policy = tool_policy(action.tool)
+    return _approvers(tool=action.tool, requested_by_id=action.requested_by_id)
+
+
+def unapprovable_actions() -> list[PendingAction]:
+    """Pending actions nobody but their requester could approve: the policy's group is empty,
+    or its only member is the requester and self-approval is off. Without a tenant admin's
+    change (an approver added, the policy changed) they can only expire, so tenant admins are
+    shown them (docs/web.md, "Nobody else can approve"). Oldest first."""
+    pending = PendingAction.objects.filter(status=PendingAction.Status.PENDING)
+    pairs = set(pending.values_list("tool", "requested_by_id"))
+    stuck = [
+        (tool, requester)
+        for tool, requester in pairs
+        if _approvers(tool=tool, requested_by_id=requester).people == 0
+    ]
+    if not stuck:
+        return []
+    which = Q(pk__in=[])
+    for tool, requester in stuck:
+        which |= Q(tool=tool, requested_by_id=requester)
+    return list(
+        pending.filter(which).select_related("requested_by", "conversation").order_by("created_at")
+    )
+
+
+def _approvers(*, tool: str, requested_by_id: int) -> Approvers:
+    policy = tool_policy(tool)
     if policy.approver_group_id:
         group = Group.objects.filter(pk=policy.approver_group_id).first()
         label = group.name if group else APPROVER
@@ -230,7 +256,7 @@ def action_approvers(*, action: PendingAction) -> Approvers:
         label = "Approvers"
     members = group.user_set.filter(is_active=True) if group else User.objects.none()
     if not policy.allow_self_approval:
-        members = members.exclude(pk=action.requested_by_id)
+        members = members.exclude(pk=requested_by_id)
     return Approvers(group=label, people=members.count())
 
 

@@ -118,15 +118,15 @@ function refreshCount() {
 // its first answer and nothing is ever decided twice (docs/web.md, "When the network drops").
 const NO_ANSWER = "No answer from the server — the network may be down. Nothing is lost:";
 
-async function postJson(url, body, key) {
+async function postJson(url, body, key, method = "POST") {
   const headers = { "Content-Type": "application/json", "X-CSRFToken": csrf };
   if (key) headers["Idempotency-Key"] = key;
   try {
     const response = await fetch(url, {
-      method: "POST",
+      method,
       credentials: "same-origin",
       headers,
-      body: JSON.stringify(body),
+      body: body === undefined ? undefined : JSON.stringify(body),
     });
     const payload = await response.json().catch(() => ({}));
     return { ok: response.ok, status: response.status, payload, retry: response.status >= 500 };
@@ -157,14 +157,16 @@ function sayProblem(line, words, again) {
 // One request from one card: ``buttons`` disabled and ``pressed`` saying ``busy`` ("Approving…")
 // while it runs; then ``done`` (a success, or an expiry the refreshed card explains), or every
 // button back in use with the problem said, and a Retry with the same key when no answer came.
-async function cardRequest({ url, body, buttons, pressed, busy, error, failed, done, key = uuid4() }) {
+async function cardRequest(request) {
+  const { url, body, method, buttons, pressed, busy, error, failed, done } = request;
+  const key = (request.key ||= uuid4());
   error.hidden = true;
   const words = pressed?.textContent;
   buttons.forEach((button) => (button.disabled = true));
   if (pressed) pressed.textContent = busy;
   let result;
   try {
-    result = await postJson(url, body, key);
+    result = await postJson(url, body, key, method);
   } finally {
     if (pressed) pressed.textContent = words;
   }
@@ -180,9 +182,7 @@ async function cardRequest({ url, body, buttons, pressed, busy, error, failed, d
   buttons.forEach((button) => (button.disabled = false));
   if (result.retry) {
     const words = result.status ? `${failed} (${result.status}). Nothing is lost:` : NO_ANSWER;
-    sayProblem(error, `${words} try again.`, () =>
-      cardRequest({ url, body, buttons, pressed, busy, error, failed, done, key }),
-    );
+    sayProblem(error, `${words} try again.`, () => cardRequest(request));
     return;
   }
   sayProblem(error, result.payload.error?.message || `${failed} (${result.status}).`);
@@ -304,13 +304,39 @@ async function snooze(button) {
     busy: "Snoozing…",
     error: $(".snooze-error", card),
     failed: "The snooze failed",
-    done: () => {
-      card.remove();
+    done: async () => {
+      // The card stays in the page, snoozed: the "Snoozed" filter shows it, Undo brings it back.
+      const snoozed = await refreshCard(button.dataset.action);
       inboxChanged();
       refreshCount();
+      inboxSay(`Snoozed: ${snoozed.dataset.summary}.`, { undo: snoozed.dataset.action });
     },
   });
 }
+
+// Ends the viewer's snooze now (DELETE …/snooze): the card is back in their inbox and badge.
+async function unsnooze(actionId, pressed, error) {
+  await cardRequest({
+    url: `/api/actions/${actionId}/snooze`,
+    method: "DELETE",
+    buttons: pressed ? [pressed] : [],
+    pressed,
+    busy: "Bringing it back…",
+    error,
+    failed: "Bringing it back failed",
+    done: async () => {
+      const card = await refreshCard(actionId);
+      inboxChanged();
+      refreshCount();
+      inboxSay(`Back in your inbox: ${card.dataset.summary}.`);
+    },
+  });
+}
+
+document.addEventListener("click", (event) => {
+  const button = event.target.closest("button[data-unsnooze]");
+  if (button) unsnooze(button.dataset.unsnooze, button, $(".unsnooze-error", button.closest(".card")));
+});
 
 document.addEventListener("click", (event) => {
   const button = event.target.closest("button[data-snooze]");
@@ -623,8 +649,10 @@ function conversationControls(current) {
 
 // -- the approvals inbox ------------------------------------------------------------------------
 
-// Set by inboxPage: re-applies the filters and the counts after a card came or went.
+// Set by inboxPage: re-applies the filters and the counts after a card came or went, and says
+// something in the notice above the list (with an Undo of a snooze).
 let inboxChanged = () => {};
+let inboxSay = () => {};
 
 // How the notice words what happened to a request that left the list (the feed's statuses).
 const LEFT_AS = {
@@ -652,7 +680,11 @@ function inboxPage() {
   const pickable = () => cards().filter((card) => !card.hidden && $(".pick", card));
   const picked = () => pickable().filter((card) => $(".pick", card).checked);
 
+  const snoozedView = () => filters.elements.show.value === "snoozed";
+  const inView = (card) => (card.dataset.snoozed === "1") === snoozedView();
+
   function matches(card) {
+    if (!inView(card)) return false;
     const wanted = new FormData(filters);
     const words = String(wanted.get("q") || "").trim().toLowerCase().split(/\s+/).filter(Boolean);
     if (!words.every((word) => card.dataset.search.includes(word))) return false;
@@ -666,18 +698,48 @@ function inboxPage() {
     return true;
   }
 
-  // The tool and requester choices are those of the cards listed now (they come and go live).
-  function fillChoices(select, values) {
-    const current = select.value;
-    const distinct = [...new Set(values)].sort((a, b) => a.localeCompare(b));
+  // The tool and requester choices are those of the cards listed now (they come and go live),
+  // plus the one chosen: a filter whose last card left stays chosen and says "No request
+  // matches" with a Clear button, instead of silently turning into "Any action".
+  function fillChoices(select, values, wanted = select.value) {
+    const distinct = [...new Set([...values, ...(wanted ? [wanted] : [])])];
+    distinct.sort((a, b) => a.localeCompare(b));
     select.replaceChildren(select.options[0], ...distinct.map((value) => new Option(value, value)));
-    select.value = distinct.includes(current) ? current : "";
+    select.value = wanted;
   }
 
-  function apply() {
+  // The filters live in the address (?tool=Send+SMS&show=snoozed…), so reload, back and
+  // forward, and a link someone shares keep them.
+  function fromAddress() {
+    const params = new URLSearchParams(location.search);
+    for (const control of filters.elements) {
+      if (!control.name || control.name === "tool" || control.name === "requester") continue;
+      const value = params.get(control.name) || "";
+      if (control.tagName !== "SELECT" || [...control.options].some((o) => o.value === value)) {
+        control.value = value;
+      }
+    }
+    return { tool: params.get("tool") || "", requester: params.get("requester") || "" };
+  }
+
+  function toAddress() {
+    const params = new URLSearchParams();
+    for (const [name, value] of new FormData(filters)) if (String(value).trim()) params.set(name, value);
+    const query = params.toString();
+    const address = `${location.pathname}${query ? `?${query}` : ""}${location.hash}`;
+    if (address !== `${location.pathname}${location.search}${location.hash}`) {
+      history.replaceState(history.state, "", address);
+    }
+  }
+
+  function apply(wanted = {}) {
     const all = cards();
-    fillChoices(filters.elements.tool, all.map((card) => card.dataset.tool));
-    fillChoices(filters.elements.requester, all.map((card) => card.dataset.requester));
+    fillChoices(filters.elements.tool, all.map((card) => card.dataset.tool), wanted.tool);
+    fillChoices(filters.elements.requester, all.map((card) => card.dataset.requester), wanted.requester);
+    toAddress();
+    const snoozedCount = all.filter((card) => card.dataset.snoozed === "1").length;
+    filters.elements.show.options[1].textContent = `Snoozed by me (${snoozedCount})`;
+    const viewed = all.filter(inView);
     let shown = 0;
     for (const card of all) {
       card.hidden = !matches(card);
@@ -685,9 +747,10 @@ function inboxPage() {
       if (card.hidden && box) box.checked = false; // never decide what one cannot see
       if (!card.hidden) shown++;
     }
-    $("#shown-count").textContent = all.length ? `Showing ${shown} of ${all.length}` : "";
-    $("#empty-inbox").hidden = all.length > 0;
-    $("#no-match").hidden = !(all.length > 0 && shown === 0);
+    $("#shown-count").textContent = viewed.length ? `Showing ${shown} of ${viewed.length}` : "";
+    $("#empty-inbox").hidden = snoozedView() || viewed.length > 0;
+    $("#empty-snoozed").hidden = !snoozedView() || viewed.length > 0;
+    $("#no-match").hidden = !(viewed.length > 0 && shown === 0);
     $("#empty-waiting").hidden = waiting.children.length > 0;
     updateBulk();
   }
@@ -813,7 +876,23 @@ function inboxPage() {
   setInterval(refreshAges, 60_000);
 
   inboxChanged = apply;
-  filters.addEventListener("input", apply);
+  inboxSay = (words, { undo = null } = {}) => {
+    showNotice(words);
+    if (!undo) return;
+    const line = notice.lastElementChild;
+    const button = document.createElement("button");
+    button.type = "button";
+    button.dataset.testid = "undo";
+    button.textContent = "Undo";
+    button.addEventListener("click", () => unsnooze(undo, button, line));
+    line.append(" ", button);
+  };
+  filters.addEventListener("input", () => apply());
+  $("#clear-filters").addEventListener("click", () => {
+    for (const control of filters.elements) if (control.name && control.name !== "show") control.value = "";
+    apply();
+  });
+  window.addEventListener("popstate", () => apply(fromAddress()));
   filters.addEventListener("submit", (event) => event.preventDefault());
   pickAll.addEventListener("change", () => {
     pickable().forEach((card) => ($(".pick", card).checked = pickAll.checked));
@@ -827,7 +906,7 @@ function inboxPage() {
   );
   window.addEventListener("hashchange", unfoldTarget);
   unfoldTarget();
-  apply();
+  apply(fromAddress());
 
   let handled = Promise.resolve();
   connection.handlers.push((frame) => {
