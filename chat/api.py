@@ -38,7 +38,12 @@ from chat.services.realtime import (
     message_send,
 )
 from chat.services.sessions import credential_of, session_still_valid
-from chat.services.snoozes import PRESETS, pending_action_snooze, snooze_preset_until
+from chat.services.snoozes import (
+    PRESETS,
+    pending_action_snooze,
+    pending_action_unsnooze,
+    snooze_preset_until,
+)
 from core.jsonapi import (
     ApiError,
     api_caller,
@@ -356,9 +361,13 @@ def _snooze_until(body: dict[str, Any]) -> datetime:
         raise ApiError(400, "bad_request", "'until' is out of range") from None
 
 
-@api_view(ERRORS, methods=["POST"])
+@api_view(ERRORS, methods=["POST", "DELETE"])
 @idempotent
 def action_snooze_view(request: HttpRequest, action: str) -> JsonResponse:
+    """POST snoozes (or moves the snooze's end); DELETE ends the caller's snooze now (Undo)."""
+    if request.method == "DELETE":
+        back = pending_action_unsnooze(action_id=str(action), user=api_caller(request))
+        return JsonResponse({"action": action_payload(back, full=True), "snoozed_until": None})
     until = _snooze_until(json_body(request))
     snooze = pending_action_snooze(action_id=str(action), user=api_caller(request), until=until)
     return JsonResponse(

@@ -462,7 +462,26 @@ def openapi_document() -> dict[str, Any]:
                         ),
                         **_errors(400, 401, 403, 404, 409, 413),
                     },
-                }
+                },
+                "delete": {
+                    "summary": "End your snooze of an action now (the inbox's Undo): it is back "
+                    "in your inbox at once; nothing changes when it was not snoozed (only "
+                    "someone who may decide it)",
+                    "parameters": [_path_uuid("action")],
+                    "responses": {
+                        "200": _json(
+                            {
+                                "type": "object",
+                                "properties": {
+                                    "action": {"type": "object"},
+                                    "snoozed_until": {"type": "null"},
+                                },
+                            },
+                            "not snoozed (any more)",
+                        ),
+                        **_errors(401, 403, 404),
+                    },
+                },
             },
             "/api/audit/export": {
                 "get": {

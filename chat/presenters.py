@@ -261,6 +261,9 @@ class ActionCard:
     decided_by: str
     # For the requester of a pending action: "Approvers group (2 people)".
     approvers: str = ""
+    # For the requester of a pending action nobody else may approve (the group is empty, or
+    # holds only them): said at once on their card, and tenant admins are shown it.
+    no_approver: bool = False
     expires_at: Any = None  # while pending: when it stops being approvable
     edit: EditView | None = None  # the approver changed the arguments before approving
     # An approver's edit waiting for confirmation (docs/web.md, "Four eyes on the final text"):
@@ -270,8 +273,11 @@ class ActionCard:
     deliveries: list[DeliveryView] = field(default_factory=list)  # message actions, once run
     # The inbox's one-line summary and filters.
     recipients: str = ""  # "to Kim Minji, Lee Jun +3 more"
+    preview: str = ""  # the start of the text it sends or publishes: "Bus times — The bus…"
+    recipient_count: int | None = None  # how many people it reaches, as its description says
     age: str = ""  # "12 min ago"
     mine: bool = False  # the viewer asked for it
+    snoozed_until: datetime | None = None  # the viewer snoozed it until then (inbox pages only)
     search_text: str = ""  # lower-case words the inbox's search matches
 
     @property
@@ -448,6 +454,30 @@ def _recipients(tool_name: str, arguments: dict[str, Any], zone: ZoneInfo) -> st
     return ""
 
 
+PREVIEW_CHARS = 90
+# The count a message or announcement tool put in its description when it was proposed ("SMS to
+# 3 recipients (…)", "… for group 'Parents' (12 contacts)"): the number the approver approves.
+_COUNT = re.compile(r"\b(\d+) (?:recipient|contact)s?\b")
+
+
+def _preview(arguments: dict[str, Any]) -> str:
+    """The start of what an action sends or publishes, on one line: its subject or title, then
+    its body; a reminder's, that of the action it will run."""
+    inner = arguments.get("arguments")
+    if isinstance(inner, dict) and isinstance(arguments.get("tool"), str):
+        return _preview(inner)
+    parts = [arguments.get("subject") or arguments.get("title"), arguments.get("body")]
+    text = " — ".join(" ".join(part.split()) for part in parts if isinstance(part, str) and part)
+    if len(text) <= PREVIEW_CHARS:
+        return text
+    return text[:PREVIEW_CHARS].rsplit(" ", 1)[0].rstrip(" ,;:—") + "…"
+
+
+def _recipient_count(description: str) -> int | None:
+    found = _COUNT.search(description)
+    return int(found.group(1)) if found else None
+
+
 def _age(moment: datetime, now: datetime) -> str:
     """How long ago, the way people say it in a list: "just now", "12 min ago", "3 h ago"."""
     minutes = max(0, int((now - moment).total_seconds() // 60))
@@ -511,6 +541,7 @@ def action_card(action: PendingAction, *, viewer: User, zone: ZoneInfo | None = 
             "approved. Nothing was sent or changed."
         )
     mine = action.requested_by_id == viewer.pk
+    approvers = action_approvers(action=action) if pending and mine else None
     zone = zone or tenant_zone()
     label = _tool_label(action.tool)
     return ActionCard(
@@ -530,13 +561,16 @@ def action_card(action: PendingAction, *, viewer: User, zone: ZoneInfo | None = 
         outcome=outcome,
         note=action.note,
         decided_by=action.decided_by.get_username() if action.decided_by else "",
-        approvers=str(action_approvers(action=action)) if pending and mine else "",
+        approvers=str(approvers) if approvers else "",
+        no_approver=approvers is not None and approvers.people == 0,
         expires_at=action.expires_at if undecided else None,
         edit=edit_view(action),
         can_confirm=can_confirm,
         confirmation_wait=confirmation_wait,
         deliveries=deliveries,
         recipients=_recipients(action.tool, action.arguments, zone),
+        preview=_preview(action.arguments),
+        recipient_count=_recipient_count(action.description),
         age=_age(action.created_at, timezone.now()),
         mine=mine,
         search_text=_search_text(action, label, action.arguments),

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
 
 from django.contrib.auth.models import Group, User
 from django.db.models import Exists, F, OuterRef, Q, QuerySet
@@ -93,6 +95,32 @@ def inbox_actions(*, tools: list[str], viewer: User | None = None) -> QuerySet[P
         _waiting_for(tools=tools, viewer=viewer, with_own_edits=True)
         .select_related("requested_by", "decided_by", "conversation")
         .order_by("-created_at")[:INBOX_LIMIT]
+    )
+
+
+def snoozed_actions(*, viewer: User, tools: list[str]) -> QuerySet[PendingAction]:
+    """What ``viewer`` snoozed and is still waiting (the inbox's "Snoozed" filter), newest
+    first: the pending actions and confirmable edits of ``tools`` that ``inbox_actions`` leaves
+    out only because of the viewer's own snooze."""
+    snoozed = ActionSnooze.objects.filter(
+        action=OuterRef("pk"), user=viewer, until__gt=timezone.now()
+    )
+    waiting = Q(status=PendingAction.Status.PENDING) | _confirmable_edits(
+        tools=tools, viewer=viewer
+    )
+    return (
+        PendingAction.objects.filter(waiting, Exists(snoozed), tool__in=tools)
+        .select_related("requested_by", "decided_by", "conversation")
+        .order_by("-created_at")[:INBOX_LIMIT]
+    )
+
+
+def snooze_ends(*, viewer: User, action_ids: list[Any]) -> dict[Any, datetime]:
+    """When ``viewer``'s live snooze of each of ``action_ids`` ends (those snoozed only)."""
+    return dict(
+        ActionSnooze.objects.filter(
+            action_id__in=action_ids, user=viewer, until__gt=timezone.now()
+        ).values_list("action_id", "until")
     )
 
 
@@ -193,7 +221,33 @@ class Approvers:
 
 
 def action_approvers(*, action: PendingAction) -> Approvers:
-    policy = tool_policy(action.tool)
+    return _approvers(tool=action.tool, requested_by_id=action.requested_by_id)
+
+
+def unapprovable_actions() -> list[PendingAction]:
+    """Pending actions nobody but their requester could approve: the policy's group is empty,
+    or its only member is the requester and self-approval is off. Without a tenant admin's
+    change (an approver added, the policy changed) they can only expire, so tenant admins are
+    shown them (docs/web.md, "Nobody else can approve"). Oldest first."""
+    pending = PendingAction.objects.filter(status=PendingAction.Status.PENDING)
+    pairs = set(pending.values_list("tool", "requested_by_id"))
+    stuck = [
+        (tool, requester)
+        for tool, requester in pairs
+        if _approvers(tool=tool, requested_by_id=requester).people == 0
+    ]
+    if not stuck:
+        return []
+    which = Q(pk__in=[])
+    for tool, requester in stuck:
+        which |= Q(tool=tool, requested_by_id=requester)
+    return list(
+        pending.filter(which).select_related("requested_by", "conversation").order_by("created_at")
+    )
+
+
+def _approvers(*, tool: str, requested_by_id: int) -> Approvers:
+    policy = tool_policy(tool)
     if policy.approver_group_id:
         group = Group.objects.filter(pk=policy.approver_group_id).first()
         label = group.name if group else APPROVER
@@ -202,7 +256,7 @@ def action_approvers(*, action: PendingAction) -> Approvers:
         label = "Approvers"
     members = group.user_set.filter(is_active=True) if group else User.objects.none()
     if not policy.allow_self_approval:
-        members = members.exclude(pk=action.requested_by_id)
+        members = members.exclude(pk=requested_by_id)
     return Approvers(group=label, people=members.count())
 
 

@@ -8,6 +8,7 @@ model wrote — is built and sanitised here, never in the browser.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from functools import wraps
 from itertools import chain
 from typing import Any
@@ -31,6 +32,10 @@ from chat.selectors import (
     decidable_tools,
     inbox_actions,
     inbox_count,
+    is_tenant_admin,
+    snooze_ends,
+    snoozed_actions,
+    unapprovable_actions,
     waiting_for_others,
 )
 from chat.services.realtime import conversation_for_viewer
@@ -81,8 +86,13 @@ def _viewable(user: User, conversation_uuid: str) -> Conversation:
 
 
 def _chrome(request: HttpRequest, *, tools: list[str]) -> dict[str, Any]:
-    """What every page's header shows; ``tools`` are those the user may decide."""
+    """What every page's header shows; ``tools`` are those the user may decide. A tenant admin
+    also sees the requests nobody but their requester could approve (they alone can fix it)."""
+    user = request.user if isinstance(request.user, User) else None
     return {
+        "unapprovable": unapprovable_actions()
+        if user is not None and is_tenant_admin(user=user)
+        else [],
         "tenant_name": request.tenant.name,  # type: ignore[attr-defined]
         "model_label": model_label(),
         "model_offline": is_offline(),
@@ -196,8 +206,10 @@ def action_fragment(request: HttpRequest, action: str) -> HttpResponse:
         raise Http404("no such action") from None
     _viewable(user, str(found.conversation.uuid))  # who may see the card: as for the thread
     zone = tenant_zone()
+    card = action_card(found, viewer=user, zone=zone)
+    ends = snooze_ends(viewer=user, action_ids=[found.pk])
     context = {
-        "card": action_card(found, viewer=user, zone=zone),
+        "card": replace(card, snoozed_until=ends.get(found.pk)),
         "in_inbox": request.GET.get("inbox") == "1",
         "open": request.GET.get("open") == "1",
     }
@@ -222,10 +234,16 @@ def approvals_inbox(request: HttpRequest) -> HttpResponse:
     mine = [
         action_card(a, viewer=user, zone=zone) for a in waiting_for_others(viewer=user, tools=tools)
     ]
+    snoozed = list(snoozed_actions(viewer=user, tools=tools))
+    ends = snooze_ends(viewer=user, action_ids=[a.pk for a in snoozed])
     chrome = _chrome(request, tools=tools)
     context = {
         **chrome,
         "cards": cards,
+        "snoozed": [
+            replace(action_card(a, viewer=user, zone=zone), snoozed_until=ends.get(a.pk))
+            for a in snoozed
+        ],
         "mine": mine,
         "not_listed": max(0, chrome["inbox_count"] - len(cards)),
         "zone": zone.key,

@@ -101,12 +101,91 @@ function refreshCount() {
   if (!countBadge) return;
   clearTimeout(countTimer);
   countTimer = setTimeout(async () => {
-    const response = await fetch("/approvals/count/", { credentials: "same-origin" });
-    if (!response.ok) return;
+    const response = await fetch("/approvals/count/", { credentials: "same-origin" }).catch(() => null);
+    if (!response?.ok) return;
     const { pending } = await response.json();
     countBadge.textContent = String(pending);
     countBadge.hidden = pending === 0;
   }, 150);
+}
+
+// -- requests that survive the network ----------------------------------------------------------
+
+// A decision goes over HTTP, so it works while the WebSocket reconnects. When no answer comes
+// (fetch throws a TypeError: the connection dropped, the server is restarting) or the answer is
+// a 5xx, the request may or may not have reached the server: the page says so and offers Retry,
+// which resends the *same* Idempotency-Key, so the server answers a request it already did with
+// its first answer and nothing is ever decided twice (docs/web.md, "When the network drops").
+const NO_ANSWER = "No answer from the server — the network may be down. Nothing is lost:";
+
+async function postJson(url, body, key, method = "POST") {
+  const headers = { "Content-Type": "application/json", "X-CSRFToken": csrf };
+  if (key) headers["Idempotency-Key"] = key;
+  try {
+    const response = await fetch(url, {
+      method,
+      credentials: "same-origin",
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const payload = await response.json().catch(() => ({}));
+    return { ok: response.ok, status: response.status, payload, retry: response.status >= 500 };
+  } catch (problem) {
+    if (!(problem instanceof TypeError)) throw problem;
+    return { ok: false, status: 0, payload: {}, retry: true };
+  }
+}
+
+// Puts ``words`` in a form-error line, with a Retry button when ``again`` is given.
+function sayProblem(line, words, again) {
+  line.replaceChildren(words);
+  if (again) {
+    const retry = document.createElement("button");
+    retry.type = "button";
+    retry.className = "retry";
+    retry.dataset.testid = "retry";
+    retry.textContent = "Retry";
+    retry.addEventListener("click", () => {
+      line.hidden = true;
+      again();
+    });
+    line.append(" ", retry);
+  }
+  line.hidden = false;
+}
+
+// One request from one card: ``buttons`` disabled and ``pressed`` saying ``busy`` ("Approving…")
+// while it runs; then ``done`` (a success, or an expiry the refreshed card explains), or every
+// button back in use with the problem said, and a Retry with the same key when no answer came.
+async function cardRequest(request) {
+  const { url, body, method, buttons, pressed, busy, error, failed, done } = request;
+  const key = (request.key ||= uuid4());
+  error.hidden = true;
+  const words = pressed?.textContent;
+  buttons.forEach((button) => (button.disabled = true));
+  if (pressed) pressed.textContent = busy;
+  let result;
+  try {
+    result = await postJson(url, body, key, method);
+  } finally {
+    if (pressed) pressed.textContent = words;
+  }
+  if (result.ok || result.payload.error?.code === "expired") {
+    try {
+      return await done();
+    } catch {
+      // Decided; only the fresh card did not come. The feed brings it once the network is back.
+      sayProblem(error, "Done, but the card could not be refreshed: reload the page to see it.");
+      return;
+    }
+  }
+  buttons.forEach((button) => (button.disabled = false));
+  if (result.retry) {
+    const words = result.status ? `${failed} (${result.status}). Nothing is lost:` : NO_ANSWER;
+    sayProblem(error, `${words} try again.`, () => cardRequest(request));
+    return;
+  }
+  sayProblem(error, result.payload.error?.message || `${failed} (${result.status}).`);
 }
 
 // -- action cards: read the form back into arguments, decide over HTTP ------------------------
@@ -130,40 +209,31 @@ function readArguments(form) {
   return args;
 }
 
-async function decide(form, decision) {
+const BUSY = { approve: "Approving…", reject: "Rejecting…", confirm: "Confirming…", decline: "Declining…" };
+
+async function decide(form, decision, pressed) {
   const error = $(".form-error", form);
-  error.hidden = true;
   const note = $("[data-kind=note]", form)?.value || "";
   let body;
   try {
     body = decision === "approve" ? { arguments: readArguments(form), note } : { note };
   } catch (problem) {
-    error.textContent = problem.message;
-    error.hidden = false;
+    sayProblem(error, problem.message);
     return;
   }
-  form.querySelectorAll("button").forEach((button) => (button.disabled = true));
-  const response = await fetch(`/api/actions/${form.dataset.action}/${decision}`, {
-    method: "POST",
-    credentials: "same-origin",
-    headers: { "Content-Type": "application/json", "X-CSRFToken": csrf, "Idempotency-Key": uuid4() },
-    body: JSON.stringify(body),
-  });
-  if (!response.ok) {
-    const payload = await response.json().catch(() => ({}));
-    if (payload.error?.code === "expired") {
-      // The card itself now says why (expired, no longer approvable), for every reader.
+  await cardRequest({
+    url: `/api/actions/${form.dataset.action}/${decision}`,
+    body,
+    buttons: [...form.querySelectorAll("button")],
+    pressed,
+    busy: BUSY[decision],
+    error,
+    failed: `The ${decision} failed`,
+    done: async () => {
       await refreshCard(form.dataset.action);
       refreshCount();
-      return;
-    }
-    error.textContent = payload.error?.message || `The ${decision} failed (${response.status}).`;
-    error.hidden = false;
-    form.querySelectorAll("button").forEach((button) => (button.disabled = false));
-    return;
-  }
-  await refreshCard(form.dataset.action);
-  refreshCount();
+    },
+  });
 }
 
 async function refreshCard(actionId) {
@@ -180,24 +250,19 @@ async function refreshCard(actionId) {
 
 // The requester takes back their own pending action; approvers see the card turn "Withdrawn".
 async function withdraw(button) {
-  const card = button.closest(".card");
-  const error = $(".withdraw-error", card);
-  button.disabled = true;
-  const response = await fetch(`/api/actions/${button.dataset.withdraw}/withdraw`, {
-    method: "POST",
-    credentials: "same-origin",
-    headers: { "Content-Type": "application/json", "X-CSRFToken": csrf, "Idempotency-Key": uuid4() },
-    body: "{}",
+  await cardRequest({
+    url: `/api/actions/${button.dataset.withdraw}/withdraw`,
+    body: {},
+    buttons: [button],
+    pressed: button,
+    busy: "Withdrawing…",
+    error: $(".withdraw-error", button.closest(".card")),
+    failed: "The withdrawal failed",
+    done: async () => {
+      await refreshCard(button.dataset.withdraw);
+      refreshCount();
+    },
   });
-  if (!response.ok) {
-    const payload = await response.json().catch(() => ({}));
-    error.textContent = payload.error?.message || `The withdrawal failed (${response.status}).`;
-    error.hidden = false;
-    button.disabled = false;
-    return;
-  }
-  await refreshCard(button.dataset.withdraw);
-  refreshCount();
 }
 
 document.addEventListener("click", (event) => {
@@ -208,25 +273,19 @@ document.addEventListener("click", (event) => {
 // An approver's edit is a counter-proposal: someone else confirms or declines it (docs/web.md).
 async function confirmEdit(button) {
   const card = button.closest(".card");
-  const error = $(".confirm-error", card);
-  error.hidden = true;
-  const note = $("[data-kind=confirm-note]", card)?.value || "";
-  card.querySelectorAll("button[data-confirm]").forEach((b) => (b.disabled = true));
-  const response = await fetch(`/api/actions/${button.dataset.action}/${button.dataset.confirm}`, {
-    method: "POST",
-    credentials: "same-origin",
-    headers: { "Content-Type": "application/json", "X-CSRFToken": csrf, "Idempotency-Key": uuid4() },
-    body: JSON.stringify({ note }),
+  await cardRequest({
+    url: `/api/actions/${button.dataset.action}/${button.dataset.confirm}`,
+    body: { note: $("[data-kind=confirm-note]", card)?.value || "" },
+    buttons: [...card.querySelectorAll("button[data-confirm]")],
+    pressed: button,
+    busy: BUSY[button.dataset.confirm],
+    error: $(".confirm-error", card),
+    failed: `The ${button.dataset.confirm} failed`,
+    done: async () => {
+      await refreshCard(button.dataset.action);
+      refreshCount();
+    },
   });
-  if (!response.ok) {
-    const payload = await response.json().catch(() => ({}));
-    error.textContent = payload.error?.message || `The ${button.dataset.confirm} failed (${response.status}).`;
-    error.hidden = false;
-    card.querySelectorAll("button[data-confirm]").forEach((b) => (b.disabled = false));
-    return;
-  }
-  await refreshCard(button.dataset.action);
-  refreshCount();
 }
 
 document.addEventListener("click", (event) => {
@@ -237,25 +296,47 @@ document.addEventListener("click", (event) => {
 // An approver puts a request aside: it leaves their inbox and badge until the snooze ends.
 async function snooze(button) {
   const card = button.closest(".card");
-  const error = $(".snooze-error", card);
-  card.querySelectorAll("button[data-snooze]").forEach((b) => (b.disabled = true));
-  const response = await fetch(`/api/actions/${button.dataset.action}/snooze`, {
-    method: "POST",
-    credentials: "same-origin",
-    headers: { "Content-Type": "application/json", "X-CSRFToken": csrf },
-    body: JSON.stringify({ until: button.dataset.snooze }),
+  await cardRequest({
+    url: `/api/actions/${button.dataset.action}/snooze`,
+    body: { until: button.dataset.snooze },
+    buttons: [...card.querySelectorAll("button[data-snooze]")],
+    pressed: button,
+    busy: "Snoozing…",
+    error: $(".snooze-error", card),
+    failed: "The snooze failed",
+    done: async () => {
+      // The card stays in the page, snoozed: the "Snoozed" filter shows it, Undo brings it back.
+      const snoozed = await refreshCard(button.dataset.action);
+      inboxChanged();
+      refreshCount();
+      inboxSay(`Snoozed: ${snoozed.dataset.summary}.`, { undo: snoozed.dataset.action });
+    },
   });
-  if (!response.ok) {
-    const payload = await response.json().catch(() => ({}));
-    error.textContent = payload.error?.message || `The snooze failed (${response.status}).`;
-    error.hidden = false;
-    card.querySelectorAll("button[data-snooze]").forEach((b) => (b.disabled = false));
-    return;
-  }
-  card.remove();
-  inboxChanged();
-  refreshCount();
 }
+
+// Ends the viewer's snooze now (DELETE …/snooze): the card is back in their inbox and badge.
+async function unsnooze(actionId, pressed, error) {
+  await cardRequest({
+    url: `/api/actions/${actionId}/snooze`,
+    method: "DELETE",
+    buttons: pressed ? [pressed] : [],
+    pressed,
+    busy: "Bringing it back…",
+    error,
+    failed: "Bringing it back failed",
+    done: async () => {
+      const card = await refreshCard(actionId);
+      inboxChanged();
+      refreshCount();
+      inboxSay(`Back in your inbox: ${card.dataset.summary}.`);
+    },
+  });
+}
+
+document.addEventListener("click", (event) => {
+  const button = event.target.closest("button[data-unsnooze]");
+  if (button) unsnooze(button.dataset.unsnooze, button, $(".unsnooze-error", button.closest(".card")));
+});
 
 document.addEventListener("click", (event) => {
   const button = event.target.closest("button[data-snooze]");
@@ -266,7 +347,8 @@ document.addEventListener("submit", (event) => {
   const form = event.target.closest("form.decide");
   if (!form) return;
   event.preventDefault();
-  decide(form, event.submitter?.value === "reject" ? "reject" : "approve");
+  const reject = event.submitter?.value === "reject";
+  decide(form, reject ? "reject" : "approve", event.submitter || $("button[value=approve]", form));
 });
 
 // -- citations open their source passage ----------------------------------------------------
@@ -699,8 +781,10 @@ function conversationControls(current) {
 
 // -- the approvals inbox ------------------------------------------------------------------------
 
-// Set by inboxPage: re-applies the filters and the counts after a card came or went.
+// Set by inboxPage: re-applies the filters and the counts after a card came or went, and says
+// something in the notice above the list (with an Undo of a snooze).
 let inboxChanged = () => {};
+let inboxSay = () => {};
 
 // How the notice words what happened to a request that left the list (the feed's statuses).
 const LEFT_AS = {
@@ -728,7 +812,11 @@ function inboxPage() {
   const pickable = () => cards().filter((card) => !card.hidden && $(".pick", card));
   const picked = () => pickable().filter((card) => $(".pick", card).checked);
 
+  const snoozedView = () => filters.elements.show.value === "snoozed";
+  const inView = (card) => (card.dataset.snoozed === "1") === snoozedView();
+
   function matches(card) {
+    if (!inView(card)) return false;
     const wanted = new FormData(filters);
     const words = String(wanted.get("q") || "").trim().toLowerCase().split(/\s+/).filter(Boolean);
     if (!words.every((word) => card.dataset.search.includes(word))) return false;
@@ -742,18 +830,48 @@ function inboxPage() {
     return true;
   }
 
-  // The tool and requester choices are those of the cards listed now (they come and go live).
-  function fillChoices(select, values) {
-    const current = select.value;
-    const distinct = [...new Set(values)].sort((a, b) => a.localeCompare(b));
+  // The tool and requester choices are those of the cards listed now (they come and go live),
+  // plus the one chosen: a filter whose last card left stays chosen and says "No request
+  // matches" with a Clear button, instead of silently turning into "Any action".
+  function fillChoices(select, values, wanted = select.value) {
+    const distinct = [...new Set([...values, ...(wanted ? [wanted] : [])])];
+    distinct.sort((a, b) => a.localeCompare(b));
     select.replaceChildren(select.options[0], ...distinct.map((value) => new Option(value, value)));
-    select.value = distinct.includes(current) ? current : "";
+    select.value = wanted;
   }
 
-  function apply() {
+  // The filters live in the address (?tool=Send+SMS&show=snoozed…), so reload, back and
+  // forward, and a link someone shares keep them.
+  function fromAddress() {
+    const params = new URLSearchParams(location.search);
+    for (const control of filters.elements) {
+      if (!control.name || control.name === "tool" || control.name === "requester") continue;
+      const value = params.get(control.name) || "";
+      if (control.tagName !== "SELECT" || [...control.options].some((o) => o.value === value)) {
+        control.value = value;
+      }
+    }
+    return { tool: params.get("tool") || "", requester: params.get("requester") || "" };
+  }
+
+  function toAddress() {
+    const params = new URLSearchParams();
+    for (const [name, value] of new FormData(filters)) if (String(value).trim()) params.set(name, value);
+    const query = params.toString();
+    const address = `${location.pathname}${query ? `?${query}` : ""}${location.hash}`;
+    if (address !== `${location.pathname}${location.search}${location.hash}`) {
+      history.replaceState(history.state, "", address);
+    }
+  }
+
+  function apply(wanted = {}) {
     const all = cards();
-    fillChoices(filters.elements.tool, all.map((card) => card.dataset.tool));
-    fillChoices(filters.elements.requester, all.map((card) => card.dataset.requester));
+    fillChoices(filters.elements.tool, all.map((card) => card.dataset.tool), wanted.tool);
+    fillChoices(filters.elements.requester, all.map((card) => card.dataset.requester), wanted.requester);
+    toAddress();
+    const snoozedCount = all.filter((card) => card.dataset.snoozed === "1").length;
+    filters.elements.show.options[1].textContent = `Snoozed by me (${snoozedCount})`;
+    const viewed = all.filter(inView);
     let shown = 0;
     for (const card of all) {
       card.hidden = !matches(card);
@@ -761,9 +879,10 @@ function inboxPage() {
       if (card.hidden && box) box.checked = false; // never decide what one cannot see
       if (!card.hidden) shown++;
     }
-    $("#shown-count").textContent = all.length ? `Showing ${shown} of ${all.length}` : "";
-    $("#empty-inbox").hidden = all.length > 0;
-    $("#no-match").hidden = !(all.length > 0 && shown === 0);
+    $("#shown-count").textContent = viewed.length ? `Showing ${shown} of ${viewed.length}` : "";
+    $("#empty-inbox").hidden = snoozedView() || viewed.length > 0;
+    $("#empty-snoozed").hidden = !snoozedView() || viewed.length > 0;
+    $("#no-match").hidden = !(viewed.length > 0 && shown === 0);
     $("#empty-waiting").hidden = waiting.children.length > 0;
     updateBulk();
   }
@@ -780,12 +899,25 @@ function inboxPage() {
     pickAll.indeterminate = count > 0 && count < candidates;
   }
 
+  // The notice is a few lines: what left the list live, what a bulk decision decided (each
+  // request by name, not one for all), or a failed request with its Retry.
   let noticeTimer = null;
-  function showNotice(words) {
-    notice.textContent = words;
+  function showNotice(lines, { retry = null, keep = false } = {}) {
+    const items = (Array.isArray(lines) ? lines : [lines]).map((words) => {
+      const line = document.createElement("p");
+      line.textContent = words;
+      return line;
+    });
+    // A live "left the list" line joins those shown; anything else starts the notice afresh.
+    if (keep && !notice.hidden) notice.append(...items);
+    else notice.replaceChildren(...items);
+    if (retry) sayProblem(items.at(-1), items.at(-1).textContent, retry);
     notice.hidden = false;
     clearTimeout(noticeTimer);
-    noticeTimer = setTimeout(() => (notice.hidden = true), 8000);
+    // A notice offering Retry stays until it is used; the others fade after a while.
+    if (!notice.querySelector("[data-testid=retry]")) {
+      noticeTimer = setTimeout(() => (notice.hidden = true), 12000);
+    }
   }
 
   function showResult(card, words, failed) {
@@ -795,34 +927,63 @@ function inboxPage() {
     line.hidden = false;
   }
 
-  async function decideSelected(decision) {
-    const chosen = picked();
-    bulkButtons.forEach((button) => (button.disabled = true));
-    const done = decision === "approve" ? "Approved" : "Rejected";
-    for (let start = 0; start < chosen.length; start += BULK_LIMIT) {
-      const batch = chosen.slice(start, start + BULK_LIMIT);
-      const response = await fetch("/api/actions/decide", {
-        method: "POST",
-        credentials: "same-origin",
-        headers: { "Content-Type": "application/json", "X-CSRFToken": csrf, "Idempotency-Key": uuid4() },
-        body: JSON.stringify({ decision, actions: batch.map((card) => card.dataset.action) }),
-      });
-      const payload = await response.json().catch(() => ({}));
-      if (!response.ok) {
-        showNotice(payload.error?.message || `The ${decision} failed (${response.status}).`);
-        break;
-      }
-      for (const result of payload.results) {
-        // The feed may already have refreshed the card: find it again by its id.
-        const card = list.querySelector(`.card[data-action="${result.action}"]`);
-        if (!card) continue;
-        const box = $(".pick", card);
-        if (box) box.checked = false;
-        if (result.ok) showResult(card, done, false);
-        else showResult(card, `Not ${done.toLowerCase()}: ${result.error.message}`, true);
+  // Ticked cards go in batches of BULK_LIMIT, each with its own Idempotency-Key made once: a
+  // Retry after a dropped connection resends the batches not yet answered with the same keys.
+  async function decideSelected(decision, pressed, batches = null) {
+    if (!batches) {
+      const chosen = picked().map((card) => ({ id: card.dataset.action, name: card.dataset.summary }));
+      batches = [];
+      for (let start = 0; start < chosen.length; start += BULK_LIMIT) {
+        batches.push({ cards: chosen.slice(start, start + BULK_LIMIT), key: uuid4() });
       }
     }
+    const total = batches.reduce((sum, batch) => sum + batch.cards.length, 0);
+    const done = decision === "approve" ? "Approved" : "Rejected";
+    const words = pressed.textContent;
+    bulkButtons.forEach((button) => (button.disabled = true));
+    pressed.textContent = `${decision === "approve" ? "Approving" : "Rejecting"} ${total}…`;
+    const decided = [];
+    const refused = [];
+    for (const [index, batch] of batches.entries()) {
+      const ids = batch.cards.map((card) => card.id);
+      const result = await postJson("/api/actions/decide", { decision, actions: ids }, batch.key);
+      if (!result.ok) {
+        const problem = result.status
+          ? result.payload.error?.message || `The ${decision} failed (${result.status}).`
+          : `${NO_ANSWER} try again.`;
+        const rest = batches.slice(index);
+        const again = result.retry ? () => decideSelected(decision, pressed, rest) : null;
+        showNotice([...summary(decided, refused, done), problem], { retry: again });
+        pressed.textContent = words;
+        updateBulk();
+        return;
+      }
+      const names = new Map(batch.cards.map((card) => [card.id, card.name]));
+      for (const item of result.payload.results) {
+        // The feed may already have refreshed the card: find it again by its id.
+        const card = list.querySelector(`.card[data-action="${item.action}"]`);
+        if (item.ok) decided.push(names.get(item.action));
+        else refused.push(`${names.get(item.action)}: ${item.error.message}`);
+        if (!card) continue;
+        card.dataset.decidedHere = "1"; // the notice below names it; the feed need not again
+        const box = $(".pick", card);
+        if (box) box.checked = false;
+        if (item.ok) showResult(card, done, false);
+        else showResult(card, `Not ${done.toLowerCase()}: ${item.error.message}`, true);
+      }
+    }
+    showNotice(summary(decided, refused, done));
+    pressed.textContent = words;
     updateBulk();
+  }
+
+  function summary(decided, refused, done) {
+    const lines = [];
+    if (decided.length) {
+      lines.push(`${done} ${decided.length} request${decided.length === 1 ? "" : "s"}:`, ...decided);
+    }
+    if (refused.length) lines.push(`Not ${done.toLowerCase()}:`, ...refused);
+    return lines;
   }
 
   // A link to one request (a notification's "Open: …/approvals/#action-<id>") unfolds it.
@@ -847,7 +1008,23 @@ function inboxPage() {
   setInterval(refreshAges, 60_000);
 
   inboxChanged = apply;
-  filters.addEventListener("input", apply);
+  inboxSay = (words, { undo = null } = {}) => {
+    showNotice(words);
+    if (!undo) return;
+    const line = notice.lastElementChild;
+    const button = document.createElement("button");
+    button.type = "button";
+    button.dataset.testid = "undo";
+    button.textContent = "Undo";
+    button.addEventListener("click", () => unsnooze(undo, button, line));
+    line.append(" ", button);
+  };
+  filters.addEventListener("input", () => apply());
+  $("#clear-filters").addEventListener("click", () => {
+    for (const control of filters.elements) if (control.name && control.name !== "show") control.value = "";
+    apply();
+  });
+  window.addEventListener("popstate", () => apply(fromAddress()));
   filters.addEventListener("submit", (event) => event.preventDefault());
   pickAll.addEventListener("change", () => {
     pickable().forEach((card) => ($(".pick", card).checked = pickAll.checked));
@@ -856,10 +1033,12 @@ function inboxPage() {
   list.addEventListener("change", (event) => {
     if (event.target.matches(".pick")) updateBulk();
   });
-  bulkButtons.forEach((button) => button.addEventListener("click", () => decideSelected(button.dataset.bulk)));
+  bulkButtons.forEach((button) =>
+    button.addEventListener("click", () => decideSelected(button.dataset.bulk, button)),
+  );
   window.addEventListener("hashchange", unfoldTarget);
   unfoldTarget();
-  apply();
+  apply(fromAddress());
 
   let handled = Promise.resolve();
   connection.handlers.push((frame) => {
@@ -881,7 +1060,11 @@ function inboxPage() {
       const card = await refreshCard(id);
       card.dataset.leaving = "1";
       const what = LEFT_AS[frame.action.status] || `is ${frame.action.status}`;
-      showNotice(`${card.dataset.tool} asked by ${card.dataset.requester} ${what}; it left the list.`);
+      if (!existing.dataset.decidedHere) {
+        showNotice(`${card.dataset.tool} asked by ${card.dataset.requester} ${what}; it left the list.`, {
+          keep: true,
+        });
+      }
       setTimeout(() => {
         card.remove();
         apply();
@@ -893,7 +1076,8 @@ function inboxPage() {
   let first = true;
   connection.onOpen.push(async () => {
     if (first) return void (first = false);
-    const response = await fetch(location.href, { credentials: "same-origin" });
+    const response = await fetch(location.href, { credentials: "same-origin" }).catch(() => null);
+    if (!response?.ok) return;
     const page = new DOMParser().parseFromString(await response.text(), "text/html");
     list.replaceChildren(...page.querySelector("#inbox-list").children);
     waiting.replaceChildren(...page.querySelector("#waiting-list").children);

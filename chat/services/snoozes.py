@@ -80,3 +80,24 @@ def pending_action_snooze(
         action=action, kind=ActionEvent.Kind.SNOOZED, actor=user, data={"until": until.isoformat()}
     )
     return snooze
+
+
+@transaction.atomic
+def pending_action_unsnooze(*, action_id: uuid.UUID | str, user: User) -> PendingAction:
+    """End ``user``'s snooze of an action now (the inbox's Undo): it is back in their inbox and
+    badge at once. Undoing a snooze that has ended or never was changes nothing.
+
+    Only someone who may decide the action may undo a snooze of it; the audit trail records the
+    early end as a ``snoozed`` event with ``until`` null."""
+    action = action_get(action_id=action_id)
+    refusal = decide_refusal(action=action, user=user)
+    if refusal is not None:
+        raise ActionPermissionDenied(refusal)
+    ended, _ = ActionSnooze.objects.filter(
+        action=action, user=user, until__gt=timezone.now()
+    ).delete()
+    if ended:
+        ActionEvent.objects.create(
+            action=action, kind=ActionEvent.Kind.SNOOZED, actor=user, data={"until": None}
+        )
+    return action

@@ -60,7 +60,7 @@ def _card(page: str, action: PendingAction) -> str:
     return page[start : page.index("</section>", start)]
 
 
-def test_a_card_is_one_line_with_the_tools_label_who_asked_recipients_and_age(
+def test_a_card_is_one_line_with_the_tools_label_who_asked_recipients_text_and_age(
     tenant_a: Tenant, staff: User, approver: User
 ) -> None:
     with tenant_context(tenant_a):
@@ -72,7 +72,10 @@ def test_a_card_is_one_line_with_the_tools_label_who_asked_recipients_and_age(
     card = _card(_logged_in(tenant_a, approver).get("/approvals/").content.decode(), action)
 
     summary = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", card.split("</summary>")[0]))
-    assert "Send SMS sam to Kim Minji, Lee Jun +2 more 12 min ago" in summary
+    assert (
+        "Send SMS sam to Kim Minji, Lee Jun +2 more · 4 recipients Bus is late 12 min ago"
+        in summary
+    )
     assert '<details class="unfold">' in card  # folded until the approver opens it
     assert "send_sms" not in summary and "Exact arguments" not in card
     assert 'data-testid="pick"' in card

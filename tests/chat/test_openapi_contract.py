@@ -165,6 +165,10 @@ def _happy_call(world: World, method: str, path: str) -> tuple[str, dict[str, An
             f"/api/actions/{world.to_approve}/snooze",
             {"until": "1h"},
         ),
+        ("delete", "/api/actions/{action}/snooze"): (
+            f"/api/actions/{world.to_approve}/snooze",
+            None,
+        ),
         ("post", "/api/actions/decide"): (
             "/api/actions/decide",
             {"decision": "reject", "actions": [world.to_reject, str(uuid.uuid4())]},
