@@ -72,7 +72,10 @@ class _MessageTool(WriteTool[Any]):
         )
         count = len(queued.messages)
         skipped = queued.plan.skipped if queued.plan else []
-        summary = f"{self.noun} queued for {count} recipient{'s' if count != 1 else ''}"
+        # The card's words (presenters.status_label: "Approved — sending…", then "Sent to 2 of
+        # 2"): a reply that said "queued" beside a card that said "sent" read as two stories.
+        recipients = f"{count} recipient{'s' if count != 1 else ''}"
+        summary = f"{self.noun} to {recipients}: sending (the card shows each one as it is sent)"
         return ToolResult(
             summary=summary + _skips(skipped),
             data={

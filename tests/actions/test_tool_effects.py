@@ -49,7 +49,10 @@ def test_send_sms_posts_one_twilio_message_per_reachable_group_member(
 
     messages = wait_until(lambda: all_settled(tenant_a, action_id))
 
-    assert result.summary == "SMS queued for 2 recipients. Skipped 1: Park Jiwoo (opted out)"
+    assert result.summary == (
+        "SMS to 2 recipients: sending (the card shows each one as it is sent). "
+        "Skipped 1: Park Jiwoo (opted out)"
+    )
     assert [m.status for m in messages] == [Status.SENT, Status.SENT]
     sent = sorted(fake_twilio.requests, key=lambda request: request.body["To"])
     assert [request.body for request in sent] == [

@@ -210,7 +210,7 @@ def test_each_recipient_is_sent_and_the_card_says_sent_to_all(
         ("Kim Minji", "+12025550100", "Sent"),
         ("Lee Jun", "+12025550101", "Sent"),
     ]
-    assert card.outcome == ""  # not "SMS queued for 2 recipients"
+    assert card.outcome == ""  # not the summary "SMS to 2 recipients: sending …"
 
 
 def test_delivery_changes_are_published_as_action_frames_with_every_recipient(

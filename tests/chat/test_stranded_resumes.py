@@ -191,7 +191,7 @@ def test_the_fanned_out_job_executes_an_approval_whose_resume_was_lost(
 def _sms_confirmation() -> str:
     return (
         "The request to send an SMS to Emma Wilson was approved by april and carried out: "
-        "SMS queued for 1 recipient."
+        "SMS to 1 recipient: sending (the card shows each one as it is sent)."
     )
 
 

@@ -42,11 +42,13 @@ def test_in_development_the_links_open_where_the_tenants_page_was_opened(
     forget_link_origins(tenant_a)
     olivia = approver_in(tenant_a, "olivia", "olivia@alpha.example")
     _open_a_page(tenant_a, olivia, "alpha.localhost:8123")
-    action = propose(tenant_a, staff_a)
+    propose(tenant_a, staff_a)
 
     body = _sent_body(tenant_a, olivia, fake_smtp)
 
-    assert f"Open: http://alpha.localhost:8123/approvals/#action-{action.pk}" in body
+    # The e-mail's links are signed decision links (notifications/decision_links.py).
+    assert "Approve: http://alpha.localhost:8123/approvals/decide/" in body
+    assert "Open: http://alpha.localhost:8123/approvals/decide/" in body
     assert "http://alpha.localhost:8123/settings/notifications/" in body
 
 
@@ -58,11 +60,11 @@ def test_in_production_the_links_keep_the_configured_address(
     olivia = approver_in(tenant_a, "olivia", "olivia@alpha.example")
     _open_a_page(tenant_a, olivia, "alpha.localhost:8123")
     settings.DEBUG = False
-    action = propose(tenant_a, staff_a)
+    propose(tenant_a, staff_a)
 
     body = _sent_body(tenant_a, olivia, fake_smtp)
 
-    assert f"Open: https://alpha.localhost/approvals/#action-{action.pk}" in body
+    assert "Open: https://alpha.localhost/approvals/decide/" in body
     assert ":8123" not in body
 
 

@@ -46,7 +46,7 @@ def test_an_sms_approved_after_a_later_knowledge_question_is_sent_once_and_confi
 
     outcome = sent_once_and_told_once(action, reply=reply)
     assert outcome.replies == [KNOWLEDGE_ANSWER, reply.content]
-    assert "Emma Wilson" in reply.content and "queued" in reply.content.lower()
+    assert "Emma Wilson" in reply.content and "sending" in reply.content.lower()
 
 
 def test_a_rejection_after_a_later_question_is_told_once_and_never_repeats_the_answer(
