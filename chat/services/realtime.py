@@ -23,7 +23,12 @@ from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from chat.events.publishing import PublishingEvents, publish_action, publish_message
+from chat.events.publishing import (
+    PublishingEvents,
+    publish_action,
+    publish_message,
+    publish_turn_error,
+)
 from chat.locks import ConversationLock, conversation_lock, execution_token, reservation_token
 from chat.models import Conversation, Message, PendingAction
 from chat.pending_actions import (
@@ -36,14 +41,18 @@ from chat.pending_actions import (
 )
 from chat.selectors import conversation_watchable, decidable_tools
 from chat.services.expiry import (
+    STRANDED_HORIZON,
+    moved_past,
     overdue_action_ids,
     pending_action_expire,
     stranded_action_ids,
+    stranded_turn_messages,
 )
 from chat.services.turns import (
     ConversationNotFound,
     resume_queue,
     turn_cancel,
+    turn_end_with_error,
     turn_resume,
     turn_run,
     turn_start,
@@ -52,7 +61,9 @@ from chat.services.usage import usage_budget_check
 from core.celery import queue
 from core.leases import keeper
 from core.metrics import AGENT_ERRORS
+from core.redis_clients import sync_redis
 from core.schema import current_schema
+from tenants.names import turn_requeues_key
 
 logger = logging.getLogger(__name__)
 
@@ -219,6 +230,44 @@ def stranded_resumes_requeue() -> int:
         logger.warning("decided action %s was left without its outcome; resuming it", action_id)
         resume_queue(action_id)
     return len(stranded)
+
+
+def stranded_turns_requeue() -> int:
+    """Recover every message of the current tenant whose turn was lost: stored, no reply, not
+    paused for a decision, and no turn holding or reserving its conversation, for
+    ``CHAT_STRANDED_TURN_SECONDS`` (its ``run_turn`` never reached a worker, or its worker died
+    and the broker lost the task). Each is queued again, reserved like a send, at most
+    ``CHAT_STRANDED_TURN_ATTEMPTS`` times; after that, or when a later question was asked in
+    its conversation meanwhile, it ends with the error reply and an ``error`` event. How many
+    this call queued or ended. Idempotent: a turn stores one reply however often it runs."""
+    handled = 0
+    schema = current_schema()
+    for message in stranded_turn_messages(older_than_seconds=settings.CHAT_STRANDED_TURN_SECONDS):
+        reservation = conversation_lock(message.conversation, reservation_token(message.uuid))
+        if not reservation.acquire():
+            continue  # a turn runs, or a sender or a decision has just reserved it
+        if moved_past(message) or _requeued(schema, message) > settings.CHAT_STRANDED_TURN_ATTEMPTS:
+            logger.warning("message %s was left without a reply; ending it", message.pk)
+            try:
+                turn_end_with_error(message=message)
+                publish_turn_error(schema=schema, message=message)
+            finally:
+                reservation.release()
+        else:
+            logger.warning("message %s was left without a reply; queueing it again", message.pk)
+            queue("chat.run_turn", message.pk)
+        handled += 1
+    return handled
+
+
+def _requeued(schema: str, message: Message) -> int:
+    """Count one more requeue of ``message``'s turn; how many there have been, this one
+    included. Kept as long as the sweep looks back, so the bound holds across its runs."""
+    key = turn_requeues_key(schema, message.uuid)
+    client = sync_redis()
+    count = int(client.incr(key))
+    client.expire(key, int(STRANDED_HORIZON.total_seconds()))
+    return count
 
 
 def action_withdraw(*, user: User, action_id: str, note: str = "") -> PendingAction:
