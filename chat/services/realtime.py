@@ -59,6 +59,7 @@ from chat.services.turns import (
 )
 from chat.services.usage import usage_budget_check
 from core.celery import queue
+from core.db_wait import when_database_answers
 from core.leases import keeper
 from core.metrics import AGENT_ERRORS
 from core.redis_clients import sync_redis
@@ -382,7 +383,10 @@ def _ends_visibly(events: _RenewingEvents) -> Iterator[None]:
 def turn_execute(*, message_id: int) -> None:
     """Worker entry for a new message. Raises ``ConversationBusy`` when another run holds the
     conversation (the task retries)."""
-    message = Message.objects.select_related("conversation").get(pk=message_id)
+    message = when_database_answers(
+        lambda: Message.objects.select_related("conversation").get(pk=message_id),
+        what=f"message {message_id}",
+    )
     conversation = message.conversation
     lock = conversation_lock(conversation, execution_token(message.uuid))
     if not lock.take_over(from_token=reservation_token(message.uuid)):
@@ -400,7 +404,10 @@ def turn_execute(*, message_id: int) -> None:
 
 def resume_execute(*, action_id: str) -> None:
     """Worker entry after a decision: resume the graph (the tool runs at most once)."""
-    action = PendingAction.objects.select_related("conversation").get(pk=action_id)
+    action = when_database_answers(
+        lambda: PendingAction.objects.select_related("conversation").get(pk=action_id),
+        what=f"action {action_id}",
+    )
     lock = conversation_lock(action.conversation, execution_token(action.id))
     if not lock.take_over(from_token=reservation_token(action.id)):
         raise ConversationBusy(str(action.conversation.uuid))
