@@ -193,9 +193,26 @@ def _announce(action: PendingAction, *, resume: bool) -> None:
     schema = current_schema()
     if resume:
         conversation_lock(action.conversation, reservation_token(action.id)).acquire()
-    transaction.on_commit(lambda: publish_action(schema=schema, action=action))
+    _announce_after_commit(schema, action)
     if resume:
         transaction.on_commit(lambda: resume_queue(action.id))
+
+
+def _announce_after_commit(schema: str, action: PendingAction) -> None:
+    """Publish the action's new state once committed. A failure (Redis away longer than its
+    clients retry) is logged, never raised: the decision is taken and the resume queued after
+    this still has to go; the resume announces an executed or failed action again, and every
+    page and ``GET`` shows the stored state."""
+
+    def publish() -> None:
+        try:
+            publish_action(schema=schema, action=action)
+        except Exception:
+            logger.warning(
+                "could not announce action %s (%s)", action.id, action.status, exc_info=True
+            )
+
+    transaction.on_commit(publish)
 
 
 def action_expire(*, action_id: uuid.UUID | str) -> PendingAction | None:
@@ -208,7 +225,7 @@ def action_expire(*, action_id: uuid.UUID | str) -> PendingAction | None:
             return None
         schema = current_schema()
         conversation_lock(action.conversation, reservation_token(action.id)).acquire()
-        transaction.on_commit(lambda: publish_action(schema=schema, action=action))
+        _announce_after_commit(schema, action)
         transaction.on_commit(lambda: resume_queue(action.id))
     return action
 
@@ -280,7 +297,7 @@ def action_withdraw(*, user: User, action_id: str, note: str = "") -> PendingAct
         action = pending_action_withdraw(action_id=action_id, user=user, note=note)
         schema = current_schema()
         conversation_lock(action.conversation, reservation_token(action.id)).acquire()
-        transaction.on_commit(lambda: publish_action(schema=schema, action=action))
+        _announce_after_commit(schema, action)
         transaction.on_commit(lambda: resume_queue(action.id))
     return action
 
