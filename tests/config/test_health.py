@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 
-import logging
 import pytest
 from asgiref.sync import async_to_sync
 from django.test import Client
