@@ -78,6 +78,11 @@ class ChatConfig(AppConfig):
                 every_seconds=24 * 3600,
                 name="chat: redact audit events past the tenant's retention",
             ),
+            PeriodicJob(
+                task="chat.requeue_stranded_turns",
+                every_seconds=max(5, settings.CHAT_STRANDED_TURN_SECONDS // 2),
+                name="chat: answer messages whose turn task was lost",
+            ),
         ]
         # Services queue chat's tasks by name (core.celery.queue), so every process that may
         # queue one (web, worker, shell) registers them here, not only a starting worker.

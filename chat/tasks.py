@@ -11,6 +11,7 @@ from chat.services.realtime import (
     overdue_actions_expire,
     resume_execute,
     stranded_resumes_requeue,
+    stranded_turns_requeue,
     turn_execute,
 )
 from core.celery import app
@@ -49,6 +50,14 @@ def requeue_stranded_resumes() -> int:
     executing, or never told to their conversation (beat, through ``tenants.fan_out``, every
     half of ``CHAT_STRANDED_RESUME_SECONDS``)."""
     return stranded_resumes_requeue()
+
+
+@app.task(name="chat.requeue_stranded_turns")
+def requeue_stranded_turns() -> int:
+    """Queue again (or end with an error) the turns of messages left without a reply: their
+    ``run_turn`` was lost (beat, through ``tenants.fan_out``, every half of
+    ``CHAT_STRANDED_TURN_SECONDS``)."""
+    return stranded_turns_requeue()
 
 
 @app.task(name="chat.run_eval")

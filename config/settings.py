@@ -533,6 +533,12 @@ CHAT_ACTION_EXPIRY_POLL_SECONDS = env_int("CHAT_ACTION_EXPIRY_POLL_SECONDS", 60,
 # again (the Redis broker can lose a task whose worker is killed as it takes it); beat looks
 # every half of this. Longer than a resume waits behind a running turn of its conversation.
 CHAT_STRANDED_RESUME_SECONDS = env_int("CHAT_STRANDED_RESUME_SECONDS", 120, minimum=10)
+# A stored message with no reply, no decision pending and no turn holding its conversation this
+# long has its turn queued again (its run_turn was lost), at most CHAT_STRANDED_TURN_ATTEMPTS
+# times, then it ends with the error reply; beat looks every half of this. Longer than a turn
+# waits in a busy queue (its reservation lapses after CHAT_TURN_LOCK_SECONDS).
+CHAT_STRANDED_TURN_SECONDS = env_int("CHAT_STRANDED_TURN_SECONDS", 120, minimum=10)
+CHAT_STRANDED_TURN_ATTEMPTS = env_int("CHAT_STRANDED_TURN_ATTEMPTS", 3, minimum=1)
 # A turn holds its conversation's lock this long without progress before another may take it.
 # A running turn's conversation lock is renewed by its worker's lease thread, so it only
 # expires this long after its worker died (then a redelivered copy takes over).

@@ -28,7 +28,7 @@ from celery.signals import (
 )
 from kombu.transport.redis import Channel as RedisChannel
 from kombu.transport.redis import Transport as RedisTransport
-from tenant_schemas_celery.app import CeleryApp
+from tenant_schemas_celery.app import CeleryApp, get_schema_name_from_task, switch_schema
 from tenant_schemas_celery.task import TenantTask
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
@@ -48,12 +48,24 @@ class CountersignTask(TenantTask):
         if self.tenant_required:
             from core.schema import PUBLIC, current_schema
 
+            if current_schema() in ("", PUBLIC) and _sent_from_a_tenant(self):
+                # Sent from a tenant, yet not switched to it: the look-up of its tenant failed
+                # before the task (task_prerun logs why), i.e. the database was unreachable.
+                from core.db_wait import when_database_answers
+
+                when_database_answers(lambda: switch_schema(self, kwargs), what=self.name)
             if current_schema() in ("", PUBLIC):
                 raise MissingTenantError(
                     f"task {self.name} was sent without a tenant; refusing to run it in the "
                     "public schema"
                 )
         return super().__call__(*args, **kwargs)
+
+
+def _sent_from_a_tenant(task: Any) -> bool:
+    from core.schema import PUBLIC
+
+    return get_schema_name_from_task(task, {}) not in (None, "", PUBLIC)
 
 
 class _BrokerChannel(RedisChannel):

@@ -6,6 +6,7 @@ domain, so these paths are served by a middleware placed ahead of django-tenants
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 
 import psycopg
@@ -17,6 +18,8 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from core.leases import live_workers
 from core.metrics import metrics_view
 from core.schema import use_public_schema
+
+logger = logging.getLogger(__name__)
 
 
 def readiness_problems() -> list[str]:
@@ -71,7 +74,12 @@ def healthz() -> JsonResponse:
 def readyz() -> JsonResponse:
     problems = readiness_problems()
     if problems:
-        return JsonResponse({"status": "unavailable", "problems": problems}, status=503)
+        # A 503 here is the probe doing its job, not a server error: logged once at WARNING
+        # with its reasons, and marked so that Django's request log does not log it at ERROR.
+        logger.warning("/readyz answers 503: %s", "; ".join(problems))
+        response = JsonResponse({"status": "unavailable", "problems": problems}, status=503)
+        response._has_been_logged = True  # type: ignore[attr-defined]
+        return response
     return JsonResponse({"status": "ready"})
 
 

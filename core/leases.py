@@ -92,7 +92,14 @@ def _unacked_index_key() -> str:
 
 def _renew_delivery(tag: str) -> bool:
     """Move the task's unacked entry to now; False once it is acknowledged (entry gone)."""
-    return bool(sync_redis().zadd(_unacked_index_key(), {tag: time.time()}, xx=True, ch=True))
+    renewed = bool(sync_redis().zadd(_unacked_index_key(), {tag: time.time()}, xx=True, ch=True))
+    if not renewed:
+        with _held_lock:
+            for task_id, tags in list(_held.items()):
+                tags.discard(tag)
+                if not tags:
+                    del _held[task_id]
+    return renewed
 
 
 def _heartbeat(name: str) -> bool:
@@ -116,18 +123,42 @@ def _start_heartbeat(sender: Any = None, **_: Any) -> None:
     keeper.hold(("heartbeat", name), lambda: _heartbeat(name))
 
 
+# Leases are kept per delivery (the broker message's tag), not per task id: a retried task
+# (``self.retry``: a turn waiting for its conversation) and a redelivered copy carry the task id
+# of the delivery before them, and may be received before that one ends. Keyed by task id, the
+# copy's hold replaced the first one's and the first one's end then released it: the copy's
+# lease lapsed while it waited or ran, and it was handed out a second time.
+_held: dict[str, set[str]] = {}  # task id -> tags of its deliveries this worker holds
+_held_lock = threading.Lock()
+
+
 @task_received.connect(dispatch_uid="countersign_task_lease")
 def _lease_received_task(request: Any = None, **_: Any) -> None:
     tag = getattr(getattr(request, "message", None), "delivery_tag", None)
     if tag is not None and request is not None:
-        keeper.hold(("task", request.id), lambda: _renew_delivery(str(tag)))
+        with _held_lock:
+            _held.setdefault(str(request.id), set()).add(str(tag))
+        keeper.hold(("delivery", str(tag)), lambda: _renew_delivery(str(tag)))
+
+
+def _end_leases_of(task_id: str | None) -> None:
+    """A delivery of ``task_id`` ended. With only one held, its lease ends now; with several,
+    which one ended is not known here (Celery's signal names the task, not the delivery), so
+    each is kept until its renewal finds its entry acknowledged (``_renew_delivery``)."""
+    with _held_lock:
+        tags = _held.get(str(task_id), set())
+        if len(tags) > 1:
+            return
+        _held.pop(str(task_id), None)
+    for tag in tags:
+        keeper.release(("delivery", tag))
 
 
 @task_postrun.connect(dispatch_uid="countersign_task_lease_end")
 def _end_task_lease(task_id: str | None = None, **_: Any) -> None:
-    keeper.release(("task", task_id))
+    _end_leases_of(task_id)
 
 
 @task_revoked.connect(dispatch_uid="countersign_task_lease_revoked")
 def _end_revoked_task_lease(request: Any = None, **_: Any) -> None:
-    keeper.release(("task", getattr(request, "id", None)))
+    _end_leases_of(getattr(request, "id", None))

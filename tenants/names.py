@@ -78,6 +78,11 @@ def conversation_cancel_key(
     return _conversation_key(schema, conversation_uuid, f"cancel:{_uuid(run_id)}")
 
 
+def turn_requeues_key(schema: str, message_uuid: uuid.UUID | str) -> str:
+    """How often the stranded-turn sweep queued a message's lost turn again."""
+    return f"cs:{_schema(schema)}:turn:{_uuid(message_uuid)}:requeues"
+
+
 def digest_scheduled_key(schema: str, user_id: int) -> str:
     """Set while an approver's notification digest is queued."""
     return f"cs:{_schema(schema)}:notify:{_id(user_id)}:scheduled"

@@ -110,3 +110,17 @@ def publish_action(*, schema: str, action: PendingAction) -> None:
         conversation_uuid=str(action.conversation.uuid),
         payload={"type": "action", "action": action_payload(action, full=False)},
     )
+
+
+def publish_turn_error(*, schema: str, message: Message) -> None:
+    """The ``error`` event of a turn that ended without being run (its task was lost too often,
+    chat/services/realtime.py ``stranded_turns_requeue``), as a failed run sends it."""
+    append_event(
+        schema=schema,
+        conversation_uuid=str(message.conversation.uuid),
+        payload={
+            "type": "error",
+            "code": "agent_error",
+            "message": "the reply to this message was lost; send it again",
+        },
+    )

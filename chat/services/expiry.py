@@ -80,6 +80,42 @@ def stranded_action_ids(*, older_than_seconds: int) -> list[uuid.UUID]:
     )
 
 
+def stranded_turn_messages(*, older_than_seconds: int) -> list[Message]:
+    """The current tenant's user messages left without an ending for at least
+    ``older_than_seconds``, oldest first (at most ``STRANDED_BATCH``, within
+    ``STRANDED_HORIZON``): no reply (a finished, cancelled or failed turn stores one), no action
+    proposed since (a paused turn is ended by its decision's resume), in a conversation its
+    owner has not deleted. Whether a turn still holds the conversation is the caller's check
+    (the conversation lock lives in Redis)."""
+    now = timezone.now()
+    replied = Message.objects.filter(run_id=OuterRef("uuid"), role=Message.Role.ASSISTANT)
+    paused = PendingAction.objects.filter(
+        conversation=OuterRef("conversation"), created_at__gte=OuterRef("created_at")
+    )
+    return list(
+        Message.objects.filter(
+            role=Message.Role.USER,
+            created_at__lte=now - timedelta(seconds=older_than_seconds),
+            created_at__gte=now - STRANDED_HORIZON,
+            conversation__deleted_at__isnull=True,
+        )
+        .exclude(Exists(replied))
+        .exclude(Exists(paused))
+        .select_related("conversation")
+        .order_by("created_at")[:STRANDED_BATCH]
+    )
+
+
+def moved_past(message: Message) -> bool:
+    """Whether the conversation has a later user message: answering this one now would put
+    its reply after a later question's."""
+    return Message.objects.filter(
+        conversation_id=message.conversation_id,
+        role=Message.Role.USER,
+        created_at__gt=message.created_at,
+    ).exists()
+
+
 @transaction.atomic
 def pending_action_expire(*, action_id: uuid.UUID | str) -> PendingAction | None:
     """Expire the action if it is still pending past its expiry; the expired action, or None

@@ -23,7 +23,12 @@ from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from chat.events.publishing import PublishingEvents, publish_action, publish_message
+from chat.events.publishing import (
+    PublishingEvents,
+    publish_action,
+    publish_message,
+    publish_turn_error,
+)
 from chat.locks import (
     ConversationLock,
     conversation_lock,
@@ -42,14 +47,18 @@ from chat.pending_actions import (
 )
 from chat.selectors import conversation_watchable, decidable_tools
 from chat.services.expiry import (
+    STRANDED_HORIZON,
+    moved_past,
     overdue_action_ids,
     pending_action_expire,
     stranded_action_ids,
+    stranded_turn_messages,
 )
 from chat.services.turns import (
     ConversationNotFound,
     resume_queue,
     turn_cancel,
+    turn_end_with_error,
     turn_resume,
     turn_run,
     turn_start,
@@ -57,9 +66,12 @@ from chat.services.turns import (
 from chat.services.usage import usage_budget_check
 from core import tracing
 from core.celery import queue
+from core.db_wait import when_database_answers
 from core.leases import keeper
 from core.metrics import AGENT_ERRORS
+from core.redis_clients import sync_redis
 from core.schema import current_schema
+from tenants.names import turn_requeues_key
 
 logger = logging.getLogger(__name__)
 
@@ -193,9 +205,26 @@ def _announce(action: PendingAction, *, resume: bool) -> None:
     schema = current_schema()
     if resume:
         conversation_lock(action.conversation, reservation_token(action.id)).acquire()
-    transaction.on_commit(lambda: publish_action(schema=schema, action=action))
+    _announce_after_commit(schema, action)
     if resume:
         transaction.on_commit(lambda: resume_queue(action.id))
+
+
+def _announce_after_commit(schema: str, action: PendingAction) -> None:
+    """Publish the action's new state once committed. A failure (Redis away longer than its
+    clients retry) is logged, never raised: the decision is taken and the resume queued after
+    this still has to go; the resume announces an executed or failed action again, and every
+    page and ``GET`` shows the stored state."""
+
+    def publish() -> None:
+        try:
+            publish_action(schema=schema, action=action)
+        except Exception:
+            logger.warning(
+                "could not announce action %s (%s)", action.id, action.status, exc_info=True
+            )
+
+    transaction.on_commit(publish)
 
 
 def action_expire(*, action_id: uuid.UUID | str) -> PendingAction | None:
@@ -208,7 +237,7 @@ def action_expire(*, action_id: uuid.UUID | str) -> PendingAction | None:
             return None
         schema = current_schema()
         conversation_lock(action.conversation, reservation_token(action.id)).acquire()
-        transaction.on_commit(lambda: publish_action(schema=schema, action=action))
+        _announce_after_commit(schema, action)
         transaction.on_commit(lambda: resume_queue(action.id))
     return action
 
@@ -233,6 +262,44 @@ def stranded_resumes_requeue() -> int:
     return len(stranded)
 
 
+def stranded_turns_requeue() -> int:
+    """Recover every message of the current tenant whose turn was lost: stored, no reply, not
+    paused for a decision, and no turn holding or reserving its conversation, for
+    ``CHAT_STRANDED_TURN_SECONDS`` (its ``run_turn`` never reached a worker, or its worker died
+    and the broker lost the task). Each is queued again, reserved like a send, at most
+    ``CHAT_STRANDED_TURN_ATTEMPTS`` times; after that, or when a later question was asked in
+    its conversation meanwhile, it ends with the error reply and an ``error`` event. How many
+    this call queued or ended. Idempotent: a turn stores one reply however often it runs."""
+    handled = 0
+    schema = current_schema()
+    for message in stranded_turn_messages(older_than_seconds=settings.CHAT_STRANDED_TURN_SECONDS):
+        reservation = conversation_lock(message.conversation, reservation_token(message.uuid))
+        if not reservation.acquire():
+            continue  # a turn runs, or a sender or a decision has just reserved it
+        if moved_past(message) or _requeued(schema, message) > settings.CHAT_STRANDED_TURN_ATTEMPTS:
+            logger.warning("message %s was left without a reply; ending it", message.pk)
+            try:
+                turn_end_with_error(message=message)
+                publish_turn_error(schema=schema, message=message)
+            finally:
+                reservation.release()
+        else:
+            logger.warning("message %s was left without a reply; queueing it again", message.pk)
+            queue("chat.run_turn", message.pk)
+        handled += 1
+    return handled
+
+
+def _requeued(schema: str, message: Message) -> int:
+    """Count one more requeue of ``message``'s turn; how many there have been, this one
+    included. Kept as long as the sweep looks back, so the bound holds across its runs."""
+    key = turn_requeues_key(schema, message.uuid)
+    client = sync_redis()
+    count = int(client.incr(key))
+    client.expire(key, int(STRANDED_HORIZON.total_seconds()))
+    return count
+
+
 def action_withdraw(
     *, user: User, action_id: str, note: str = "", via: str | None = None
 ) -> PendingAction:
@@ -244,7 +311,7 @@ def action_withdraw(
         action = pending_action_withdraw(action_id=action_id, user=user, note=note, via=via)
         schema = current_schema()
         conversation_lock(action.conversation, reservation_token(action.id)).acquire()
-        transaction.on_commit(lambda: publish_action(schema=schema, action=action))
+        _announce_after_commit(schema, action)
         transaction.on_commit(lambda: resume_queue(action.id))
     return action
 
@@ -396,7 +463,10 @@ def _ends_visibly(events: _RenewingEvents) -> Iterator[None]:
 def turn_execute(*, message_id: int) -> None:
     """Worker entry for a new message. Raises ``ConversationBusy`` when another run holds the
     conversation (the task retries)."""
-    message = Message.objects.select_related("conversation").get(pk=message_id)
+    message = when_database_answers(
+        lambda: Message.objects.select_related("conversation").get(pk=message_id),
+        what=f"message {message_id}",
+    )
     conversation = message.conversation
     lock = conversation_lock(conversation, execution_token(message.uuid))
     if not lock.take_over(from_token=reservation_token(message.uuid)):
@@ -414,7 +484,10 @@ def turn_execute(*, message_id: int) -> None:
 
 def resume_execute(*, action_id: str) -> None:
     """Worker entry after a decision: resume the graph (the tool runs at most once)."""
-    action = PendingAction.objects.select_related("conversation").get(pk=action_id)
+    action = when_database_answers(
+        lambda: PendingAction.objects.select_related("conversation").get(pk=action_id),
+        what=f"action {action_id}",
+    )
     lock = conversation_lock(action.conversation, execution_token(action.id))
     if not lock.take_over(from_token=reservation_token(action.id)):
         raise ConversationBusy(str(action.conversation.uuid))

@@ -190,6 +190,22 @@ def turn_run(
     )
 
 
+def turn_end_with_error(*, message: Message) -> Message:
+    """End a turn that could not be run with the error reply (no-op when it has a reply): what a
+    failed run stores, so the conversation shows it and the message is never run again."""
+    try:
+        with transaction.atomic():
+            return Message.objects.create(
+                conversation=message.conversation,
+                role=Message.Role.ASSISTANT,
+                content=ERROR_REPLY,
+                run_id=message.uuid,
+                status=Message.Status.ERROR,
+            )
+    except IntegrityError:  # a run stored its reply after all
+        return Message.objects.get(run_id=message.uuid, role=Message.Role.ASSISTANT)
+
+
 def resume_queue(action_id: uuid.UUID | str) -> None:
     """Queue the resume of the turn that waits on a decided action (``chat.resume_turn``), in
     the trace of that turn when tracing is on (its context is stored on the action)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 
 import pytest
@@ -95,3 +96,17 @@ def test_events_still_reach_the_channel_layer_after_redis_restarts(
     publisher.group_send("restart-probe-after", {"type": "probe", "n": 2}).result(timeout=10)
 
     assert async_to_sync(layer.receive)(channel)["n"] == 2
+
+
+def test_a_503_probe_logs_a_warning_with_its_problems_and_nothing_at_error(
+    db: None, caplog: pytest.LogCaptureFixture
+) -> None:
+    sync_redis().delete(leases.WORKERS_KEY)
+
+    with caplog.at_level(logging.INFO):
+        response = Client(HTTP_HOST="localhost").get("/readyz")
+
+    assert response.status_code == 503
+    assert [r for r in caplog.records if r.levelno >= logging.ERROR] == []
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert any("/readyz" in w and "workers: " in w for w in warnings), warnings

@@ -19,6 +19,8 @@ from django.db import connection
 from django_tenants.utils import tenant_context
 
 from chat.models import Message
+from chat.services.turns import turn_start
+from core.celery import queue
 from core.infra import EmbeddedInfra
 from tests.e2e.conftest import Process, TenantSetup, start_worker
 from tests.e2e.test_realtime import _kb
@@ -106,6 +108,27 @@ def test_a_turn_streaming_through_a_postgres_restart_ends_with_its_reply_stored(
 
     assert ending["type"] in ("done", "error"), ending
     assert _stored_reply(alpha, asked) is not None  # the answer, or the error reply
+
+
+def test_a_turn_task_that_arrives_while_postgres_is_down_waits_for_it_and_is_answered(
+    worker: Process, alpha: TenantSetup, embedded_infra: EmbeddedInfra
+) -> None:
+    with tenant_context(alpha.tenant):
+        _, message, _ = turn_start(user=alpha.staff.user, text="Hello there")
+    with _postgres_down(embedded_infra):
+        with tenant_context(alpha.tenant):
+            queue("chat.run_turn", message.pk)
+        # Longer than a pooled connection is waited for (DB_POOL_TIMEOUT_SECONDS, 10 s): the
+        # worker takes the task and its first query fails.
+        time.sleep(15)
+
+    deadline = time.monotonic() + 60
+    while _stored_reply(alpha, str(message.uuid)) is None and time.monotonic() < deadline:
+        time.sleep(0.5)
+    reply = _stored_reply(alpha, str(message.uuid))
+
+    assert reply is not None, "the task retried once the database was back instead of dying"
+    assert reply.status == Message.Status.COMPLETE
 
 
 def test_readyz_answers_503_quickly_while_postgres_is_down_and_200_after_it_returns(
