@@ -63,7 +63,7 @@ def test_the_dev_outbox_lists_the_sms_and_the_digest_whose_approve_link_works(
     assert href.startswith(f"http://{school.host}:{web}/approvals/decide/"), href
 
     link.click()
-    approver.get_by_role("button", name="Approve").click()
+    approver.get_by_test_id("link-approve").click()
     approver.get_by_text("Approved.").wait_for()
     with tenant_context(school.tenant):
         for _ in range(600):
