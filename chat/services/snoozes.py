@@ -97,7 +97,7 @@ def pending_action_unsnooze(*, action_id: uuid.UUID | str, user: User) -> Pendin
         action=action, user=user, until__gt=timezone.now()
     ).delete()
     if ended:
-        ActionEvent.objects.create(
+        audit_event_record(
             action=action, kind=ActionEvent.Kind.SNOOZED, actor=user, data={"until": None}
         )
     return action
