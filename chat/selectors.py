@@ -14,6 +14,8 @@ from actions.models import EditConfirmer
 from actions.selectors import memberships_of
 from actions.tools.registry import approval_refusal, policies, tool_policy
 from chat.models import ActionEvent, ActionSnooze, Conversation, Message, PendingAction
+from core.schema import current_schema
+from tenants.models import Tenant
 from tenants.roles import APPROVER, TENANT_ADMIN
 
 CONVERSATION_LIST_LIMIT = 100  # the sidebar scrolls on its own; search finds older ones
@@ -234,7 +236,7 @@ def unapprovable_actions() -> list[PendingAction]:
     stuck = [
         (tool, requester)
         for tool, requester in pairs
-        if _approvers(tool=tool, requested_by_id=requester).people == 0
+        if nobody_else_can_approve(tool=tool, requested_by_id=requester)
     ]
     if not stuck:
         return []
@@ -243,6 +245,22 @@ def unapprovable_actions() -> list[PendingAction]:
         which |= Q(tool=tool, requested_by_id=requester)
     return list(
         pending.filter(which).select_related("requested_by", "conversation").order_by("created_at")
+    )
+
+
+def nobody_else_can_approve(*, tool: str, requested_by_id: int) -> bool:
+    """Whether a request of ``tool`` by ``requested_by_id`` has nobody but its requester to
+    approve it (the one rule of ``unapprovable_actions``, also asked when it is proposed)."""
+    return _approvers(tool=tool, requested_by_id=requested_by_id).people == 0
+
+
+def unapprovable_route() -> str:
+    """The current tenant's ``unapprovable_requests`` setting, read from its row now (a worker
+    may hold a tenant object loaded before the platform admin changed it)."""
+    return str(
+        Tenant.objects.values_list("unapprovable_requests", flat=True).get(
+            schema_name=current_schema()  # a graph node runs under a schema, not a tenant
+        )
     )
 
 
