@@ -24,11 +24,12 @@ from actions.tools.base import ToolContext, ToolDisabledError, ToolError
 from actions.tools.registry import approval_refusal, get_tool, tool_policy
 from chat.audit.services import audit_event_record
 from chat.models import ActionEvent, Conversation, PendingAction
-from chat.selectors import nobody_else_can_approve, unapprovable_route
+from chat.selectors import nobody_else_can_approve
 from chat.signals import action_pending
 from core import tracing
 from core.metrics import HITL_DECISIONS, WORKER_LOST_RECOVERIES
 from tenants.models import UnapprovableRequests
+from tenants.selectors import tenant_unapprovable_requests
 
 logger = logging.getLogger(__name__)
 Status = PendingAction.Status
@@ -133,7 +134,7 @@ def _refused_for_want_of_approvers(action: PendingAction) -> bool:
     """Under the tenant setting ``reject``, refuse a request nobody but its requester may
     approve at once, rather than let it wait to expire (docs/web.md, "Nobody else can
     approve"). No actor: the rule refused it; the audit event says why."""
-    if unapprovable_route() != UnapprovableRequests.REJECT:
+    if tenant_unapprovable_requests() != UnapprovableRequests.REJECT:
         return False
     if not nobody_else_can_approve(tool=action.tool, requested_by_id=action.requested_by_id):
         return False

@@ -14,8 +14,6 @@ from actions.models import EditConfirmer
 from actions.selectors import memberships_of
 from actions.tools.registry import approval_refusal, policies, tool_policy
 from chat.models import ActionEvent, ActionSnooze, Conversation, Message, PendingAction
-from core.schema import current_schema
-from tenants.models import Tenant
 from tenants.roles import APPROVER, TENANT_ADMIN
 
 CONVERSATION_LIST_LIMIT = 100  # the sidebar scrolls on its own; search finds older ones
@@ -252,16 +250,6 @@ def nobody_else_can_approve(*, tool: str, requested_by_id: int) -> bool:
     """Whether a request of ``tool`` by ``requested_by_id`` has nobody but its requester to
     approve it (the one rule of ``unapprovable_actions``, also asked when it is proposed)."""
     return _approvers(tool=tool, requested_by_id=requested_by_id).people == 0
-
-
-def unapprovable_route() -> str:
-    """The current tenant's ``unapprovable_requests`` setting, read from its row now (a worker
-    may hold a tenant object loaded before the platform admin changed it)."""
-    return str(
-        Tenant.objects.values_list("unapprovable_requests", flat=True).get(
-            schema_name=current_schema()  # a graph node runs under a schema, not a tenant
-        )
-    )
 
 
 def _approvers(*, tool: str, requested_by_id: int) -> Approvers:

@@ -21,11 +21,11 @@ from chat.selectors import (
     is_tenant_admin,
     nobody_else_can_approve,
     unapprovable_actions,
-    unapprovable_route,
 )
 from notifications.models import ApprovalNotice, Channel, NotificationPreference
 from tenants.models import UnapprovableRequests
 from tenants.roles import TENANT_ADMIN
+from tenants.selectors import tenant_unapprovable_requests
 
 
 @dataclass(frozen=True)
@@ -57,7 +57,7 @@ def told_of(*, action: PendingAction) -> list[User]:
 
 
 def _admins_told() -> bool:
-    return unapprovable_route() == UnapprovableRequests.NOTIFY_ADMINS
+    return tenant_unapprovable_requests() == UnapprovableRequests.NOTIFY_ADMINS
 
 
 def told_as_admin(*, user: User, action: PendingAction) -> bool:
