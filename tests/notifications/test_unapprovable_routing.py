@@ -11,10 +11,11 @@ from django_tenants.utils import tenant_context
 from chat.agent.outcome_replies import not_run_reply
 from chat.models import ActionEvent, PendingAction
 from chat.presenters import action_card
-from notifications.models import ApprovalNotice
+from notifications.models import ApprovalDigest, ApprovalNotice
 from notifications.services import approvers_notify, digest_run
 from tenants.models import Tenant
 from tenants.roles import TENANT_ADMIN
+from tests.actions.conftest import wait_until
 from tests.notifications.conftest import approver_in, propose
 from tests.tenants.factories import make_user
 from tests.unit.actions.fakes import FakeSmtpServer
@@ -131,3 +132,23 @@ def test_another_tenants_setting_and_admins_are_never_involved(
     theirs = propose(tenant_b, bob)
     with tenant_context(tenant_b):
         assert PendingAction.objects.get(pk=theirs.pk).status == PendingAction.Status.PENDING
+
+
+def test_through_the_worker_the_admins_digest_goes_out_once_the_request_is_committed(
+    celery_worker_thread: None, tenant_a: Tenant, tenant_b: Tenant, fake_smtp: FakeSmtpServer
+) -> None:
+    april = approver_in(tenant_a, "april", "april@alpha.example")
+    _admin_in(tenant_a, "tina", "tina@alpha.example")
+    _admin_in(tenant_b, "tom", "tom@beta.example")
+
+    action = propose(tenant_a, april)  # committed: notify_pending is queued after commit
+
+    wait_until(lambda: fake_smtp.messages)
+    with tenant_context(tenant_a):
+        digest = wait_until(lambda: ApprovalDigest.objects.filter(status="sent").first())
+        assert digest.user.username == "tina"
+    with tenant_context(tenant_b):
+        assert not ApprovalDigest.objects.exists()
+    [mail] = fake_smtp.messages
+    assert mail.rcpt_tos == ["tina@alpha.example"]
+    assert action.description in mail.message.get_content()
