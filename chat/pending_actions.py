@@ -24,13 +24,21 @@ from actions.tools.base import ToolContext, ToolDisabledError, ToolError
 from actions.tools.registry import approval_refusal, get_tool, tool_policy
 from chat.audit.services import audit_event_record
 from chat.models import ActionEvent, Conversation, PendingAction
+from chat.selectors import nobody_else_can_approve
 from chat.signals import action_pending
 from core import tracing
 from core.metrics import HITL_DECISIONS, WORKER_LOST_RECOVERIES
+from tenants.models import UnapprovableRequests
+from tenants.selectors import tenant_unapprovable_requests
 
 logger = logging.getLogger(__name__)
 Status = PendingAction.Status
 Decision = Literal["approve", "reject"]
+# The note of a request refused when proposed because nobody but its requester may approve it
+# (the tenant setting ``unapprovable_requests = reject``): the card and the reply say it.
+NOBODY_ELSE_MAY_APPROVE = (
+    "Nobody else may approve this, so it was not sent: ask a tenant admin to add an approver."
+)
 # What the confirmer of an approver's edit says (docs/web.md, "Four eyes on the final text").
 Confirmation = Literal["confirm", "decline"]
 
@@ -116,8 +124,45 @@ def pending_action_propose(
             actor_id=requested_by_id,
             data={"arguments": normalised, "description": description},
         )
+        if _refused_for_want_of_approvers(action):
+            return action  # nobody is told of a request that will never be decided
         action_pending.send(sender=PendingAction, action=action)
     return action
+
+
+def _refused_for_want_of_approvers(action: PendingAction) -> bool:
+    """Under the tenant setting ``reject``, refuse a request nobody but its requester may
+    approve at once, rather than let it wait to expire (docs/web.md, "Nobody else can
+    approve"). No actor: the rule refused it; the audit event says why."""
+    if tenant_unapprovable_requests() != UnapprovableRequests.REJECT:
+        return False
+    if not nobody_else_can_approve(tool=action.tool, requested_by_id=action.requested_by_id):
+        return False
+    if not _move(
+        action.pk,
+        to=Status.REJECTED,
+        only_from=Status.PENDING,
+        decided_at=timezone.now(),
+        note=NOBODY_ELSE_MAY_APPROVE,
+    ):
+        return False
+    audit_event_record(
+        action=action,
+        kind=ActionEvent.Kind.REJECTED,
+        data={"reason": "no_eligible_approver", "note": NOBODY_ELSE_MAY_APPROVE},
+    )
+    HITL_DECISIONS.labels(decision=str(ActionEvent.Kind.REJECTED)).inc()
+    action.refresh_from_db()
+    return True
+
+
+def refused_for_want_of_approvers(action: PendingAction) -> bool:
+    """Whether ``action`` was refused when proposed because nobody else may approve it."""
+    return (
+        action.status == Status.REJECTED
+        and action.decided_by_id is None
+        and action.note == NOBODY_ELSE_MAY_APPROVE
+    )
 
 
 def _move(

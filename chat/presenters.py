@@ -25,10 +25,12 @@ from chat.argument_changes import argument_changes
 from chat.events.payloads import placeholder_description
 from chat.models import Conversation, Message, PendingAction
 from chat.pending_actions import (
+    NOBODY_ELSE_MAY_APPROVE,
     confirm_refusal,
     confirmed_by_requester,
     decide_refusal,
     is_overdue,
+    refused_for_want_of_approvers,
     waited_hours,
 )
 from chat.rendering import citation_chips, render_markdown
@@ -535,6 +537,8 @@ def action_card(action: PendingAction, *, viewer: User, zone: ZoneInfo | None = 
     can_confirm, confirmation_wait = _confirmation(action, viewer)
     deliveries = delivery_views(action)
     outcome = _outcome(action, deliveries)
+    if refused_for_want_of_approvers(action):
+        outcome = NOBODY_ELSE_MAY_APPROVE
     if action.status == PendingAction.Status.EXPIRED or is_overdue(action):
         outcome = (
             f"Expired after {waited_hours(action)} h without a decision; it can no longer be "

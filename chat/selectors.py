@@ -234,7 +234,7 @@ def unapprovable_actions() -> list[PendingAction]:
     stuck = [
         (tool, requester)
         for tool, requester in pairs
-        if _approvers(tool=tool, requested_by_id=requester).people == 0
+        if nobody_else_can_approve(tool=tool, requested_by_id=requester)
     ]
     if not stuck:
         return []
@@ -244,6 +244,12 @@ def unapprovable_actions() -> list[PendingAction]:
     return list(
         pending.filter(which).select_related("requested_by", "conversation").order_by("created_at")
     )
+
+
+def nobody_else_can_approve(*, tool: str, requested_by_id: int) -> bool:
+    """Whether a request of ``tool`` by ``requested_by_id`` has nobody but its requester to
+    approve it (the one rule of ``unapprovable_actions``, also asked when it is proposed)."""
+    return _approvers(tool=tool, requested_by_id=requested_by_id).people == 0
 
 
 def _approvers(*, tool: str, requested_by_id: int) -> Approvers:

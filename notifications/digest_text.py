@@ -28,6 +28,14 @@ class WaitingItem:
     approve_link: str = ""
     reject_link: str = ""
     reply_code: str = ""  # SMS and Telegram: "reply YES 4821 or NO 4821" decides it
+    # Why a tenant admin, who may not decide it, is told (then no decision link is given).
+    note: str = ""
+
+
+NOBODY_ELSE_CAN_APPROVE = (
+    "Nobody else can approve this: add an approver or change the tool's policy, "
+    "or it expires unanswered."
+)
 
 
 def reply_hint(code: str) -> str:
@@ -48,6 +56,7 @@ def digest_body(
         lines += [
             f"{item.tool_label} — asked by {item.requested_by}",
             item.description,
+            *([item.note] if item.note else []),
             *([reply_hint(item.reply_code)] if item.reply_code else []),
             f"Open: {item.link}",
             "",
@@ -69,14 +78,12 @@ def digest_email(
     lines = [digest_subject(tenant_name=tenant_name, count=len(items)) + ".", ""]
     for item in items:
         lines += [f"{item.tool_label} — asked by {item.requested_by}", item.description]
+        lines += [item.note] if item.note else []
         for label, text in item.fields:
             lines += [f"  {label}: " + text.replace("\n", "\n    ")]
-        lines += [
-            f"Approve: {item.approve_link}",
-            f"Reject: {item.reject_link}",
-            f"Open: {item.link}",
-            "",
-        ]
+        if item.approve_link:
+            lines += [f"Approve: {item.approve_link}", f"Reject: {item.reject_link}"]
+        lines += [f"Open: {item.link}", ""]
     lines += [
         "Each link asks you to confirm on a page of its own, works once, and only for you. "
         "It stops working when the request expires or is edited.",
@@ -99,4 +106,5 @@ def digest_sms(*, tenant_name: str, items: list[WaitingItem], inbox_link: str) -
     link = first.link if len(items) == 1 else inbox_link
     # The code decides the request the text shows (the first); the others wait in the inbox.
     hint = f" {reply_hint(first.reply_code)}" if first.reply_code else ""
+    hint += f" {first.note}" if first.note else ""
     return f"{head}: {first.tool_label} by {first.requested_by}: {description}{more}{hint} {link}"

@@ -41,6 +41,7 @@ from core.redis_clients import sync_redis
 from core.schema import current_schema, current_tenant
 from notifications.decision_links import Purpose, decision_link_tokens
 from notifications.digest_text import (
+    NOBODY_ELSE_CAN_APPROVE,
     WaitingItem,
     digest_body,
     digest_email,
@@ -58,8 +59,9 @@ from notifications.models import (
 from notifications.reply_codes import reply_codes_new
 from notifications.selectors import (
     actions_to_tell,
-    approvers_of,
     notification_target,
+    told_as_admin,
+    told_of,
 )
 from tenants.names import digest_scheduled_key
 
@@ -93,8 +95,9 @@ def preference_save(
 
 
 def approvers_notify(*, action_id: str) -> int:
-    """Schedule a digest for everyone who may decide the pending action ``action_id`` and has
-    somewhere to be told; returns how many. An action of another tenant, or one decided
+    """Schedule a digest for everyone who may decide the pending action ``action_id`` (and the
+    tenant admins, when nobody else may: ``told_of``) and has somewhere to be told; returns
+    how many. An action of another tenant, or one decided
     meanwhile, is not found here and tells nobody."""
     try:
         action = PendingAction.objects.filter(
@@ -105,7 +108,7 @@ def approvers_notify(*, action_id: str) -> int:
     if action is None:
         return 0
     scheduled = 0
-    for user in approvers_of(action=action):
+    for user in told_of(action=action):
         if notification_target(user=user) is None:
             continue
         digest_schedule(user_id=user.pk, countdown=_throttle_remaining(user.pk))
@@ -276,6 +279,8 @@ def _waiting_items(digest: ApprovalDigest) -> list[WaitingItem]:
     for action in actions:
         tokens = decision_link_tokens(user=digest.user, action=action)
         if tokens is None:
+            if told_as_admin(user=digest.user, action=action):
+                items.append(_admin_item(action))
             continue
         email = digest.channel == Channel.EMAIL
         item = _item(action, tokens, viewer=digest.user, with_links=email)
@@ -336,6 +341,18 @@ def _item(
         approve_link=signed("approve"),
         reject_link=signed("reject"),
         fields=_text(action, viewer),
+    )
+
+
+def _admin_item(action: PendingAction) -> WaitingItem:
+    """A request a tenant admin is told of because nobody else may approve it: what it is and
+    why it waits, linked to its conversation; never a decision link (they may not decide)."""
+    return WaitingItem(
+        tool_label=_tool_label(action.tool),
+        description=action.description,
+        requested_by=action.requested_by.get_username(),
+        link=tenant_link(reverse("conversation", args=[action.conversation.uuid])),
+        note=NOBODY_ELSE_CAN_APPROVE,
     )
 
 

@@ -19,6 +19,14 @@ def validate_time_zone(value: str) -> None:
         raise ValidationError(f"{value!r} is not an IANA time zone name such as 'Asia/Seoul'")
 
 
+class UnapprovableRequests(models.TextChoices):
+    """What happens to a request nobody but its requester may approve (docs/web.md, "Nobody
+    else can approve"): it can only expire unless a tenant admin adds an approver."""
+
+    NOTIFY_ADMINS = "notify_admins", "Tell the tenant admins at once (their next digest)"
+    REJECT = "reject", "Refuse it at once, before anyone is told"
+
+
 class Tenant(TenantMixin):
     """An organisation. Its users, conversations, documents and actions live in its schema."""
 
@@ -43,6 +51,14 @@ class Tenant(TenantMixin):
         blank=True,
         help_text="Empty the message text and recipients of audit events older than this many "
         "days (who, what and when stay, and so does the hash chain). Empty: keep them.",
+    )
+    unapprovable_requests = models.CharField(
+        max_length=16,
+        choices=UnapprovableRequests.choices,
+        default=UnapprovableRequests.NOTIFY_ADMINS,
+        help_text="A request nobody but its requester may approve (the tool's approver group "
+        "is empty, or holds only whoever asked): flagged to the requester and the tenant "
+        "admins either way.",
     )
 
     # Create the schema and migrate it when a tenant is saved for the first time.

@@ -6,7 +6,7 @@ from zoneinfo import ZoneInfo
 
 from django.db import connection
 
-from tenants.models import Tenant, default_time_zone
+from tenants.models import Tenant, UnapprovableRequests, default_time_zone
 
 
 def tenant_zone(*, schema_name: str | None = None) -> ZoneInfo:
@@ -18,3 +18,17 @@ def tenant_zone(*, schema_name: str | None = None) -> ZoneInfo:
     schema = schema_name or getattr(connection, "schema_name", None)
     tenant = Tenant.objects.filter(schema_name=schema).only("time_zone").first()
     return tenant.zone if tenant else ZoneInfo(default_time_zone())
+
+
+def tenant_unapprovable_requests(*, schema_name: str | None = None) -> str:
+    """What the tenant ``schema_name`` (default: the connection's current schema) does with a
+    request nobody but its requester may approve (``Tenant.unapprovable_requests``). Read from
+    its row each time: a worker may hold a tenant object loaded before the platform admin
+    changed it, and a graph node runs under a schema, not a tenant object."""
+    schema = schema_name or getattr(connection, "schema_name", None)
+    value = (
+        Tenant.objects.filter(schema_name=schema)
+        .values_list("unapprovable_requests", flat=True)
+        .first()
+    )
+    return str(value or UnapprovableRequests.NOTIFY_ADMINS)

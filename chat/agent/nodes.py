@@ -187,7 +187,11 @@ def approval(state: AgentState, config: RunnableConfig) -> dict[str, Any]:
                 ],
                 "not_run": None,
             }
-    interrupt({"action_id": str(action.id)})
+    # A request refused when proposed (nobody else may approve it, and the tenant says reject)
+    # waits for no decision: the turn answers at once. Deterministic on a re-run, since a
+    # refused action stays refused.
+    if action.status not in PendingAction.NOT_RUN:
+        interrupt({"action_id": str(action.id)})
     with run_schema(config):
         action.refresh_from_db()  # the database, not the resume value, says what was decided
         not_run: NotRun | None = None

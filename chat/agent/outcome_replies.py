@@ -58,6 +58,10 @@ def not_run_reply(action: PendingAction) -> str:
             f"without a decision. {NOTHING_DONE}"
         )
     if action.status == "rejected":
+        from chat.pending_actions import NOBODY_ELSE_MAY_APPROVE, refused_for_want_of_approvers
+
+        if refused_for_want_of_approvers(action):
+            return f"{NOBODY_ELSE_MAY_APPROVE} {NOTHING_DONE}"
         who = action.decided_by.get_username() if action.decided_by else "an approver"
         note = action.note.strip()
         because = f": “{note}”" if note else ""
