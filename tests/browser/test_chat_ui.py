@@ -105,7 +105,8 @@ def test_a_second_tab_on_the_conversation_shows_the_question_as_it_is_sent_and_t
 
     question = second.locator("[data-testid=message-user]").nth(1)
     question.wait_for()
-    assert question.inner_text().strip() == "How do I request annual leave?"
+    # The text itself, not the message's Copy / Edit buttons.
+    assert question.locator(".msg-body").inner_text().strip() == "How do I request annual leave?"
     with tenant_context(school.tenant):
         asked = Message.objects.get(content="How do I request annual leave?")
     assert question.get_attribute("data-message") == str(asked.uuid)
