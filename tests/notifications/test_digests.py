@@ -101,17 +101,23 @@ def test_each_link_is_signed_for_its_tenant_approver_action_version_and_decision
     assert "No class on Friday" not in "".join(links.values())
 
 
-def test_an_approver_of_sms_only_gets_neither_the_text_nor_a_link_of_an_email_request(
-    tenant_a: Tenant, staff_a: User, fake_smtp: FakeSmtpServer
-) -> None:
-    desk = approver_in(tenant_a, "desk", "desk@alpha.example")
-    with tenant_context(tenant_a):
+def _sms_only_approver(tenant: Tenant) -> User:
+    """``desk``, the one approver of SMS requests (the "sms desk" group) and of nothing else."""
+    desk = approver_in(tenant, "desk", "desk@alpha.example")
+    with tenant_context(tenant):
         desk.groups.clear()
         sms_desk = Group.objects.create(name="sms desk")
         sms_desk.user_set.add(desk)
         ToolPolicy.objects.update_or_create(
             tool_name="send_sms", defaults={"approver_group": sms_desk}
         )
+    return desk
+
+
+def test_an_approver_of_sms_only_gets_neither_the_text_nor_a_link_of_an_email_request(
+    tenant_a: Tenant, staff_a: User, fake_smtp: FakeSmtpServer
+) -> None:
+    desk = _sms_only_approver(tenant_a)
     sms = propose(tenant_a, staff_a, tool="send_sms", call="call-sms")
     email = propose(tenant_a, staff_a, tool="send_email", call="call-email")
 
@@ -276,14 +282,7 @@ def test_a_quiet_approver_is_told_nothing(
 def test_an_approver_of_one_tool_only_is_not_told_of_another_tools_request(
     tenant_a: Tenant, staff_a: User, fake_smtp: FakeSmtpServer
 ) -> None:
-    desk = approver_in(tenant_a, "desk", "desk@alpha.example")
-    with tenant_context(tenant_a):
-        desk.groups.clear()
-        sms_desk = Group.objects.create(name="sms desk")
-        sms_desk.user_set.add(desk)
-        ToolPolicy.objects.update_or_create(
-            tool_name="send_sms", defaults={"approver_group": sms_desk}
-        )
+    desk = _sms_only_approver(tenant_a)
     propose(tenant_a, staff_a, tool="send_email")
 
     assert _run(tenant_a, desk) == "nothing_to_tell"
