@@ -231,10 +231,13 @@ def unapprovable_actions() -> list[PendingAction]:
     shown them (docs/web.md, "Nobody else can approve"). Oldest first."""
     pending = PendingAction.objects.filter(status=PendingAction.Status.PENDING)
     pairs = set(pending.values_list("tool", "requested_by_id"))
+    # Every tenant admin's page asks this: one look at each tool's approvers, not one per
+    # (tool, requester) pair.
+    approvers = {tool: _approver_ids(tool=tool) for tool in {tool for tool, _ in pairs}}
     stuck = [
         (tool, requester)
         for tool, requester in pairs
-        if nobody_else_can_approve(tool=tool, requested_by_id=requester)
+        if not (approvers[tool][0] - ({requester} if not approvers[tool][1] else set()))
     ]
     if not stuck:
         return []
@@ -250,6 +253,20 @@ def nobody_else_can_approve(*, tool: str, requested_by_id: int) -> bool:
     """Whether a request of ``tool`` by ``requested_by_id`` has nobody but its requester to
     approve it (the one rule of ``unapprovable_actions``, also asked when it is proposed)."""
     return _approvers(tool=tool, requested_by_id=requested_by_id).people == 0
+
+
+def _approver_ids(*, tool: str) -> tuple[set[int], bool]:
+    """The active members of ``tool``'s approver group, and whether they may approve their own
+    requests (the same reading of the policy as ``_approvers``)."""
+    policy = tool_policy(tool)
+    if policy.approver_group_id:
+        group = Group.objects.filter(pk=policy.approver_group_id).first()
+    else:
+        group = Group.objects.filter(name=APPROVER).first()
+    members = (
+        set(group.user_set.filter(is_active=True).values_list("pk", flat=True)) if group else set()
+    )
+    return members, policy.allow_self_approval
 
 
 def _approvers(*, tool: str, requested_by_id: int) -> Approvers:

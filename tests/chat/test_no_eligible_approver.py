@@ -3,6 +3,8 @@ and to tenant admins on every page; never left to expire quietly."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib.auth.models import Group, User
 from django.test import Client
 from django_tenants.utils import tenant_context
@@ -87,3 +89,19 @@ def test_only_tenant_admins_see_the_flag_and_only_for_their_own_tenant(
 
     assert 'data-testid="unapprovable"' not in _page(tenant_a, "sam")
     assert 'data-testid="unapprovable"' not in _page(tenant_b, "tina")
+
+
+def test_the_admins_flag_costs_the_same_few_queries_however_many_people_are_waiting(
+    tenant_a: Tenant, django_assert_max_num_queries: Any
+) -> None:
+    """Every tenant admin's page asks the question: it looks at each tool's approvers once,
+    not once per requester (twelve requesters here, one of them the only approver)."""
+    april = make_user(tenant_a, "april", role=APPROVER)
+    requesters = [make_user(tenant_a, f"staff{n}", role=STAFF) for n in range(11)]
+    mine = _request(tenant_a, april, tool_call="call_april")
+    for n, requester in enumerate(requesters):
+        _request(tenant_a, requester, tool_call=f"call_{n}")
+
+    with tenant_context(tenant_a), django_assert_max_num_queries(6):
+        flagged = unapprovable_actions()
+    assert [a.pk for a in flagged] == [mine.pk]
