@@ -6,6 +6,7 @@ Each article is (title, [ (context, [qa, ...]), ... ]); a qa is
   (question, None)              -- unanswerable (is_impossible: true)
 answer_start is computed with context.find(); the build fails on a missing or ambiguous span.
 """
+
 import json
 import pathlib
 import sys
@@ -49,7 +50,9 @@ def main():
                 question, answer = qa[0], qa[1]
                 if answer is None:
                     n_imp += 1
-                    out_qas.append({"id": qid, "question": question, "answers": [], "is_impossible": True})
+                    out_qas.append(
+                        {"id": qid, "question": question, "answers": [], "is_impossible": True}
+                    )
                     continue
                 occ = occurrences(context, answer)
                 if not occ:
@@ -65,11 +68,16 @@ def main():
                     continue
                 else:
                     start = context.find(answer)
-                assert context[start:start + len(answer)] == answer
+                assert context[start : start + len(answer)] == answer
                 n_ans += 1
-                out_qas.append({"id": qid, "question": question,
-                                "answers": [{"text": answer, "answer_start": start}],
-                                "is_impossible": False})
+                out_qas.append(
+                    {
+                        "id": qid,
+                        "question": question,
+                        "answers": [{"text": answer, "answer_start": start}],
+                        "is_impossible": False,
+                    }
+                )
             pars.append({"context": context, "qas": out_qas})
         data.append({"title": title, "paragraphs": pars})
     if errors:
@@ -77,7 +85,8 @@ def main():
         sys.exit(1)
     out = {"version": "v2.0", "data": data}
     (HERE / "ko-squad-blind-v1.json").write_text(
-        json.dumps(out, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+        json.dumps(out, ensure_ascii=False, indent=1) + "\n", encoding="utf-8"
+    )
     print(f"articles={len(data)} paragraphs={n_par} answerable={n_ans} unanswerable={n_imp}")
 
 
