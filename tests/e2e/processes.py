@@ -78,6 +78,7 @@ def start_daphne(env: dict[str, str], tmp: Path) -> tuple[Process, int]:
             time.sleep(0.1)
         if process.popen.poll() is not None:
             break
+    process.stop()  # a server still starting would outlive the session, holding the test DB
     raise RuntimeError(f"daphne did not start:\n{process.output()}")
 
 
@@ -109,6 +110,7 @@ def start_worker(env: dict[str, str], tmp: Path, name: str, *, concurrency: int 
         if process.popen.poll() is not None:
             break
         time.sleep(0.1)
+    process.stop()
     raise RuntimeError(f"worker did not start:\n{process.output()}")
 
 
