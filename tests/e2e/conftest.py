@@ -79,7 +79,9 @@ def _worker_lifetime(request: pytest.FixtureRequest, processes: SharedProcesses)
     module's first test asks for a worker at once (it then reuses it when the environment is
     the same). A module whose first tests run without a worker thus still runs them without
     (or with a worker of their own)."""
-    items = [item for item in request.session.items if item.module is request.module]
+    items = [
+        item for item in request.session.items if getattr(item, "module", None) is request.module
+    ]
     if not items or "worker" not in getattr(items[0], "fixturenames", ()):
         processes.stop_worker()
 
