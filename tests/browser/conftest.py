@@ -18,14 +18,17 @@ import pytest
 
 from tests.e2e.conftest import (  # noqa: F401 - fixtures shared with the end-to-end suite
     TenantSetup,
+    _worker_lifetime,
     alpha,
     beta,
+    processes,
     stack_env,
     web,
     worker,
 )
 from tests.e2e.processes import ROOT
 from tests.tenants.factories import PASSWORD
+from tests.unit.actions.fakes import FakeSmtpServer, FakeTwilioServer
 
 pytestmark = [pytest.mark.e2e, pytest.mark.browser]
 
@@ -88,11 +91,48 @@ def browser() -> Iterator[Any]:
 
 @pytest.fixture(scope="module")
 def server_env(stack_env: dict[str, str]) -> dict[str, str]:  # noqa: F811
-    """The servers' environment (for ``web`` and ``worker`` of tests/e2e/conftest.py)."""
+    """The servers' environment (for ``web`` and ``worker`` below)."""
     env = dict(stack_env)
     # The offline model streams slowly enough that a person (or a test) sees the reply grow.
     env["OFFLINE_MODEL_CHUNK_MS"] = "60"
     return env
+
+
+@pytest.fixture(scope="package")
+def smtp() -> Iterator[FakeSmtpServer]:
+    """The local SMTP relay of the modules whose approvers are e-mailed (one for them all, so
+    they share one environment and thus one daphne and worker; each test clears its mail)."""
+    with FakeSmtpServer() as server:
+        yield server
+
+
+@pytest.fixture(scope="package")
+def twilio() -> Iterator[FakeTwilioServer]:
+    with FakeTwilioServer() as server:
+        yield server
+
+
+@pytest.fixture(scope="package")
+def notifying_env(
+    stack_env: dict[str, str],  # noqa: F811
+    smtp: FakeSmtpServer,
+    twilio: FakeTwilioServer,
+) -> dict[str, str]:
+    """E-mail to the local SMTP server, SMS to the fake Twilio, links in plain http."""
+    return {
+        **stack_env,
+        "OFFLINE_MODEL_CHUNK_MS": "60",
+        "ACTIONS_EMAIL_BACKEND": "smtp",
+        "EMAIL_HOST": smtp.host,
+        "EMAIL_PORT": str(smtp.port),
+        "DEFAULT_FROM_EMAIL": "countersign@alpha.example",
+        "ACTIONS_SMS_BACKEND": "twilio",
+        "TWILIO_ACCOUNT_SID": twilio.account_sid,
+        "TWILIO_AUTH_TOKEN": twilio.auth_token,
+        "TWILIO_FROM_NUMBER": "+12025550199",
+        "TWILIO_BASE_URL": twilio.base_url,
+        "APPROVAL_NOTIFY_LINK_SCHEME": "http",
+    }
 
 
 @pytest.fixture

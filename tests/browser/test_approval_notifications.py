@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -16,7 +16,7 @@ from django_tenants.utils import tenant_context
 from actions.models import Contact, ContactGroup
 from tests.browser.conftest import SignIn
 from tests.e2e.conftest import TenantSetup
-from tests.e2e.processes import Process, start_worker
+from tests.e2e.processes import Process, SharedProcesses
 from tests.unit.actions.fakes import FakeSmtpServer
 
 pytestmark = [pytest.mark.e2e, pytest.mark.browser]
@@ -45,34 +45,16 @@ OBSERVE_NOTIFICATIONS = """
 
 
 @pytest.fixture(scope="module")
-def smtp() -> Iterator[FakeSmtpServer]:
-    with FakeSmtpServer() as server:
-        yield server
+def server_env(notifying_env: dict[str, str]) -> dict[str, str]:
+    """E-mail goes to the local SMTP server; links point at plain http (the test server).
+    The environment of tests/browser/conftest.py, shared with test_decision_links.py."""
+    return notifying_env
 
 
 @pytest.fixture(scope="module")
-def server_env(stack_env: dict[str, str], smtp: FakeSmtpServer) -> dict[str, str]:
-    """E-mail goes to the local SMTP server; links point at plain http (the test server)."""
-    return {
-        **stack_env,
-        "OFFLINE_MODEL_CHUNK_MS": "60",
-        "ACTIONS_EMAIL_BACKEND": "smtp",
-        "EMAIL_HOST": smtp.host,
-        "EMAIL_PORT": str(smtp.port),
-        "DEFAULT_FROM_EMAIL": "countersign@alpha.example",
-        "APPROVAL_NOTIFY_LINK_SCHEME": "http",
-    }
-
-
-@pytest.fixture(scope="module")
-def worker(
-    server_env: dict[str, str], web: int, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Process]:
+def worker(server_env: dict[str, str], web: int, processes: SharedProcesses) -> Process:
     """The worker writes the e-mails, so it is the one that must know the web server's port."""
-    env = {**server_env, "APPROVAL_NOTIFY_LINK_PORT": str(web)}
-    process = start_worker(env, tmp_path_factory.mktemp("worker"), "main")
-    yield process
-    process.stop()
+    return processes.worker({**server_env, "APPROVAL_NOTIFY_LINK_PORT": str(web)}, "main")
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ from __future__ import annotations
 import html
 import re
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +20,7 @@ from actions.models import Contact, OutboundMessage
 from chat.models import ActionEvent, PendingAction
 from tests.browser.conftest import SignIn
 from tests.e2e.conftest import TenantSetup
-from tests.e2e.processes import Process, start_worker
+from tests.e2e.processes import Process, SharedProcesses
 from tests.tenants.factories import PASSWORD
 from tests.unit.actions.fakes import FakeSmtpServer, FakeTwilioServer
 
@@ -32,53 +32,22 @@ SLOW = 120_000  # a whole turn on two busy cores (the offline model loads on its
 
 
 @pytest.fixture(scope="module")
-def smtp() -> Iterator[FakeSmtpServer]:
-    with FakeSmtpServer() as server:
-        yield server
+def server_env(notifying_env: dict[str, str]) -> dict[str, str]:
+    """E-mail to the local SMTP server, SMS to the fake Twilio (tests/browser/conftest.py)."""
+    return notifying_env
 
 
 @pytest.fixture(scope="module")
-def twilio() -> Iterator[FakeTwilioServer]:
-    with FakeTwilioServer() as server:
-        yield server
-
-
-@pytest.fixture(scope="module")
-def server_env(
-    stack_env: dict[str, str], smtp: FakeSmtpServer, twilio: FakeTwilioServer
-) -> dict[str, str]:
-    """E-mail to the local SMTP server, SMS to the fake Twilio, links in plain http."""
-    return {
-        **stack_env,
-        "OFFLINE_MODEL_CHUNK_MS": "60",
-        "ACTIONS_EMAIL_BACKEND": "smtp",
-        "EMAIL_HOST": smtp.host,
-        "EMAIL_PORT": str(smtp.port),
-        "DEFAULT_FROM_EMAIL": "countersign@alpha.example",
-        "ACTIONS_SMS_BACKEND": "twilio",
-        "TWILIO_ACCOUNT_SID": twilio.account_sid,
-        "TWILIO_AUTH_TOKEN": twilio.auth_token,
-        "TWILIO_FROM_NUMBER": "+12025550199",
-        "TWILIO_BASE_URL": twilio.base_url,
-        "APPROVAL_NOTIFY_LINK_SCHEME": "http",
-    }
-
-
-@pytest.fixture(scope="module")
-def worker(
-    server_env: dict[str, str], web: int, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Process]:
+def worker(server_env: dict[str, str], web: int, processes: SharedProcesses) -> Process:
     """The worker writes the e-mails, so it is the one that must know the web server's port."""
-    env = {**server_env, "APPROVAL_NOTIFY_LINK_PORT": str(web)}
-    process = start_worker(env, tmp_path_factory.mktemp("worker"), "main")
-    yield process
-    process.stop()
+    return processes.worker({**server_env, "APPROVAL_NOTIFY_LINK_PORT": str(web)}, "main")
 
 
 @pytest.fixture
 def school(alpha: TenantSetup, smtp: FakeSmtpServer, twilio: FakeTwilioServer) -> TenantSetup:
     smtp.messages.clear()
     twilio.reset()
+    twilio.requests.clear()  # the fake serves every module of tests/browser
     with tenant_context(alpha.tenant):
         User.objects.filter(pk=alpha.approver.user.pk).update(email=APPROVER_EMAIL)
         Contact.objects.create(name="Emma Wilson", phone="+12025550123")

@@ -14,7 +14,7 @@ import pytest
 
 from tests.browser.conftest import SignIn
 from tests.e2e.conftest import TenantSetup
-from tests.e2e.processes import Process, start_worker
+from tests.e2e.processes import Process, SharedProcesses
 from tests.fakes.openai_server import FakeOpenAIServer, ScriptedText
 
 pytestmark = [pytest.mark.e2e, pytest.mark.browser]
@@ -38,19 +38,15 @@ def hostile_model() -> Iterator[FakeOpenAIServer]:
 
 @pytest.fixture(scope="module")
 def worker(
-    server_env: dict[str, str],
-    hostile_model: FakeOpenAIServer,
-    tmp_path_factory: pytest.TempPathFactory,
-) -> Iterator[Process]:
+    server_env: dict[str, str], hostile_model: FakeOpenAIServer, processes: SharedProcesses
+) -> Process:
     env = {
         **server_env,
         "LLM_BASE_URL": hostile_model.base_url,
         "LLM_MODEL": "hostile",
         "LLM_API_KEY": "test-key",
     }
-    process = start_worker(env, tmp_path_factory.mktemp("worker"), "hostile")
-    yield process
-    process.stop()
+    return processes.worker(env, "hostile")
 
 
 def test_script_handlers_javascript_links_and_external_images_stay_inert(

@@ -22,7 +22,13 @@ from django_tenants.utils import tenant_context
 from chat.tokens import api_token_create
 from tenants.models import Tenant
 from tenants.roles import APPROVER, STAFF
-from tests.e2e.processes import Process, free_port, start_daphne, start_worker
+from tests.e2e.processes import (
+    Process,
+    SharedProcesses,
+    free_port,
+    start_daphne,
+    start_worker,
+)
 from tests.tenants.factories import make_user
 
 __all__ = ["Process", "free_port", "start_daphne", "start_worker"]
@@ -55,21 +61,41 @@ def server_env(stack_env: dict[str, str]) -> dict[str, str]:
     return stack_env
 
 
-# Module-scoped: a worker left running would take the Celery tasks of later, in-process tests.
-@pytest.fixture(scope="module")
-def web(server_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
-    process, port = start_daphne(server_env, tmp_path_factory.mktemp("web"))
-    yield port
-    process.stop()
+@pytest.fixture(scope="package")
+def processes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SharedProcesses]:
+    """The package's daphne and worker processes, kept from one module to the next when the
+    environment is the same (tests/e2e/processes.py): each start costs seconds of both cores.
+    Stopped when the package ends: a worker left running would take the Celery tasks of later,
+    in-process tests."""
+    shared = SharedProcesses(tmp_path_factory.mktemp("servers"))
+    yield shared
+    shared.stop()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _worker_lifetime(request: pytest.FixtureRequest, processes: SharedProcesses) -> None:
+    """A module's worker runs from its first test that asks for one to the module's end, as a
+    module-scoped worker would: one kept from the module before is stopped here unless this
+    module's first test asks for a worker at once (it then reuses it when the environment is
+    the same). A module whose first tests run without a worker thus still runs them without
+    (or with a worker of their own)."""
+    items = [
+        item for item in request.session.items if getattr(item, "module", None) is request.module
+    ]
+    if not items or "worker" not in getattr(items[0], "fixturenames", ()):
+        processes.stop_worker()
 
 
 @pytest.fixture(scope="module")
-def worker(
-    server_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Process]:
-    process = start_worker(server_env, tmp_path_factory.mktemp("worker"), "main")
-    yield process
-    process.stop()
+def web(server_env: dict[str, str], processes: SharedProcesses) -> int:
+    """Daphne for the module's environment, kept for later modules with the same one."""
+    return processes.web(server_env)
+
+
+@pytest.fixture(scope="module")
+def worker(server_env: dict[str, str], processes: SharedProcesses) -> Process:
+    """The Celery worker for the module's environment (one at a time: SharedProcesses)."""
+    return processes.worker(server_env, "main")
 
 
 @dataclass

@@ -17,6 +17,10 @@ import httpx
 
 ROOT = Path(__file__).resolve().parents[2]
 VENV_BIN = Path(sys.executable).parent
+# How long daphne or a worker may take to start: a start imports the whole project, which took
+# over 60 s on a 2-core machine shared with other test runs. A deadline, never a wait: a
+# process that is ready sooner is used at once.
+START_SECONDS = 180
 
 
 def free_port() -> int:
@@ -69,7 +73,7 @@ def start_daphne(env: dict[str, str], tmp: Path) -> tuple[Process, int]:
         env,
         tmp / f"daphne-{port}.log",
     )
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + START_SECONDS
     while time.monotonic() < deadline:
         try:
             if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
@@ -78,6 +82,7 @@ def start_daphne(env: dict[str, str], tmp: Path) -> tuple[Process, int]:
             time.sleep(0.1)
         if process.popen.poll() is not None:
             break
+    process.stop()  # a server still starting would outlive the session, holding the test DB
     raise RuntimeError(f"daphne did not start:\n{process.output()}")
 
 
@@ -102,11 +107,58 @@ def start_worker(env: dict[str, str], tmp: Path, name: str, *, concurrency: int 
         env,
         tmp / f"worker-{name}.log",
     )
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + START_SECONDS
     while time.monotonic() < deadline:
         if "ready." in process.output():
             return process
         if process.popen.poll() is not None:
             break
         time.sleep(0.1)
+    process.stop()
     raise RuntimeError(f"worker did not start:\n{process.output()}")
+
+
+class SharedProcesses:
+    """Daphne and Celery worker processes kept for many test modules instead of one each.
+
+    Starting daphne or a worker imports the whole project (seconds each on a busy machine), and
+    most modules want the same servers. A web server per environment is kept until ``stop``:
+    several can run side by side. Workers are different: all of them take tasks from the same
+    queues, so a kept worker would take the tasks meant for another module's worker (or for an
+    in-process test). Hence at most one worker runs, the one last asked for; asking for another
+    environment (or name) stops it first, and ``stop_worker`` lets a caller end it early.
+    """
+
+    def __init__(self, tmp: Path) -> None:
+        self.tmp = tmp
+        self._webs: dict[tuple[tuple[str, str], ...], tuple[Process, int]] = {}
+        self._worker: tuple[tuple[object, ...], Process] | None = None
+
+    def web(self, env: dict[str, str]) -> int:
+        key = tuple(sorted(env.items()))
+        running = self._webs.get(key)
+        if running is None or running[0].popen.poll() is not None:
+            running = self._webs[key] = start_daphne(env, self.tmp)
+        return running[1]
+
+    def worker(self, env: dict[str, str], name: str) -> Process:
+        key = (name, *sorted(env.items()))
+        if self._worker is not None:
+            kept_key, kept = self._worker
+            if kept_key == key and kept.popen.poll() is None:
+                return kept
+            self.stop_worker()
+        process = start_worker(env, self.tmp, name)
+        self._worker = (key, process)
+        return process
+
+    def stop_worker(self) -> None:
+        if self._worker is not None:
+            self._worker[1].stop()
+            self._worker = None
+
+    def stop(self) -> None:
+        self.stop_worker()
+        for process, _ in self._webs.values():
+            process.stop()
+        self._webs.clear()

@@ -34,11 +34,13 @@ def test_a_worker_killed_mid_turn_leaves_the_turn_to_another_which_completes_it_
     with FakeOpenAIServer(script, token_delay=0.05) as llm:
         env = {**stack_env, "LLM_BASE_URL": llm.base_url, "LLM_MODEL": "slow", "LLM_API_KEY": "k"}
         doomed = start_worker(env, tmp_path, "doomed")
-        client = WsClient(web, alpha.host, token=alpha.staff.token)
-        client.send_chat("Tell me about leave")
-        client.until(lambda f: f["type"] == "token")
-        doomed.popen.kill()  # SIGKILL: no chance to acknowledge or clean up
-        doomed.popen.wait()
+        try:
+            client = WsClient(web, alpha.host, token=alpha.staff.token)
+            client.send_chat("Tell me about leave")
+            client.until(lambda f: f["type"] == "token")
+        finally:  # also when no token came: a worker left running takes later tests' tasks
+            doomed.popen.kill()  # SIGKILL: no chance to acknowledge or clean up
+            doomed.popen.wait()
         rescuer = start_worker(env, tmp_path, "rescuer")
         try:
             done = client.until(lambda f: f["type"] == "done", timeout=90)[-1]
