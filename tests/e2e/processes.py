@@ -55,7 +55,10 @@ def start_daphne(env: dict[str, str], tmp: Path) -> tuple[Process, int]:
     port = free_port()
     process = spawn(
         [
-            str(VENV_BIN / "daphne"),
+            # daphne through the product's launcher, as in production (access lines logged).
+            str(VENV_BIN / "python"),
+            "-m",
+            "core.serve",
             "-b",
             "127.0.0.1",
             "-p",
