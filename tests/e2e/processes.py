@@ -81,6 +81,7 @@ def start_daphne(env: dict[str, str], tmp: Path) -> tuple[Process, int]:
             time.sleep(0.1)
         if process.popen.poll() is not None:
             break
+    process.stop()  # never left running behind a failed start
     raise RuntimeError(f"daphne did not start:\n{process.output()}")
 
 
