@@ -14,6 +14,8 @@ from tests.e2e.processes import start_daphne
 
 # The database mark makes pytest-django create the test database that the child process uses.
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+# Generous: on a loaded 2-core machine importing the app took over a minute.
+STARTUP = 240
 
 
 def _lines(log: Path) -> list[str]:
@@ -28,7 +30,7 @@ def test_in_json_mode_every_line_of_the_web_process_is_json_including_its_access
     stack_env: dict[str, str], tmp_path: Path
 ) -> None:
     env = {**stack_env, "LOG_FORMAT": "json", "LOG_LEVEL": "info"}
-    process, port = start_daphne(env, tmp_path)
+    process, port = start_daphne(env, tmp_path, start_timeout=STARTUP)
     try:
         assert httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=10).status_code == 200
         assert httpx.get(f"http://127.0.0.1:{port}/no-such-page/", timeout=10).status_code in (
@@ -57,7 +59,7 @@ def test_a_readiness_probe_that_fails_is_logged_at_warning_and_never_at_error(
 ) -> None:
     # No worker runs here, so the probe's worker check fails: a 503 doing its job.
     env = {**stack_env, "LOG_FORMAT": "json", "LOG_LEVEL": "info"}
-    process, port = start_daphne(env, tmp_path)
+    process, port = start_daphne(env, tmp_path, start_timeout=STARTUP)
     try:
         probe = httpx.get(f"http://127.0.0.1:{port}/readyz", timeout=10)
     finally:

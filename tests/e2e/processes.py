@@ -51,7 +51,9 @@ def spawn(args: list[str], env: dict[str, str], log: Path) -> Process:
     return Process(popen, log)
 
 
-def start_daphne(env: dict[str, str], tmp: Path) -> tuple[Process, int]:
+def start_daphne(
+    env: dict[str, str], tmp: Path, *, start_timeout: float = 60
+) -> tuple[Process, int]:
     port = free_port()
     process = spawn(
         [
@@ -72,7 +74,7 @@ def start_daphne(env: dict[str, str], tmp: Path) -> tuple[Process, int]:
         env,
         tmp / f"daphne-{port}.log",
     )
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + start_timeout
     while time.monotonic() < deadline:
         try:
             if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
