@@ -13,7 +13,7 @@ import pytest
 from tests.e2e.processes import start_daphne
 
 # The database mark makes pytest-django create the test database that the child process uses.
-pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True), pytest.mark.timeout(600)]
 # Generous: on a loaded 2-core machine importing the app took over a minute.
 STARTUP = 240
 

@@ -147,7 +147,7 @@ def _a_turn_is_answered(deployment: Deployment) -> list[dict[str, Any]]:
     client = TlsWsClient(deployment.https_port, deployment.host, token=deployment.staff_token)
     try:
         client.send_chat(QUESTION)
-        frames = client.until(lambda f: f["type"] in ("done", "error"), timeout=90)
+        frames = client.until(lambda f: f["type"] in ("done", "error"), timeout=240)
     finally:
         client.close()
     assert frames[-1]["type"] == "done", frames[-1]
@@ -169,13 +169,13 @@ def test_an_approval_decided_through_the_other_web_process_is_executed_once(
 ) -> None:
     staff = DirectWsClient(deployment.web_ports[0], deployment.host, token=deployment.staff_token)
     staff.send_chat("Send an SMS to Parents saying School closes at 1pm")
-    pending = staff.until(lambda f: f["type"] == "pending", timeout=90)[-1]
+    pending = staff.until(lambda f: f["type"] == "pending", timeout=240)[-1]
 
     with deployment.web_process(1, deployment.approver_token) as other:
         decided = other.post(f"/api/actions/{pending['action']['id']}/approve", json={})
     assert decided.status_code == 200, decided.text
 
-    staff.until(lambda f: f["type"] == "done", timeout=90)
+    staff.until(lambda f: f["type"] == "done", timeout=240)
     staff.drain(quiet_seconds=3)
     statuses = [
         f["action"]["status"]
