@@ -26,6 +26,7 @@ from tests.e2e.wsclient import WsClient
 
 pytestmark = [
     pytest.mark.deploy,
+    pytest.mark.timeout(900),  # a restart test waits on several turns, each up to 240 s
     pytest.mark.skipif(
         os.environ.get("COUNTERSIGN_DEPLOY_TEST") != "1",
         reason="needs the deployment of deploy/ci-deploy-test.sh (run by .ci/run)",
