@@ -41,11 +41,19 @@ fi
 cleanup() {
   status=$?
   set +e
+  # The app's processes first, while Redis and PostgreSQL still answer (a worker's warm
+  # shutdown acknowledges its tasks); 30 s, then SIGKILL, so a stuck one never hangs CI.
   for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null; done
+  for _ in $(seq 1 30); do
+    alive=0
+    for pid in "${PIDS[@]}"; do kill -0 "$pid" 2>/dev/null && alive=1; done
+    [ "$alive" = 0 ] && break
+    sleep 1
+  done
+  for pid in "${PIDS[@]}"; do kill -9 "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; done
   [ -f "$WORK/nginx/nginx.pid" ] && kill "$(cat "$WORK/nginx/nginx.pid")" 2>/dev/null
   redis-cli -p "$REDIS_PORT" shutdown nosave >/dev/null 2>&1
   "${as_pg[@]}" "$PG_BIN/pg_ctl" -D "$PG_DATA" stop -m fast >/dev/null 2>&1
-  for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null; done
   if [ "$status" != 0 ]; then
     echo "== deployment test failed; the servers' logs:"
     for log in "$WORK"/logs/*.log "$PG_DATA/server.log" "$WORK"/nginx/error.log; do
