@@ -87,7 +87,7 @@ def _process_role() -> str:
     """web, worker, beat or manage: shown as the connections' application_name, so an operator
     sees in pg_stat_activity which kind of process holds them."""
     argv = " ".join(os.path.basename(a) for a in sys.argv[:3])
-    if "daphne" in argv:
+    if "daphne" in argv or "serve.py" in argv:  # python -m core.serve: daphne's launcher
         return "web"
     if "celery" in argv:
         return "beat" if "beat" in argv else "worker"
