@@ -48,7 +48,6 @@ from chat.agent.tools.query_data import QUERY_DATA_TOOL_NAME
 from chat.agent.tools.search_knowledge import SEARCH_TOOL_NAME
 from chat.agent.understanding.context import understand_run
 from knowledge.embedder import get_embedder
-from knowledge.query_cache import embed_query_cached
 from tenants.selectors import tenant_zone
 
 OFFLINE_MODEL_NAME = "offline-extractive"
@@ -85,10 +84,9 @@ def _similarity(question: str, texts: Sequence[str]) -> list[float]:
     """Cosine similarity of each text to the question with the configured embedder.
 
     Worker threads share the cache, so each call reads it once into its own dict: a clear by
-    another thread can cost a recomputation, never a missing key. The question is the search
-    query the tool just embedded, so its vector comes from the search's query cache."""
+    another thread can cost a recomputation, never a missing key."""
     embedder = get_embedder()
-    query = np.asarray(embed_query_cached(embedder, question))
+    query = np.asarray(embedder.embed_query(question))
     keys = [(embedder.model_name, text) for text in texts]
     known = {key: vector for key in keys if (vector := _VECTORS.get(key)) is not None}
     missing = list(dict.fromkeys(key for key in keys if key not in known))
