@@ -5,24 +5,13 @@ the question picked "Passwords must be at least 14 characters long" for "How lon
 bereavement leave?" ("long"), so candidates are ranked by meaning as well:
 
     score = cosine(question, heading + sentence)       # e5, asymmetric query/passage
-          - mean cosine of the candidates written in the same script
           + LEXICAL_WEIGHT · share of question words found in the sentence or its heading
           + RANK_WEIGHT / retrieval rank of its passage
 
-The subtraction is what lets meaning cross languages. e5 places every Korean sentence closer to
-a Korean question than almost any English one, whatever either says ("작은 부상이라도 보고서를
-작성하십시오" outscored the password rule for "비밀번호는 최소 몇 자?"), so a raw cosine picks
-the question's language, not its answer. Measured against the other sentences of its own
-script, a sentence scores for how much closer it is than its neighbours: the fact stands out
-in whichever language the document is written. The same relative score is the decline rule:
-a sentence that does not stand out by ``MIN_SCORE`` from the rest of the retrieved text is not
-an answer, however high its raw cosine (a cited wrong fact is worse than a decline).
-
-Every complete sentence and list item of the retrieved passages takes part (see
-sentences.py), up to ``MAX_CANDIDATES``; their vectors are memoised by the caller, so a
-passage is embedded once per process. Up to ``MAX_SENTENCES`` within ``MARGIN`` of the best
-(``NEXT_SENTENCE_MARGIN`` for the sentence that follows it) are quoted, each passage cited
-once after its sentences. Nothing good enough → the caller declines plainly.
+Only complete sentences and list items take part (see sentences.py). The best one must reach
+``MIN_SCORE``; up to ``MAX_SENTENCES`` within ``MARGIN`` of it (``NEXT_SENTENCE_MARGIN`` for the
+sentence that follows it) are quoted, each passage cited once after its sentences. Nothing
+good enough → the caller declines plainly.
 
 The similarity function is passed in (the embedding model is a seam outside this module).
 """
@@ -36,32 +25,22 @@ from typing import Any
 
 from chat.agent.sentences import Unit, passage_units
 
-# Calibrated on the knowledge cases of the blind dev half and the demo set (docs/agent.md,
-# "Knowledge answers"): 0.07 is where cited wrong facts fell to a few percent without
-# declining questions the documents answer.
-LEXICAL_WEIGHT = 0.06
+# Calibrated on the demo knowledge base and a SQuAD subset (bench/answer_quality.py).
+LEXICAL_WEIGHT = 0.12
 RANK_WEIGHT = 0.02
-MIN_SCORE = 0.07
-# The raw-cosine bar when a single passage came back (nothing to stand out from).
-SINGLE_PASSAGE_MIN_SCORE = 0.86
+MIN_SCORE = 0.86
 MARGIN = 0.025
 # The sentence right after the best one often finishes its thought ("… Your line manager
 # approves …"), so it may trail the best by more than an unrelated sentence.
 NEXT_SENTENCE_MARGIN = 0.06
 MAX_SENTENCES = 2
-# Enough for every sentence of five retrieved passages: a cap by shared words would drop
-# exactly the sentences of a document in another language.
-MAX_CANDIDATES = 64
-# A script with fewer candidates than this is measured against the whole pool instead.
-MIN_SCRIPT_GROUP = 3
+MAX_CANDIDATES = 12
 MIN_CHARS = 12
 
 Similarity = Callable[[str, Sequence[str]], Sequence[float]]
 """(question, texts) → cosine similarity of each text to the question."""
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
-_HANGUL = re.compile(r"[\uac00-\ud7af]")
-_HAN_OR_KANA = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
 # Korean particles glued to a noun ("연락처가", "휴가는"): strip them to compare stems.
 _JOSA = re.compile(r"(은|는|이|가|을|를|의|에|에서|에게|으로|로|와|과|도|만|까지|부터|이나|나)$")
 _STOPWORDS = frozenset(
@@ -198,17 +177,11 @@ def compose_answer(
     pool = candidates(passages, question)
     if not pool:
         return Answer("", ())
-    raw = [float(s) for s in similarity(question, [c.embedded_text for c in pool])]
-    if len({c.n for c in pool}) == 1:
-        # One passage: its sentences share one topic and one language, so the answer need not
-        # stand out from them; closeness itself is the bar there (a one-document base).
-        relative, min_score = raw, min_score - MIN_SCORE + SINGLE_PASSAGE_MIN_SCORE
-    else:
-        relative = relative_similarities(raw, [script(c.unit.text) for c in pool])
+    similarities = similarity(question, [c.embedded_text for c in pool])
     scored = sorted(
         (
             (sim + LEXICAL_WEIGHT * lexical_share(question, c) + RANK_WEIGHT / c.rank, c)
-            for sim, c in zip(relative, pool, strict=True)
+            for sim, c in zip(similarities, pool, strict=True)
         ),
         key=lambda item: -item[0],
     )
@@ -217,29 +190,6 @@ def compose_answer(
         return Answer("", ())
     chosen = [c for score, c in scored if score >= max(min_score, best - _margin(top, c))]
     return _quote(chosen[:MAX_SENTENCES])
-
-
-def script(text: str) -> str:
-    """The writing system of ``text``: e5's language bias follows it ("ko", "cjk", "latin")."""
-    if _HANGUL.search(text):
-        return "ko"
-    return "cjk" if _HAN_OR_KANA.search(text) else "latin"
-
-
-def relative_similarities(similarities: Sequence[float], scripts: Sequence[str]) -> list[float]:
-    """Each similarity minus the mean of those in the same script (see the module docstring).
-
-    A script with fewer than ``MIN_SCRIPT_GROUP`` candidates has no neighbours to measure
-    against, so it is measured against the whole pool."""
-    overall = sum(similarities) / len(similarities)
-    groups: dict[str, list[float]] = {}
-    for value, name in zip(similarities, scripts, strict=True):
-        groups.setdefault(name, []).append(value)
-    means = {
-        name: sum(values) / len(values) if len(values) >= MIN_SCRIPT_GROUP else overall
-        for name, values in groups.items()
-    }
-    return [value - means[name] for value, name in zip(similarities, scripts, strict=True)]
 
 
 def _margin(top: Candidate, candidate: Candidate) -> float:
