@@ -50,6 +50,8 @@ _GLOSSARY = {
     "목요일": "thursday",
     "금요일": "friday",
 }
+# The kinds of groups in English, as group names spell them ("Parents - Class A").
+GROUP_KINDS = frozenset(v for v in _GLOSSARY.values() if not v.endswith("day"))
 _KO_CLASS = re.compile(r"^([a-z0-9])반$")
 _FILLER = frozenset({"of", "the", "in", "from", "for", "all", "group"})
 _LITERAL, _GLOSSED, _HEARD = 100.0, 95.0, 90.0
