@@ -38,8 +38,8 @@ _CLOSING_THANKS = re.compile(
 )
 # "문자 좀 보내 주세요. 오늘 회의 30분 미뤄졌다고요": the request comes first, the message after.
 _KO_REQUEST_FIRST = re.compile(
-    r"^(?P<req>[^.!?~]*?(?:보내|전해|전달해|알려|남겨|올려)\s*(?:줘|주세요|줄래요?|주실래요)"
-    r"\s*[.!?~]+)\s*(?P<rest>\S.*)$"
+    r"^(?P<req>[^.!?~,]*?(?:보내|전해|전달해|알려|남겨|올려|넣어|해)\s*(?:줘|주세요|줄래요?|주실래요)"
+    r"\s*[.!?~,]+)\s*(?P<rest>\S.*)$"
 )
 _THAT = re.compile(r"\s+that\s+", re.IGNORECASE)
 _REMIND_TO = re.compile(
@@ -65,7 +65,7 @@ _KO_TAIL = re.compile(
 )
 # "텔레그램으로 …" at the start of the message part names the channel, not the message.
 _KO_CHANNEL_LEAD = re.compile(rf"^{_KO_CHANNEL}\s*(?:으로|로)\s+")
-_KO_QUOTE_END = re.compile(r"(?:이라고|라고|다고|자고|냐고|하고)(?:요)?\s*$")
+_KO_QUOTE_END = re.compile(r"(?:이라고|라고|다고|자고|냐고|하고)(?:요)?\s*[.!~]*\s*$")
 _KO_LEADING_TIME = re.compile(
     r"^(?:(?:오늘|내일|모레|다음\s*주|이번\s*주|[월화수목금토일]요일|\d+\s*월\s*\d+\s*일|오전|오후|아침|"
     r"저녁|밤|\d{1,2}\s*시(?:\s*\d{1,2}\s*분|\s*반)?|\d+\s*(?:분|시간|일)\s*(?:후|뒤))(?:에)?\s*)+"
@@ -186,7 +186,7 @@ def korean_direct(clause: str) -> str:
     quote = _KO_QUOTE_END.search(clause)
     if quote is None:
         return clause
-    said, ending = clause[: quote.start()].rstrip(), quote.group(0).strip().removesuffix("요")
+    said, ending = clause[: quote.start()].rstrip(), quote.group(0).strip(" .!~").removesuffix("요")
     if not said:
         return ""
     if ending == "다고":
@@ -203,6 +203,10 @@ def korean_direct(clause: str) -> str:
 def _said_with_rago(said: str, ending: str) -> str:
     if said[-1] in "다요죠까.!?" or (ending == "라고" and said.endswith(("니다", "세요"))):
         return said  # a direct quote: "…휴교입니다라고"
+    if ending == "라고" and said.endswith("달"):
+        return said[:-1].rstrip() + " 주세요"  # "써 달라고" → "써 주세요": asked as a favour
+    if ending == "라고" and said.endswith("시"):
+        return said[:-1] + "세요"  # "오시라고" → "오세요", "입금하시라고" → "입금하세요"
     if ending == "라고" and said.endswith("말"):
         return said[:-1] + "마세요"  # "늦지 말라고" → "늦지 마세요"
     if ending == "라고" and re.search(r"(?:하|오|주|보|내|서|두|치|켜|기|리|우|추|르)$", said):

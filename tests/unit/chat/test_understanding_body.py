@@ -180,3 +180,30 @@ def test_a_title_is_only_what_the_request_names_as_one(head: str, title: str | N
 )
 def test_a_headline_is_the_first_clause_of_the_message(body: str, title: str) -> None:
     assert headline(body) == title
+
+
+@pytest.mark.parametrize(
+    ("request_text", "body"),
+    [
+        (
+            "아버님께 문자 하나만 넣어 주세요. 하원 차량이 20분 늦어질 것 같다고요.",
+            "하원 차량이 20분 늦어질 것 같습니다",
+        ),
+        ("일단 문자는 보내줘, 다음 달 수업료 인상 안내", "다음 달 수업료 인상 안내"),
+    ],
+)
+def test_a_korean_request_before_the_message_is_the_head(request_text: str, body: str) -> None:
+    assert split_message(request_text).body == body
+
+
+@pytest.mark.parametrize(
+    ("reported", "direct"),
+    [
+        ("도시락에 이름 꼭 써 달라고", "도시락에 이름 꼭 써 주세요"),
+        ("서류를 보내달라고", "서류를 보내 주세요"),
+        ("회의 자료 미리 읽어 오시라고", "회의 자료 미리 읽어 오세요"),
+        ("새 계좌로 입금하시라고", "새 계좌로 입금하세요"),
+    ],
+)
+def test_a_reported_korean_request_becomes_a_polite_one(reported: str, direct: str) -> None:
+    assert korean_direct(reported) == direct
