@@ -300,6 +300,10 @@ def _check_recipients(draft: Draft, env: _Env) -> Understanding | None:
         return _ask(draft, say.no_email_on_account(draft.ko), None)
     if not (found.names or found.addresses or found.me or draft.named):
         return _ask(draft, say.who(draft.tool, draft.ko), "to")
+    if draft.named and not found.anyone and not draft.body:
+        # Only names nobody has, and nothing to send yet: who it is for is what to ask first
+        # (with a text, the tool's own check says plainly that no such contact exists).
+        return _ask(draft, say.who(draft.tool, draft.ko), "to")
     return None
 
 
