@@ -23,7 +23,7 @@ from typing import Any, Literal
 
 from sqlglot import exp
 
-from chat.agent.understanding.recipients import gloss
+from chat.agent.understanding.recipients import GROUP_KINDS, gloss
 
 MAX_QUESTION_CHARS = 300
 LIST_LIMIT = 50
@@ -134,6 +134,27 @@ _NOT_DATA = re.compile(
     r"required?)\b|해야|방법|규정|정책|필요",
     re.I,
 )
+# A request to send something carries its own words, which may well say "how many" or
+# "count": the request is a write, never a question about the data ("email … saying please
+# count the chairs", "…개수 세어 달라고 문자 보내줘").
+_WRITE_REQUEST = re.compile(
+    r"^\s*(?:(?:please|pls|can you|could you|would you)\s+)?"
+    r"(?:e-?mail|text|txt|sms|send|tell|remind|announce|post|message|msg|telegram|notify|ping)"
+    r"\b(?!\s+messages?\b)|\b(?:saying|that says|with the text)\b"
+    r"|(?:보내|전해|전달해|남겨|올려|게시해|공지해)\s*(?:줘|주세요|줄래|주실|드려)",
+    re.I,
+)
+# What a group's name never holds: a clause ("in May, how many weeks do I get"), a question
+# word, a pronoun or a verb of having. Such an "in …" ends a sentence, it does not name a group.
+_NOT_A_NAME = re.compile(
+    r"[,;]|\b(?:how|what|when|where|why|who|which|do|does|did|i|we|you|my|our|your|get|got|"
+    r"have|has|is|are|was|were|will|can)\b",
+    re.I,
+)
+# "Which contacts are parents?", "who are the teachers?": the members of a kind of group.
+_EN_ROLE = re.compile(
+    r"\b(?:contacts|people|who)\b.*?\bare\s+(?:the\s+|our\s+)?(?P<kind>[a-z]+)\s*[?!.]*$", re.I
+)
 _GROUP_EN = re.compile(
     r"\bin\s+(?:the\s+)?(?:group\s+)?[\"'“‘]?(?P<name>[^\"“”?!.]+?)[\"'”’]?"  # noqa: RUF001
     r"(?:\s+group)?\s*[?!.]*$",
@@ -191,13 +212,15 @@ def plan_data_question(text: str, *, now: datetime, tz: tzinfo) -> DataQuestion 
     text = " ".join(text.replace("\x00", " ").split())
     if not text or len(text) > MAX_QUESTION_CHARS or _NOT_DATA.search(text):
         return None
+    if _WRITE_REQUEST.search(text):
+        return None
     opted_out = bool(_OPTED_OUT.search(text))
     members = _KO_MEMBERS.match(text)
     if members and _names_a_kind_of_group(members["name"]) and _entity(text) is None:
         found: tuple[Entity, str] | None = (_ENTITIES["contacts"], "")  # "B반 학부모는 누구예요?"
     else:
         found = (_ENTITIES["contacts"], "") if opted_out else _entity(text)
-    named_group = _group_name(text)
+    named_group = _group_name(text) or _role(text)
     if found is None and named_group and (_LIST.search(text) or _COUNT.search(text)):
         found = (_ENTITIES["contacts"], "")  # "list the parents in class B"
     if found is None:
@@ -250,7 +273,16 @@ def _group_name(text: str) -> str:
     name = re.sub(r"^(?:the\s+)?group\s+|\s+group$", "", name, flags=re.I).strip()
     if name.lower() in _NOT_GROUPS or any(p.search(name) for p, _ in _PERIODS):
         return ""
+    if not _HANGUL.search(name) and (_NOT_A_NAME.search(name) or len(name.split()) > 5):
+        return ""
     return name[:120]
+
+
+def _role(text: str) -> str:
+    """The kind of group a role question asks about ("which contacts are parents?")."""
+    match = _EN_ROLE.search(text) if not _HANGUL.search(text) else None
+    kind = match["kind"].lower() if match else ""
+    return kind if kind in GROUP_KINDS else ""
 
 
 def _conditions(

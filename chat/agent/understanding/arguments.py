@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
+from chat.agent.understanding.body import headline
 from chat.agent.understanding.directory import Directory
 from chat.agent.understanding.draft import Draft
 
@@ -20,12 +20,12 @@ def tool_arguments(draft: Draft, directory: Directory) -> dict[str, Any]:
     body = draft.body or ""
     if draft.tool == "create_announcement":
         audience = next((n for n in draft.found.names if n in directory.groups), None)
-        return {"title": draft.title or _headline(body), "body": body, "audience": audience}
+        return {"title": draft.title or headline(body), "body": body, "audience": audience}
     if draft.tool == "schedule_reminder":
         return _reminder(draft, directory)
     arguments: dict[str, Any] = {"to": _recipients(draft, directory), "body": body}
     if draft.tool == "send_email":
-        arguments["subject"] = draft.subject or _headline(body)
+        arguments["subject"] = draft.subject or headline(body)
     return arguments
 
 
@@ -34,7 +34,7 @@ def _reminder(draft: Draft, directory: Directory) -> dict[str, Any]:
     inner = _reminder_channel(draft, directory)
     arguments: dict[str, Any] = {"to": _recipients(draft, directory), "body": draft.body}
     if inner == "send_email":
-        arguments["subject"] = _headline(f"{'알림' if draft.ko else 'Reminder'}: {draft.body}")
+        arguments["subject"] = headline(f"{'알림' if draft.ko else 'Reminder'}: {draft.body}")
     return {"due_at": draft.when.at.isoformat(), "tool": inner, "arguments": arguments}
 
 
@@ -50,8 +50,3 @@ def _reminder_channel(draft: Draft, directory: Directory) -> str:
     if named and all("sms" not in c and "email" in c for c in named):
         return "send_email"
     return "send_sms"
-
-
-def _headline(body: str, limit: int = 60) -> str:
-    first = re.split(r"(?<=[.!?。])\s|\n", body.strip(), maxsplit=1)[0].rstrip(".")
-    return first if len(first) <= limit else first[: limit - 1].rstrip() + "…"

@@ -31,6 +31,16 @@ _REQUEST_START = re.compile(
     r"message|remind|announce|post|let)\b",
     re.IGNORECASE,
 )
+_CLOSING_THANKS = re.compile(
+    r"(?:,\s*|\s+)(?:thanks?(?: you)?(?: so much| a lot)?|thx|ty|cheers|please|pls|plz)"
+    r"\s*[.!~]*$",
+    re.IGNORECASE,
+)
+# "문자 좀 보내 주세요. 오늘 회의 30분 미뤄졌다고요": the request comes first, the message after.
+_KO_REQUEST_FIRST = re.compile(
+    r"^(?P<req>[^.!?~,]*?(?:보내|전해|전달해|알려|남겨|올려|넣어|해)\s*(?:줘|주세요|줄래요?|주실래요)"
+    r"\s*[.!?~,]+)\s*(?P<rest>\S.*)$"
+)
 _THAT = re.compile(r"\s+that\s+", re.IGNORECASE)
 _REMIND_TO = re.compile(
     r"\bremind\b.*?\s(?:to|that|about)\s+(?!me\b|him\b|her\b|them\b|us\b)", re.IGNORECASE
@@ -55,7 +65,7 @@ _KO_TAIL = re.compile(
 )
 # "텔레그램으로 …" at the start of the message part names the channel, not the message.
 _KO_CHANNEL_LEAD = re.compile(rf"^{_KO_CHANNEL}\s*(?:으로|로)\s+")
-_KO_QUOTE_END = re.compile(r"(?:이라고|라고|다고|자고|냐고|하고)\s*$")
+_KO_QUOTE_END = re.compile(r"(?:이라고|라고|다고|자고|냐고|하고)(?:요)?\s*[.!~]*\s*$")
 _KO_LEADING_TIME = re.compile(
     r"^(?:(?:오늘|내일|모레|다음\s*주|이번\s*주|[월화수목금토일]요일|\d+\s*월\s*\d+\s*일|오전|오후|아침|"
     r"저녁|밤|\d{1,2}\s*시(?:\s*\d{1,2}\s*분|\s*반)?|\d+\s*(?:분|시간|일)\s*(?:후|뒤))(?:에)?\s*)+"
@@ -79,6 +89,9 @@ class Split:
 def split_message(text: str) -> Split:
     """Cut ``text`` into head and body; ``body`` is None when the request names no text."""
     text = text.strip()
+    first = _KO_REQUEST_FIRST.match(text)
+    if first and re.search(r"[가-힣]", first["rest"]):
+        return Split(first["req"], korean_direct(first["rest"]))
     for finder in (_quoted, _after_colon, _after_marker, _korean, _after_remind_to, _after_that):
         found = finder(text)
         if found is not None and found.body:
@@ -91,6 +104,8 @@ def tidy(body: str) -> str:
     letter capitalised ("that class moved to 3pm?" → "Class moved to 3pm")."""
     body = body.strip().strip("\"'“”‘’").strip()  # noqa: RUF001
     body = re.sub(r"\s*(?:,?\s*please|,?\s*thanks?(?: you)?)?\s*\?+$", "", body)
+    # A closing "thanks!" / "please" / "cheers" thanks the assistant, not the recipient.
+    body = _CLOSING_THANKS.sub("", body)
     return body[:1].upper() + body[1:] if body else body
 
 
@@ -171,7 +186,7 @@ def korean_direct(clause: str) -> str:
     quote = _KO_QUOTE_END.search(clause)
     if quote is None:
         return clause
-    said, ending = clause[: quote.start()].rstrip(), quote.group(0).strip()
+    said, ending = clause[: quote.start()].rstrip(), quote.group(0).strip(" .!~").removesuffix("요")
     if not said:
         return ""
     if ending == "다고":
@@ -188,6 +203,10 @@ def korean_direct(clause: str) -> str:
 def _said_with_rago(said: str, ending: str) -> str:
     if said[-1] in "다요죠까.!?" or (ending == "라고" and said.endswith(("니다", "세요"))):
         return said  # a direct quote: "…휴교입니다라고"
+    if ending == "라고" and said.endswith("달"):
+        return said[:-1].rstrip() + " 주세요"  # "써 달라고" → "써 주세요": asked as a favour
+    if ending == "라고" and said.endswith("시"):
+        return said[:-1] + "세요"  # "오시라고" → "오세요", "입금하시라고" → "입금하세요"
     if ending == "라고" and said.endswith("말"):
         return said[:-1] + "마세요"  # "늦지 말라고" → "늦지 마세요"
     if ending == "라고" and re.search(r"(?:하|오|주|보|내|서|두|치|켜|기|리|우|추|르)$", said):
@@ -233,3 +252,31 @@ def subject_of(head: str) -> str | None:
         return None
     subject = (match["s"] or match["about"] or "").strip()
     return subject[:1].upper() + subject[1:] if subject else None
+
+
+# "titled 'Winter Break'", "called Lost property", "제목: 난방 점검" / "제목은 난방 점검".
+_TITLE = re.compile(
+    r"(?:\b(?:titled|title(?:d)?\s*:|called|headed)|제목(?:은|을|:|：)?)\s*(?P<t>.+?)\s*[.!?]*$",  # noqa: RUF001
+    re.IGNORECASE,
+)
+_CLAUSE_END = re.compile(r"(?<=[.!?。])\s|\n|\s*[,;/]\s+|\s+[-–—]\s+")  # noqa: RUF001
+
+
+def title_of(head: str) -> str | None:
+    """An announcement title the request names as one ("titled 'Winter Break'"); None when
+    it names none: the rest of a request ("We need", "하나") is never a title."""
+    match = _TITLE.search(head)
+    if match is None:
+        return None
+    title = match["t"].strip().strip("\"'“”‘’「」『』").strip()  # noqa: RUF001
+    return title[:1].upper() + title[1:] if title else None
+
+
+def headline(body: str, limit: int = 60) -> str:
+    """The first clause of the message, as a title or subject: "The photocopier code has
+    changed, ask Yuna …" → "The photocopier code has changed"."""
+    text = body.strip()
+    first = _CLAUSE_END.split(text, maxsplit=1)[0].strip().rstrip(".:")
+    if len(first.split()) < 2:  # "Hi, …" or "Reminder: …": one word is not a headline
+        first = re.split(r"(?<=[.!?。])\s|\n", text, maxsplit=1)[0].strip().rstrip(".")
+    return first if len(first) <= limit else first[: limit - 1].rstrip() + "…"

@@ -50,6 +50,14 @@ _GLOSSARY = {
     "목요일": "thursday",
     "금요일": "friday",
 }
+# The kinds of groups in English, as group names spell them ("Parents - Class A").
+GROUP_KINDS = frozenset(v for v in _GLOSSARY.values() if not v.endswith("day"))
+# How one addresses a person by surname ("박 선생님", "최쌤", "김 씨"): the title follows the
+# surname, and the pair means one person, never the group the title also names.
+_TITLES = (
+    "선생님", "선생", "쌤", "원장님", "부장님", "실장님", "팀장님", "과장님", "교수님",
+    "어머님", "아버님", "어머니", "아버지", "학부모님", "부모님", "씨", "님",
+)  # fmt: skip
 _KO_CLASS = re.compile(r"^([a-z0-9])반$")
 _FILLER = frozenset({"of", "the", "in", "from", "for", "all", "group"})
 _LITERAL, _GLOSSED, _HEARD = 100.0, 95.0, 90.0
@@ -258,6 +266,38 @@ def _titles_dropped(picked: list[list[Hit]], tokens: list[str]) -> list[list[Hit
     return kept
 
 
+def _is_title(word: str, *, alone: bool) -> bool:
+    """``word`` (a particle allowed after it) is a title; written ``alone`` after a surname
+    it may be any title, written together with it only one of two or more syllables ("박님"
+    and "손님" are too easily other words)."""
+    if "들" in word:
+        return False  # "선생님들께" addresses the teachers
+    titles = _TITLES if alone else [t for t in _TITLES if len(t) > 1 or t == "쌤"]
+    return any(form in titles for form in variants(word))
+
+
+def _titled_surnames(directory: Directory, tokens: list[str]) -> tuple[list[Hit], set[int]]:
+    """Contacts named by surname and title ("박 선생님께", "최선생님한테"), and the word
+    positions such a pair covers (no group may be read there, even when no contact has it)."""
+    hits: list[Hit] = []
+    covered: set[int] = set()
+    for index, token in enumerate(tokens):
+        if re.fullmatch(r"[가-힣]", token) and index + 1 < len(tokens):
+            surname, span = token, (index, index + 2)
+            if not _is_title(tokens[index + 1], alone=True):
+                continue
+        elif _HANGUL.match(token) and len(token) > 1 and _is_title(token[1:], alone=False):
+            surname, span = token[0], (index, index + 1)
+        else:
+            continue
+        covered.update(range(*span))
+        for contact in directory.contacts:
+            korean = re.findall(r"[가-힣]{3}", contact.name)
+            if any(name.startswith(surname) for name in korean):
+                hits.append(Hit(contact.name, "contact", span[0], span[1], _LITERAL))
+    return hits, covered
+
+
 def find_recipients(head: str, directory: Directory) -> Found:
     """The contacts, groups, addresses and "me" that ``head`` names (see module docstring)."""
     found = Found(me=bool(_ME.search(head)))
@@ -267,8 +307,9 @@ def find_recipients(head: str, directory: Directory) -> Found:
     blank = lambda m: " " * len(m.group(0))  # noqa: E731 (keeps character positions)
     located = _words_at(_EMAIL.sub(blank, _PHONE.sub(blank, head)))[:_MAX_WORDS]
     tokens = [word for word, _ in located]
-    hits = [*_contact_hits(directory, [variants(t) for t in tokens])]
-    hits += _group_hits(directory, tokens)
+    titled, covered = _titled_surnames(directory, tokens)
+    hits = [*_contact_hits(directory, [variants(t) for t in tokens]), *titled]
+    hits += [h for h in _group_hits(directory, tokens) if not covered & set(range(h.start, h.end))]
     for candidates in _titles_dropped(_pick(hits), tokens):
         names = list(dict.fromkeys(c.name for c in candidates))
         found.end = max(found.end, located[candidates[0].end - 1][1])

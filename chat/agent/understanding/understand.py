@@ -24,7 +24,13 @@ from rapidfuzz import fuzz, process
 
 from chat.agent.understanding import questions as say
 from chat.agent.understanding.arguments import tool_arguments
-from chat.agent.understanding.body import korean_direct, split_message, subject_of, tidy
+from chat.agent.understanding.body import (
+    korean_direct,
+    split_message,
+    subject_of,
+    tidy,
+    title_of,
+)
 from chat.agent.understanding.directory import Directory
 from chat.agent.understanding.draft import Draft
 from chat.agent.understanding.intent import CUES, WRITE_TOOLS, IntentClassifier, Label
@@ -54,12 +60,6 @@ _NAMED_END = re.compile(
 _TIME_ONLY = re.compile(
     r"^(?:(?:tomorrow|today|tonight|at|on|in|by|next|this|morning|afternoon|evening|noon|"
     r"\w+day|\d{1,2}(?::\d{2})?\s*(?:am|pm)?)\b[\s,.]*)+$",
-    re.IGNORECASE,
-)
-_ANNOUNCE_WORDS = re.compile(
-    r"\b(?:please|can you|could you|announce(?:ment)?|post|publish|put up|make|an?|the|notice|"
-    r"for|to|titled|called|everyone)\b|전체|공지(?:사항)?(?:를|을)?|올려\S*|게시\S*|등록\S*|해\s*줘\S*|해\s*주세요|주세요|좀|"
-    r"(?<!\S)(?:줘|줄래|줄래요|주실래요)(?!\S)",
     re.IGNORECASE,
 )
 
@@ -164,7 +164,7 @@ def _fresh(text: str, label: Label, confidence: float, env: _Env) -> _Result:
         named=[] if found.anyone else _named(people),
         body=split.body or _after_recipients(label, people, found),
         subject=subject,
-        title=_title(split.head, found) if label == "create_announcement" else None,
+        title=title_of(split.head) if label == "create_announcement" else None,
         channel=_channel(split.head),
     )
     if label == "schedule_reminder" and _sent_now(draft, split.head, env):
@@ -235,14 +235,6 @@ def _named(head: str) -> list[str]:
     return [p for p in parts if p.lower() not in {"me", "us", "them", "him", "her"}]
 
 
-def _title(head: str, found: Found) -> str | None:
-    """An announcement's title: the head without the request's own words and audience."""
-    for name in found.names:
-        head = re.sub(re.escape(name), " ", head, flags=re.IGNORECASE)
-    title = re.sub(r"\s+", " ", _ANNOUNCE_WORDS.sub(" ", head)).strip(" ,.:-")
-    return title[:1].upper() + title[1:] if title else None
-
-
 def _channel(head: str) -> str | None:
     for tool in ("send_telegram", "send_email", "send_sms"):
         if CUES[tool].search(head):
@@ -307,6 +299,10 @@ def _check_recipients(draft: Draft, env: _Env) -> Understanding | None:
     if found.me and not (env.directory.requester and env.directory.requester.email):
         return _ask(draft, say.no_email_on_account(draft.ko), None)
     if not (found.names or found.addresses or found.me or draft.named):
+        return _ask(draft, say.who(draft.tool, draft.ko), "to")
+    if draft.named and not found.anyone and not draft.body:
+        # Only names nobody has, and nothing to send yet: who it is for is what to ask first
+        # (with a text, the tool's own check says plainly that no such contact exists).
         return _ask(draft, say.who(draft.tool, draft.ko), "to")
     return None
 

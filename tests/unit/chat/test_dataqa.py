@@ -213,3 +213,42 @@ def test_a_pipe_inside_a_value_cannot_break_the_table() -> None:
     table = markdown_table(["body"], [["a | b\nc"]])
 
     assert table.splitlines()[-1] == "| a \\| b c |"
+
+
+# -- issue 27: only questions about the tenant's data are data questions ----------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "my leave starts in May, how many weeks do I get in total as the other parent in Madrid?",
+        "how many days off do we get for jury duty?",
+        "email oliver@example.com subject Stock saying please count the chairs in room 4",
+        "text the teachers that we need a count of the messages in each class",
+        "Send Emma a message: how many tickets are left in the hall?",
+        "학부모들에게 남은 메시지 개수 세어 달라고 문자 보내줘",
+    ],
+)
+def test_a_knowledge_question_or_a_write_request_with_how_many_is_not_a_count(text: str) -> None:
+    assert compiled(text) is None
+
+
+def test_how_many_documents_counts_the_documents() -> None:
+    assert compiled("how many documents do we have?") == (
+        "SELECT count(DISTINCT c.id) AS count FROM knowledge_document c"
+    )
+
+
+@pytest.mark.parametrize(
+    ("question", "group"),
+    [
+        ("which contacts are parents?", "parents"),
+        ("Which of our contacts are teachers?", "teachers"),
+        ("who are the parents?", "parents"),
+    ],
+)
+def test_a_role_question_lists_the_members_of_that_kind_of_group(question: str, group: str) -> None:
+    sql = compiled(question) or ""
+
+    assert "JOIN actions_contactgroup g" in sql
+    assert f"'%{group}%'" in sql.lower()

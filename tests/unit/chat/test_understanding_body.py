@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from chat.agent.understanding.body import korean_direct, split_message, subject_of
+from chat.agent.understanding.body import (
+    headline,
+    korean_direct,
+    split_message,
+    subject_of,
+    title_of,
+)
 
 
 def test_it_takes_the_body_after_that_and_tidies_it() -> None:
@@ -113,3 +119,91 @@ def test_an_audience_named_with_daesangeuro_is_the_head_not_the_message() -> Non
 
     assert split.head == "전체 직원 대상으로 공지 올려줘"
     assert split.body == "다음 주 건강검진 있습니다"
+
+
+# -- issue 27: the body is the heart of the message, a title is a real title -----------------
+
+
+@pytest.mark.parametrize(
+    ("request_text", "body"),
+    [
+        ("telegram to oliver brown: invoice sent to ur email, thx", "Invoice sent to ur email"),
+        ("text Emma that the bus is late, thanks!", "The bus is late"),
+        ("sms the teachers: staff meeting moved to 4pm. Thank you!", "Staff meeting moved to 4pm."),
+        ("email James saying please bring the keys, cheers", "Please bring the keys"),
+    ],
+)
+def test_the_thanks_and_please_meant_for_the_assistant_are_not_sent(
+    request_text: str, body: str
+) -> None:
+    assert split_message(request_text).body == body
+
+
+def test_thanks_that_are_the_message_itself_are_kept() -> None:
+    split = split_message("post for everyone: thanks to all who came to the open day!")
+
+    assert split.body == "Thanks to all who came to the open day!"
+
+
+def test_a_korean_request_sentence_before_the_message_is_not_sent() -> None:
+    split = split_message("문자 좀 보내 주세요. 오늘 회의 30분 미뤄졌다고요")
+
+    assert split.body == "오늘 회의 30분 미뤄졌습니다"
+
+
+@pytest.mark.parametrize(
+    ("head", "title"),
+    [
+        ("make an announcement titled 'Winter Break'", "Winter Break"),
+        ('post a notice called "Lost property"', "Lost property"),
+        ("공지 올려줘 제목: 난방 점검", "난방 점검"),
+        ("We need an announcement for everyone", None),
+        ("공지 하나 올려줘", None),
+        ("in 5 days at 9:00 put up an announcement for everyone", None),
+    ],
+)
+def test_a_title_is_only_what_the_request_names_as_one(head: str, title: str | None) -> None:
+    assert title_of(head) == title
+
+
+@pytest.mark.parametrize(
+    ("body", "title"),
+    [
+        (
+            "The photocopier code has changed, ask Yuna for the new one",
+            "The photocopier code has changed",
+        ),
+        ("Registration for the spring term is open", "Registration for the spring term is open"),
+        ("Classes resume on January 6. Bring your books.", "Classes resume on January 6"),
+        ("설 연휴 휴무 안내, 1/28~1/30 쉽니다", "설 연휴 휴무 안내"),
+    ],
+)
+def test_a_headline_is_the_first_clause_of_the_message(body: str, title: str) -> None:
+    assert headline(body) == title
+
+
+@pytest.mark.parametrize(
+    ("request_text", "body"),
+    [
+        (
+            "아버님께 문자 하나만 넣어 주세요. 하원 차량이 20분 늦어질 것 같다고요.",
+            "하원 차량이 20분 늦어질 것 같습니다",
+        ),
+        ("일단 문자는 보내줘, 다음 달 수업료 인상 안내", "다음 달 수업료 인상 안내"),
+    ],
+)
+def test_a_korean_request_before_the_message_is_the_head(request_text: str, body: str) -> None:
+    assert split_message(request_text).body == body
+
+
+@pytest.mark.parametrize(
+    ("reported", "direct"),
+    [
+        ("도시락에 이름 꼭 써 달라고", "도시락에 이름 꼭 써 주세요"),
+        ("서류를 보내달라고", "서류를 보내 주세요"),
+        ("회의 자료 미리 읽어 오시라고", "회의 자료 미리 읽어 오세요"),
+        ("새 계좌로 입금하시라고", "새 계좌로 입금하세요"),
+    ],
+)
+def test_a_reported_korean_request_becomes_a_polite_one(reported: str, direct: str) -> None:
+    assert korean_direct(reported) == direct

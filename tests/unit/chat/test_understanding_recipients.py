@@ -115,3 +115,41 @@ def test_a_plural_title_after_a_name_is_still_the_group() -> None:
     found = find_recipients("민지랑 선생님들한테", ENGLISH_NAMED)
 
     assert found.names == ["김민지 (Kim Minji)", "Teachers"]
+
+
+# -- issue 27: a Korean surname with a title is a person, never the group of that title ---------
+
+FACULTY = Directory(
+    contacts=tuple(
+        ContactEntry(name)
+        for name in ("박지우 (Park Jiwoo)", "최유나 (Choi Yuna)", "김민지 (Kim Minji)", "김하늘")
+    ),
+    groups=("Parents - Class A", "Teachers"),
+)
+
+
+def test_a_surname_with_a_title_is_the_contact_of_that_surname() -> None:
+    found = find_recipients("박 선생님께 내일 회의 취소됐다고 문자 보내줘", FACULTY)
+
+    assert (found.names, found.ambiguous) == (["박지우 (Park Jiwoo)"], [])
+
+
+def test_a_surname_written_together_with_its_title_is_the_contact() -> None:
+    assert find_recipients("최선생님한테 전해줘", FACULTY).names == ["최유나 (Choi Yuna)"]
+
+
+def test_a_surname_two_contacts_share_is_asked_about_not_sent_to_the_group() -> None:
+    found = find_recipients("김 선생님께 문자 보내줘", FACULTY)
+
+    assert found.names == []
+    assert found.ambiguous == [["김민지 (Kim Minji)", "김하늘"]]
+
+
+def test_a_surname_nobody_has_names_nobody_rather_than_the_group() -> None:
+    found = find_recipients("정 선생님께 문자 보내줘", FACULTY)
+
+    assert "Teachers" not in found.names
+
+
+def test_the_teachers_with_a_plural_title_are_still_the_group() -> None:
+    assert find_recipients("선생님들께 문자 보내줘", FACULTY).names == ["Teachers"]

@@ -244,3 +244,9 @@ def test_a_korean_announcement_with_a_spaced_verb_has_a_real_title(
     assert found.tool == "create_announcement"
     assert "정전" in found.arguments["body"]
     assert "줘" not in (found.arguments.get("title") or "")
+
+
+def test_an_unknown_name_and_no_message_asks_who_first(classifier: IntentClassifier) -> None:
+    found = _ask(classifier, "text Zelda")
+
+    assert (found.tool, found.slot, found.question) == (None, "to", "Who should get this SMS?")
