@@ -286,7 +286,12 @@ def _titled_surnames(directory: Directory, tokens: list[str]) -> tuple[list[Hit]
             surname, span = token, (index, index + 2)
             if not _is_title(tokens[index + 1], alone=True):
                 continue
-        elif _HANGUL.match(token) and len(token) > 1 and _is_title(token[1:], alone=False):
+        elif (
+            _HANGUL.match(token)
+            and len(token) > 1
+            and not _is_title(token, alone=True)  # "학부모님": a title, not 학 + 부모님
+            and _is_title(token[1:], alone=False)
+        ):
             surname, span = token[0], (index, index + 1)
         else:
             continue
