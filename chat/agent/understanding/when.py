@@ -108,7 +108,8 @@ _OFFSET = re.compile(
     r"(?P<unit>min(?:ute)?s?|h(?:ou)?rs?|days?|weeks?)(?P<and_half>\s+and\s+a\s+half)?)\b"
     r"|\b(?:a\s+)?(?P<n_from>\d+|one|two)?\s*(?P<unit_from>day|week)s?\s+from\s+(?:now|today)\b"
     rf"|(?P<kn>\d+|{_KO_WORDS})\s*(?P<kunit>분|시간|일|주일?)"
-    r"(?:\s*(?P<khalf>반)|\s*(?P<km>\d{1,2})\s*분)?\s*(?:후|뒤|있다가)",
+    r"(?:\s*(?P<khalf>반)|\s*(?P<km>\d{1,2})\s*분)?\s*(?:후|뒤|있다가)"
+    r"|(?P<kdays>하루|이틀|사흘|나흘)\s*(?:후|뒤)",
     _I,
 )
 _MINUTES = {"min": 1, "h": 60, "시": 60, "분": 1}
@@ -158,7 +159,7 @@ def find_when(text: str, *, now: datetime, tz: ZoneInfo) -> When | None:
         return When(offset[0], local_now + offset[1])
     clock = _clock(text)
     day = _day(text, local_now.date())
-    if day is None and offset is not None:
+    if offset is not None:  # "이틀 뒤 정오에 …, 오늘 자정까지 …": the offset said when
         day = _Day(offset[0], (local_now + offset[1]).date(), weekday=False)
     if clock is None:
         if day is not None:
@@ -310,6 +311,9 @@ def _offset(text: str) -> tuple[str, timedelta] | None:
     if match["unit_from"]:
         days = 7 if match["unit_from"].lower() == "week" else 1
         return match.group(0), timedelta(days=days * _number(match["n_from"] or "1"))
+    if match["kdays"]:
+        days = ["하루", "이틀", "사흘", "나흘"].index(match["kdays"]) + 1
+        return match.group(0), timedelta(days=days)
     if match["kunit"]:
         count, unit = _number(match["kn"]), match["kunit"]
         half = 0.5 if match["khalf"] else 0
