@@ -36,7 +36,6 @@ def _tomorrow() -> datetime:
     ("text", "hour", "minute"),
     [
         ("remind me tomorrow at 4 to call Emma", 16, 0),
-        ("내일 오후 3시 반에 엠마한테 전화하라고 알려줘", 15, 30),
         ("remind me tomorrow at half past nine to call Emma", 9, 30),
     ],
 )
