@@ -33,7 +33,7 @@ from chat.agent.understanding.body import (
 )
 from chat.agent.understanding.directory import Directory
 from chat.agent.understanding.draft import Draft
-from chat.agent.understanding.intent import CUES, WRITE_TOOLS, IntentClassifier, Label
+from chat.agent.understanding.intent import CUES, WRITE_TOOLS, Intent, IntentClassifier, Label
 from chat.agent.understanding.recipients import Found, find_recipients
 from chat.agent.understanding.when import MissingTime, find_when
 
@@ -126,7 +126,19 @@ def _understand(text: str, history: list[tuple[Role, str]], env: _Env, depth: in
         return _resolve(_fill(draft, slot, text, env), env)
     if intent.label not in WRITE_TOOLS:
         return _Result(Understanding(intent.label, intent.confidence))
-    return _fresh(text, intent.label, intent.confidence, env)
+    return _fresh(text, _sent_not_reminded(intent, text), intent.confidence, env)
+
+
+def _sent_not_reminded(intent: Intent, text: str) -> Label:
+    """ "tell Emma the meeting is tomorrow at 9": a time makes the request look like a reminder,
+    but with no word of reminding and a verb of sending to someone it is a message whose text
+    holds the time; the best-scored send tool takes it."""
+    if intent.label != "schedule_reminder" or CUES["schedule_reminder"].search(text):
+        return intent.label
+    verbs = [m.group(0).lower() for m in _ACTION_WORDS.finditer(text)]
+    if not [v for v in verbs if v != "알려"] or re.search(r"tell me\b", text, re.IGNORECASE):
+        return intent.label
+    return cast(Label, max(_SENDS, key=lambda tool: intent.scores.get(tool, 0.0)))
 
 
 def _new_request(label: str, text: str) -> bool:
@@ -156,13 +168,14 @@ def _fresh(text: str, label: Label, confidence: float, env: _Env) -> _Result:
     found = find_recipients(people, env.directory)
     if not _actionable(label, text, found):
         return _Result(Understanding("knowledge", confidence))
+    after = None if split.body else _after_recipients(label, people, found)
     draft = Draft(
         tool=label,
         confidence=confidence,
         ko=say.korean(text),
         found=found,
         named=[] if found.anyone else _named(people),
-        body=split.body or _after_recipients(label, people, found),
+        body=split.body or after,
         subject=subject,
         title=title_of(split.head) if label == "create_announcement" else None,
         channel=_channel(split.head),
@@ -172,7 +185,8 @@ def _fresh(text: str, label: Label, confidence: float, env: _Env) -> _Result:
     elif label == "schedule_reminder":
         draft = _with_when(draft, split.head, text, env)
     elif label in _SENDS:
-        draft = _scheduled_if_timed(draft, split.head, env)
+        # The words after the recipients are the message: a time in them is content.
+        draft = _scheduled_if_timed(draft, split.head[: found.end] if after else split.head, env)
     return _resolve(draft, env)
 
 

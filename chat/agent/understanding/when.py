@@ -1,45 +1,118 @@
-"""Dates and times in requests ("tomorrow at 9am", "on Friday at 8", "내일 오전 9시"), read in the
-tenant's time zone with dateparser. Pure: no Django.
+"""Dates and times in requests ("tomorrow at 9", "next Tuesday 3:30pm", "in 2 hours", "half past
+three", "내일 아침 9시", "이번 주 금요일 오후 2시", "30분 후에"), read in the tenant's time zone as
+people mean them. Pure: no Django.
 
-dateparser does the reading; this module only rewrites the few forms it gets wrong (a Korean
-clock time "오전 9시", a bare "at 8" that it takes for a day of the month), refuses a date with
-no time of day (a reminder at "the current time on Friday" would be a guess), and moves a time
-that already passed today or a weekday already gone to its next occurrence, as people mean.
+The reader takes a request apart into a clock time, a day and an offset, each read by its own
+patterns, then puts them together against "now":
+
+- A bare hour is read in business hours: "at 4" on a school day is 16:00, "at 9" is 09:00
+  (1 to 6 are afternoon hours; morning or evening words, am/pm, 오전/오후 override it).
+- "this Friday" / "이번 주 금요일" is the coming Friday (today if it is still ahead); "next
+  Friday" / "다음 주 금요일" is the Friday of the week after this one (weeks start on Monday).
+- "in 2 hours" / "2시간 후에" is counted from now; "in 3 days" / "3일 후" names a day.
+- A time with no day that already passed today is tomorrow's; a weekday already gone this
+  week is next week's. A day with no time of day is refused (``MissingTime``): a reminder at
+  "the current time on Friday" would be a guess.
+
+Forms the reader does not know (a numeric date such as "3/12") fall back to dateparser.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 from dateparser.search import search_dates
 
 LANGUAGES = ["en", "ko"]
-_KO_CLOCK = re.compile(
-    r"(?P<part>오전|오후|아침|저녁|밤|낮)?\s*(?P<h>\d{1,2})\s*시(?!간)\s*(?:(?P<m>\d{1,2})\s*분|(?P<half>반))?"
-)
-_KO_AFTER = re.compile(r"(?P<n>\d+)\s*(?P<unit>분|시간|일|주)\s*(?:후|뒤)(?:에)?")
-_KO_UNITS = {"분": "minutes", "시간": "hours", "일": "days", "주": "weeks"}
-_BARE_AT = re.compile(r"\bat (\d{1,2})(?![\d:.]|\s*(?:a\.?m|p\.?m|o'?clock)\b)", re.IGNORECASE)
-_HAS_TIME = re.compile(
-    r"\d{1,2}:\d{2}|\d\s*(?:a\.?m|p\.?m)\b|\bnoon\b|\bmidnight\b|\bin \d+ (?:minute|hour)s?\b"
-    r"|\bin \d+ (?:minute|hour)s\b",
-    re.IGNORECASE,
-)
-_WEEKDAY = re.compile(
-    r"\b(?:mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|sat(?:ur)?|sun)(?:day)?\b|[월화수목금토일]요일",
-    re.IGNORECASE,
-)
-_DAY_WORD = re.compile(
-    r"\b(?:today|tonight|tomorrow|in \d+ (?:day|week)s?)\b|오늘|내일|\d+\s*일", re.IGNORECASE
-)
-# dateparser reads "the day after tomorrow" as tomorrow (it stops at the last word it knows).
-_DAY_AFTER_TOMORROW = re.compile(r"\b(?:the\s+)?day\s+after\s+tomorrow\b", re.IGNORECASE)
-_PM_PARTS = {"오후", "저녁", "밤"}
 # A request says when in its first sentences; a pasted letter after them is not searched.
 _MAX_CHARS = 500
+_I = re.IGNORECASE
+
+_EN_NUMBERS = {
+    w: n
+    for n, w in enumerate(
+        [
+            "one",
+            "two",
+            "three",
+            "four",
+            "five",
+            "six",
+            "seven",
+            "eight",
+            "nine",
+            "ten",
+            "eleven",
+            "twelve",
+        ],
+        start=1,
+    )
+}
+_KO_NUMBERS = {
+    "한": 1, "두": 2, "세": 3, "네": 4, "다섯": 5, "여섯": 6, "일곱": 7, "여덟": 8, "아홉": 9,
+    "열": 10, "열한": 11, "열두": 12,
+}  # fmt: skip
+_EN_HOUR = r"\d{1,2}|" + "|".join(sorted(_EN_NUMBERS, key=len, reverse=True))
+_KO_WORDS = "|".join(sorted(_KO_NUMBERS, key=len, reverse=True))
+_KO_HOUR = r"\d{1,2}|" + _KO_WORDS
+_EN_CLOCK = re.compile(
+    rf"\b(?P<qual>half\s+past|(?:a\s+)?quarter\s+past|(?:a\s+)?quarter\s+to)\s+(?P<qh>{_EN_HOUR})\b"
+    rf"|\b(?P<h>\d{{1,2}})(?::(?P<m>\d{{2}}))?\s*(?P<ap>[ap])\.?m\b\.?"
+    rf"|\b(?P<h24>\d{{1,2}}):(?P<m24>\d{{2}})\b"
+    rf"|\b(?P<oh>{_EN_HOUR})\s*o'?clock\b"
+    rf"|\bat\s+(?P<bare>{_EN_HOUR})\b(?![:.]?\d|\s*(?:[ap]\.?m\b|o'?clock))"
+    r"|\b(?P<noon>noon|midday)\b|\b(?P<midnight>midnight)\b"
+    r"|\b(?P<eod>(?:the\s+)?end\s+of\s+(?:the\s+)?(?:work(?:ing)?\s+)?day|eod)\b",
+    _I,
+)
+_KO_CLOCK = re.compile(
+    rf"(?P<part>오전|오후|아침|저녁|밤|낮|새벽)?\s*(?P<h>{_KO_HOUR})\s*시(?![간작])"
+    r"\s*(?:(?P<m>\d{1,2})\s*분|(?P<half>반))?"
+    r"|(?P<noon>정오|낮\s*12시)|(?P<midnight>자정)",
+)
+_AM_WORDS = re.compile(r"\bmorning\b|\ba\.?m\b|오전|아침|새벽", _I)
+_PM_WORDS = re.compile(r"\b(?:afternoon|evening|tonight|p\.?m)\b|오후|저녁|밤|낮", _I)
+
+_WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+_KO_WEEKDAYS = "월화수목금토일"
+_WEEKDAY = re.compile(
+    r"(?:(?P<en_mod>this(?:\s+coming)?|coming|next(?:\s+week(?:\s+on)?)?)\s+)?(?:on\s+)?"
+    r"\b(?P<en>mon|tue|tues|wed|wednes|thu|thur|thurs|fri|sat|satur|sun)day\b"
+    r"|(?:(?P<ko_mod>이번\s*주|이번|다음\s*주|다음|담주|오는)\s*)?(?P<ko>[월화수목금토일])요일",
+    _I,
+)
+_NEXT_WEEK_ONLY = re.compile(r"\bnext\s+week\b|다음\s*주|담주", _I)
+_RELATIVE_DAY = re.compile(
+    r"\b(?P<en>(?:the\s+)?day\s+after\s+tomorrow|tomorrow|today|tonight|this\s+(?:morning|"
+    r"afternoon|evening))\b|(?P<ko>글피|모레|내일|오늘)",
+    _I,
+)
+_MONTHS = [
+    "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
+]  # fmt: skip
+_MONTH = r"(?P<mon>jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"  # noqa: E501
+_DATE = re.compile(
+    r"\b(?P<iy>\d{4})-(?P<im>\d{1,2})-(?P<id>\d{1,2})\b"
+    r"|(?<![\d/])(?P<sm>\d{1,2})/(?P<sd>\d{1,2})(?![\d/])"
+    rf"|\b{_MONTH}\.?\s+(?P<d1>\d{{1,2}})(?:st|nd|rd|th)?\b"
+    rf"|\b(?P<d2>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH.replace('mon>', 'mon2>')}\b"
+    r"|\bthe\s+(?P<d3>\d{1,2})(?:st|nd|rd|th)\b"
+    r"|(?:(?P<kmon>\d{1,2})\s*월\s*)?(?P<kd>\d{1,2})\s*일(?!\s*(?:후|뒤|간|요일))",
+    _I,
+)
+_OFFSET = re.compile(
+    r"\bin\s+(?:(?P<half_an>half\s+an)\s+hour|(?P<n>\d+|an?|one|two|three)\s+"
+    r"(?P<unit>min(?:ute)?s?|h(?:ou)?rs?|days?|weeks?)(?P<and_half>\s+and\s+a\s+half)?)\b"
+    r"|\b(?:a\s+)?(?P<n_from>\d+|one|two)?\s*(?P<unit_from>day|week)s?\s+from\s+(?:now|today)\b"
+    rf"|(?P<kn>\d+|{_KO_WORDS})\s*(?P<kunit>분|시간|일|주일?)"
+    r"(?:\s*(?P<khalf>반)|\s*(?P<km>\d{1,2})\s*분)?\s*(?:후|뒤|있다가)"
+    r"|(?P<kdays>하루|이틀|사흘|나흘)\s*(?:후|뒤)",
+    _I,
+)
+_MINUTES = {"min": 1, "h": 60, "시": 60, "분": 1}
 
 
 @dataclass(frozen=True)
@@ -58,23 +131,20 @@ class MissingTime(ValueError):
         self.phrase = phrase
 
 
-def _korean_clock(match: re.Match[str]) -> str:
-    hour, minute = int(match["h"]), int(match["m"] or (30 if match["half"] else 0))
-    if match["part"] in _PM_PARTS and hour < 12:
-        hour += 12
-    if match["part"] in {"오전", "아침"} and hour == 12:
-        hour = 0
-    return f" {hour:02d}:{minute:02d} "
+@dataclass(frozen=True)
+class _Clock:
+    phrase: str
+    hour: int
+    minute: int
+    fixed: bool  # am/pm or a 24-hour clock said which half of the day
+    next_day: bool = False  # midnight is the start of the day after
 
 
-def normalise(text: str) -> str:
-    """Rewrite the forms dateparser misreads or lacks into ones it reads: ``HH:MM`` clock
-    times, "in N hours" for "N시간 후", "in 2 days" for "모레" and "the day after tomorrow"."""
-    text = _KO_AFTER.sub(lambda m: f" in {m['n']} {_KO_UNITS[m['unit']]} ", text)
-    text = text.replace("모레", " in 2 days ")
-    text = _DAY_AFTER_TOMORROW.sub(" in 2 days ", text)
-    text = _KO_CLOCK.sub(_korean_clock, text)
-    return _BARE_AT.sub(lambda m: f"at {int(m.group(1)):02d}:00", text)
+@dataclass(frozen=True)
+class _Day:
+    phrase: str
+    day: date
+    weekday: bool  # a plain weekday: one already gone is next week's
 
 
 def find_when(text: str, *, now: datetime, tz: ZoneInfo) -> When | None:
@@ -83,34 +153,205 @@ def find_when(text: str, *, now: datetime, tz: ZoneInfo) -> When | None:
     Raises ``MissingTime`` when only a day is given. ``now`` is any aware datetime.
     """
     local_now = now.astimezone(tz)
+    text = text[:_MAX_CHARS]
+    offset = _offset(text)
+    if offset is not None and offset[1] < timedelta(days=1):
+        return When(offset[0], local_now + offset[1])
+    clock = _clock(text)
+    day = _day(text, local_now.date())
+    if offset is not None:  # "이틀 뒤 정오에 …, 오늘 자정까지 …": the offset said when
+        day = _Day(offset[0], (local_now + offset[1]).date(), weekday=False)
+    if clock is None:
+        if day is not None:
+            raise MissingTime(day.phrase)
+        return _dateparser_when(text, now=local_now, tz=tz)
+    hour = _hour(clock, text)
+    on = day.day if day is not None else local_now.date()
+    at = datetime.combine(on, time(hour, clock.minute), tzinfo=tz)
+    if clock.next_day:
+        at += timedelta(days=1)
+    if at <= local_now and day is None:
+        at += timedelta(days=1)
+    elif at <= local_now and day is not None and day.weekday:
+        at += timedelta(days=7)
+    phrase = " ".join(p for p in (day.phrase if day else "", clock.phrase) if p)
+    return When(phrase, at)
+
+
+def _hour(clock: _Clock, text: str) -> int:
+    """A bare hour in business hours unless the request says which half of the day."""
+    hour = clock.hour
+    if clock.fixed or hour > 12:
+        return hour
+    if _PM_WORDS.search(text) and hour < 12:
+        return hour + 12
+    if _AM_WORDS.search(text):
+        return 0 if hour == 12 else hour
+    return hour + 12 if 1 <= hour <= 6 else hour
+
+
+def _number(word: str) -> int:
+    word = word.lower()
+    if word.isdigit():
+        return int(word)
+    return _EN_NUMBERS.get(word) or _KO_NUMBERS.get(word) or 1
+
+
+def _clock(text: str) -> _Clock | None:
+    found = [m for m in (_EN_CLOCK.search(text), _KO_CLOCK.search(text)) if m is not None]
+    if not found:
+        return None
+    match = min(found, key=lambda m: m.start())
+    phrase = match.group(0).strip()
+    groups = match.groupdict()
+    if groups.get("noon"):
+        return _Clock(phrase, 12, 0, fixed=True)
+    if groups.get("midnight"):
+        return _Clock(phrase, 0, 0, fixed=True, next_day=True)
+    if groups.get("eod"):
+        return _Clock(phrase, 17, 0, fixed=True)
+    if match.re is _KO_CLOCK:
+        return _korean_clock(match, phrase)
+    if groups.get("qual"):
+        hour, qual = _number(match["qh"]), match["qual"].lower()
+        if qual.endswith("to"):
+            return _Clock(phrase, hour - 1 if hour > 1 else 12, 45, fixed=False)
+        return _Clock(phrase, hour, 30 if qual.startswith("half") else 15, fixed=False)
+    if groups.get("ap"):
+        hour = int(match["h"]) % 12 + (12 if match["ap"].lower() == "p" else 0)
+        return _Clock(phrase, hour, int(match["m"] or 0), fixed=True)
+    if groups.get("h24"):
+        hour = int(match["h24"])
+        return _Clock(phrase, hour, int(match["m24"]), fixed=hour >= 13 or match["h24"][0] == "0")
+    return _Clock(phrase, _number(match["oh"] or match["bare"]), 0, fixed=False)
+
+
+def _korean_clock(match: re.Match[str], phrase: str) -> _Clock:
+    hour = _number(match["h"])
+    minute = int(match["m"] or (30 if match["half"] else 0))
+    part = match["part"]
+    if part in {"오후", "저녁", "밤", "낮"} and hour < 12:
+        return _Clock(phrase, hour + 12, minute, fixed=True)
+    if part in {"오전", "아침", "새벽"}:
+        return _Clock(phrase, 0 if hour == 12 else hour, minute, fixed=True)
+    return _Clock(phrase, hour, minute, fixed=False)
+
+
+def _day(text: str, today: date) -> _Day | None:
+    for read in (_relative_day, _weekday, _date):
+        found = read(text, today)
+        if found is not None:
+            return found
+    return None
+
+
+def _relative_day(text: str, today: date) -> _Day | None:
+    match = _RELATIVE_DAY.search(text)
+    if match is None:
+        return None
+    word = match.group(0).lower()
+    days = {"글피": 3, "모레": 2, "내일": 1, "tomorrow": 1}.get(word, 0)
+    if "day after" in word:
+        days = 2
+    return _Day(match.group(0), today + timedelta(days=days), weekday=False)
+
+
+def _weekday(text: str, today: date) -> _Day | None:
+    match = _WEEKDAY.search(text)
+    if match is None:
+        return None
+    if match["en"]:
+        target = next(i for i, d in enumerate(_WEEKDAYS) if d.startswith(match["en"].lower()))
+    else:
+        target = _KO_WEEKDAYS.index(match["ko"])
+    modifier = (match["en_mod"] or match["ko_mod"] or "").lower()
+    if modifier.startswith("next") or _NEXT_WEEK_ONLY.search(modifier):
+        monday = today - timedelta(days=today.weekday()) + timedelta(days=7)
+        return _Day(match.group(0), monday + timedelta(days=target), weekday=False)
+    ahead = (target - today.weekday()) % 7
+    return _Day(match.group(0), today + timedelta(days=ahead), weekday=True)
+
+
+def _date(text: str, today: date) -> _Day | None:
+    match = _DATE.search(text)
+    if match is None:
+        return None
+    month_word = match["mon"] or match["mon2"]
+    month = _MONTHS.index(month_word[:3].lower()) + 1 if month_word else None
+    if match["iy"]:
+        year, month, number = int(match["iy"]), int(match["im"]), int(match["id"])
+        return _on(match, [(year, month, number)], today)
+    if match["kmon"] or match["sm"]:
+        month = int(match["kmon"] or match["sm"])  # 12/3 is the 3rd of December, as in Korea
+    number = int(match["d1"] or match["d2"] or match["d3"] or match["kd"] or match["sd"])
+    if month is not None:  # "December 3": this year's, or next year's once it has passed
+        return _on(match, [(today.year, month, number), (today.year + 1, month, number)], today)
+    # "the 5th": this month's, or the next month that has that day
+    months = [divmod(today.month - 1 + ahead, 12) for ahead in range(13)]
+    return _on(match, [(today.year + y, m + 1, number) for y, m in months], today)
+
+
+def _on(match: re.Match[str], candidates: list[tuple[int, int, int]], today: date) -> _Day | None:
+    for year, month, number in candidates:
+        try:
+            candidate = date(year, month, number)
+        except ValueError:
+            continue
+        if candidate >= today:
+            return _Day(match.group(0), candidate, weekday=False)
+    return None
+
+
+def _offset(text: str) -> tuple[str, timedelta] | None:
+    match = _OFFSET.search(text)
+    if match is None:
+        return None
+    if match["half_an"]:
+        return match.group(0), timedelta(minutes=30)
+    if match["unit_from"]:
+        days = 7 if match["unit_from"].lower() == "week" else 1
+        return match.group(0), timedelta(days=days * _number(match["n_from"] or "1"))
+    if match["kdays"]:
+        days = ["하루", "이틀", "사흘", "나흘"].index(match["kdays"]) + 1
+        return match.group(0), timedelta(days=days)
+    if match["kunit"]:
+        count, unit = _number(match["kn"]), match["kunit"]
+        half = 0.5 if match["khalf"] else 0
+        extra = int(match["km"] or 0)
+    else:
+        word = match["n"].lower()
+        count = 1 if word in {"a", "an"} else _number(word)
+        unit, half, extra = match["unit"].lower(), 0.5 if match["and_half"] else 0, 0
+    if unit.startswith(("d", "일")):
+        return match.group(0), timedelta(days=count)
+    if unit.startswith(("w", "주")):
+        return match.group(0), timedelta(weeks=count)
+    per = 1 if unit.startswith(("min", "분")) else 60
+    return match.group(0), timedelta(minutes=(count + half) * per + extra)
+
+
+# The fallback: dateparser, for the forms the reader above does not know.
+_FALLBACK_TIME = re.compile(r"\d{1,2}:\d{2}|\d\s*(?:a\.?m|p\.?m)\b", _I)
+_FALLBACK_WORD = re.compile(
+    r"\b(?:today|tonight|tomorrow|(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b", _I
+)
+
+
+def _dateparser_when(text: str, *, now: datetime, tz: ZoneInfo) -> When | None:
     settings = {
-        "RELATIVE_BASE": local_now.replace(tzinfo=None),
+        "RELATIVE_BASE": now.replace(tzinfo=None),
         "TIMEZONE": tz.key,
         "RETURN_AS_TIMEZONE_AWARE": True,
     }
-    text = text[:_MAX_CHARS]
-    found = search_dates(normalise(text), languages=LANGUAGES, settings=settings) or []
-    phrases = [(phrase.strip(), at) for phrase, at in found if _names_a_time(phrase)]
+    found = search_dates(text, languages=LANGUAGES, settings=settings) or []
+    # dateparser also reads words such as "we" or "may" as dates; keep a phrase with a number.
+    phrases = [
+        (p.strip(), at) for p, at in found if re.search(r"\d", p) or _FALLBACK_WORD.search(p)
+    ]
     if not phrases:
         return None
     phrase = " ".join(p for p, _ in phrases)
-    if not _HAS_TIME.search(phrase):
+    if not _FALLBACK_TIME.search(phrase):
         raise MissingTime(phrases[0][0])
-    return When(phrase, _next_occurrence(phrases[-1][1].astimezone(tz), phrase, local_now))
-
-
-def _names_a_time(phrase: str) -> bool:
-    """dateparser also reads words such as "we" or "may" as dates; keep a phrase only if it
-    has a number, a weekday or a day word."""
-    return bool(re.search(r"\d", phrase) or _WEEKDAY.search(phrase) or _DAY_WORD.search(phrase))
-
-
-def _next_occurrence(at: datetime, phrase: str, now: datetime) -> datetime:
-    """ "at 5pm" said at 6pm means tomorrow; "Monday" said on a Tuesday means next Monday."""
-    if at > now:
-        return at
-    if _WEEKDAY.search(phrase):
-        return at + timedelta(days=7)
-    if not _DAY_WORD.search(phrase):
-        return at + timedelta(days=1)
-    return at
+    at = phrases[-1][1].astimezone(tz)
+    return When(phrase, at if at > now else at + timedelta(days=1))
