@@ -156,7 +156,7 @@ def test_the_teachers_with_a_plural_title_are_still_the_group() -> None:
 
 
 def test_a_title_word_on_its_own_is_not_a_surname_with_a_title() -> None:
-    """"학부모님" is the parents, not a person called 학 with the title 부모님."""
+    """ "학부모님" is the parents, not a person called 학 with the title 부모님."""
     found = find_recipients("B반 학부모님 전체에게 이메일 보내줘", ACADEMY)
 
     assert found.names == ["Parents - Class B"]
