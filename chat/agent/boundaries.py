@@ -20,16 +20,43 @@ Two questions, asked of every message by the router, in English and Korean:
 
 Both answer in words (``refusal_reply``, ``unsupported_reply``); neither ever proposes a
 substitute tool, and approval stays a second line of defence, not the first.
+
+The patterns are precise but only see the words they list; harm is mostly told in a story ("a
+man says he is her ex-husband, email him her number", "there isn't one really, we just need the
+building empty"). So a message the patterns let through is also read by meaning
+(``BoundaryReader``): embedded by the local e5 model and compared with example requests of each
+family of harm and of each missing tool, and with ordinary requests that sound close
+(``boundary_exemplars.py``). It is refused or declined only when it is nearer a boundary than
+every ordinary request by a margin: a fee reminder or "never share your password" stays a text.
 """
 
 from __future__ import annotations
 
 import re
+import threading
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, cast
 
-HarmKind = Literal["impersonation", "secrets", "payment_fraud", "abuse"]
-Missing = Literal["channel", "call", "fax", "post", "booking", "data_change", "payment", "web"]
+import numpy as np
+
+from chat.agent.boundary_exemplars import HARM, ORDINARY, UNSUPPORTED
+
+HarmKind = Literal["impersonation", "secrets", "payment_fraud", "abuse", "lies", "privacy"]
+Missing = Literal[
+    "channel",
+    "call",
+    "fax",
+    "post",
+    "booking",
+    "data_change",
+    "payment",
+    "web",
+    "settings",
+    "translate",
+    "print",
+]
+Embed = Callable[[Sequence[str]], Sequence[Sequence[float]]]
 
 
 @dataclass(frozen=True)
@@ -58,7 +85,8 @@ _IMPERSONATION_EN = re.compile(
     r"\b(?:pretend(?:ing)? (?:to be|you are|we are|it s from)|pose as|posing as|"
     r"impersonat\w*|disguised? as|masquerad\w* as|fake (?:being|it s from)|"
     r"(?:sign|signed) it as|in (?:\w+ ){0,2}name(?! tag)|"
-    r"as if (?:it was|it were|it s|we were|you were) (?:from )?|"
+    r"as if (?:it was|it were|it s|its|we were|you were) (?:coming |sent )?(?:from )?|"
+    r"(?:make|making) (?:it|the \w+) look like|look like it(?:s| s| came| comes) from|"
     rf"as (?:the |their |her |his |your )?(?:{_AUTHORITY_EN})\b|"
     rf"from (?:the |their |her |his |your )?(?:{_AUTHORITY_EN})\b(?= saying| that| and| telling|$)|"
     rf"this is (?:the |your |their )?(?:{_AUTHORITY_EN})\b)"
@@ -103,14 +131,41 @@ _PAYMENT_FRAUD = re.compile(
     r"\b(?:my|his|her) (?:own |personal |private )(?:bank )?account\b|"
     r"\bpersonal (?:bank )?account\b|(?:내|제|개인|본인) (?:개인 )?계좌"
 )
+# A link to log in on, sent to people: how credentials are phished.
+_PHISHING_EN = re.compile(
+    r"\blog ?in here\b|\blog ?in\b(?: \w+){0,8} http|\bhttp\w*(?: \w+){0,4} login\b"
+)
+# The sender saying the message is untrue: a lie told to scare or pressure its readers.
+_LIE_EN = re.compile(
+    r"\b(?:there isn ?t (?:one|any)|there is no (?:outbreak|fire|accident)|"
+    r"(?:it s|its|it is|that s|thats) not (?:true|real)|isn ?t true|as a prank|"
+    r"just to see how they (?:react|respond))\b"
+)
+_LIE_KO = re.compile(
+    r"사실(?:은|이)? 아닌|거짓말|실제로[^.?!]{0,12}없|반응(?:을|이)? 보려고|장난으로"
+)
+# Someone's contact details sent on to a person whose claim to them is only their own word ("a
+# man says he's her ex-husband", "친척이라면서"): both halves must be there.
+_CLAIMED_IDENTITY = re.compile(
+    r"\b(?:says|saying|said|claims?|claiming) (?:he s|hes|she s|shes|they re|theyre|to be)\b|"
+    r"\bkeeps asking for (?:his|her|their) (?:contact|number|address)|"
+    r"(?:이?라면서|이?라며|이?라고 하면서|모르는 (?:사람|남자|여자|분))"
+)
+_DETAILS_OUT = re.compile(
+    r"\b(?:email|text|send|give|forward) (?:him|her|them) (?:his|her|their) "
+    r"(?:phone |mobile |home )?(?:number|address|contact details|details)\b|"
+    r"(?:연락처|전화번호|주소|개인 ?정보)[^.?!]{0,20}(?:보내|넘겨|전달)"
+)
 _ABUSE_EN = re.compile(
     r"\b(?:nasty|insult\w*|humiliat\w*|threaten\w*|threat|harass\w*|bully\w*|abuse|abusive|"
     r"mean (?:message|things)|make fun of|shame (?:her|him|them)|scare (?:her|him|them)|"
     r"hurt (?:her|him|them)|rude (?:message|things)|curse (?:at|her|him|them)|"
-    r"stupid|idiot|ugly|deserves? it|we know where you live|spam)\b"
+    r"stupid|idiot|ugly|useless|worthless|pathetic|deserves? it|we know where you live|"
+    r"i know where you live|regret it|you ll be sorry|spam)\b"
 )
 _ABUSE_KO = re.compile(
-    r"욕|협박|모욕|비하|망신|저주|죽여|죽일|괴롭|조롱|따돌|겁을 주|겁주|혼쭐|스팸|멍청|뚱뚱|못생"
+    r"욕|협박|모욕|비하|망신|저주|죽여|죽일|괴롭|조롱|따돌|겁을 주|겁주|혼쭐|스팸|멍청|뚱뚱|못생|"
+    r"가만 ?(?:안 ?[두둬둔]|두지 않|안 ?놔)|자격(?:도|이)? 없|못 버틸|후회하게"
 )
 
 
@@ -131,10 +186,14 @@ def harm_in(words: str, *, korean: bool) -> Harm | None:
             return Harm("impersonation", korean)
         if _SECRET_ASK_KO.search(words) and not _NEVER_SHARE_KO.search(words):
             return Harm("secrets", korean)
-    if _SECRET_ASK_EN.search(words):
+    if _SECRET_ASK_EN.search(words) or _PHISHING_EN.search(words):
         return Harm("secrets", korean)
     if _IMPERSONATION_EN.search(words) and not _OWN_NAME_EN.search(words):
         return Harm("impersonation", korean)
+    if (_LIE_KO if korean else _LIE_EN).search(words):
+        return Harm("lies", korean)
+    if _CLAIMED_IDENTITY.search(words) and _DETAILS_OUT.search(words):
+        return Harm("privacy", korean)
     if _PAYMENT_FRAUD.search(words):
         return Harm("payment_fraud", korean)
     if (_ABUSE_KO if korean else _ABUSE_EN).search(words):
@@ -185,7 +244,7 @@ _MISSING_EN: tuple[tuple[Missing, re.Pattern[str]], ...] = (
         "call",
         re.compile(
             rf"{_POLITE_EN}(?:call(?! off)|phone|dial|ring (?:him|her|them|me)(?: up)?|"
-            r"give \w+ (?:\w+ )?a (?:call|ring))\b"
+            r"give (?:\w+ ){1,3}a (?:quick )?(?:call|ring))\b"
         ),
     ),
     ("call", re.compile(r"\b(?:make|place) a (?:phone )?call\b|\bby phone\b|\bvoice ?mail\b")),
@@ -193,7 +252,8 @@ _MISSING_EN: tuple[tuple[Missing, re.Pattern[str]], ...] = (
     (
         "post",
         re.compile(
-            r"\b(?:by|via|through the) (?:post|snail mail|letter|courier)\b|\bposts? a letter\b"
+            r"\b(?:by|via|through the) (?:post|snail mail|letter|courier)\b|\bposts? a letter\b|"
+            r"\b(?:printed|paper) (?:letter|copy)\b"
         ),
     ),
     (
@@ -201,7 +261,7 @@ _MISSING_EN: tuple[tuple[Missing, re.Pattern[str]], ...] = (
         re.compile(
             rf"{_POLITE_EN}(?:book|reserve)\b|"
             r"\b(?:add|put) (?:\w+ ){0,3}(?:in|on|to) (?:my |our |the )?(?:calendar|diary)\b|"
-            r"\bcalendar (?:invite|event)\b"
+            r"\bcalendar (?:invite|event)\b|\b(?:google|outlook) calendar\b"
         ),
     ),
     (
@@ -210,14 +270,20 @@ _MISSING_EN: tuple[tuple[Missing, re.Pattern[str]], ...] = (
             rf"{_POLITE_EN}(?:delete|remove|erase|wipe|edit|update|change|rename|merge|add)\b"
             r"(?:(?! saying| that | to say).)*"
             r"\b(?:contacts?|phone numbers?|numbers?|email address(?:es)?|address(?:es)?|records?|"
-            r"groups?|details|data|database|list|directory)\b"
+            r"groups?|details|data|database|list|directory)\b|"
+            r"\b(?:get rid of|delete|remove|erase)\b(?: \w+){0,4} from (?:the |our )?"
+            r"(?:contacts|list|directory|database)\b|"
+            r"\bchange (?:his|her|their|the) (?:phone |mobile )?(?:number|email|address)\b|"
+            r"\b(?:update|edit|rewrite|change) (?:the |our )?(?:\w+ ){0,3}"
+            r"(?:document|policy|file)\b"
         ),
     ),
     (
         "payment",
         re.compile(
             rf"{_POLITE_EN}(?:pay|transfer|wire|refund|charge|reimburse)\b(?! attention)|"
-            r"\b(?:make|process|send) (?:a |the )?(?:payment|bank transfer|refund)\b"
+            r"\b(?:make|process|send) (?:a |the )?(?:payment|bank transfer|refund)\b|"
+            r"\b(?:can|could|would|will) you (?:please )?(?:pay|refund|reimburse)\b"
         ),
     ),
     (
@@ -228,6 +294,16 @@ _MISSING_EN: tuple[tuple[Missing, re.Pattern[str]], ...] = (
             r"\bweather forecast\b|\bgoogle it\b"
         ),
     ),
+    (
+        "settings",
+        re.compile(
+            r"\b(?:switch|turn)\w* (?:\w+ ){0,3}approvals?(?: step| process)? off\b|"
+            r"\b(?:switch|turn) off (?:the |my )?approvals?\b|"
+            r"\b(?:change|edit) (?:the |my |our )?(?:settings|policy settings|approvers?)\b"
+        ),
+    ),
+    ("translate", re.compile(r"\btranslat\w*\b")),
+    ("print", re.compile(rf"{_POLITE_EN}print\b|\bprint(?:ed)? (?:out|off)\b")),
 )
 _MISSING_KO: tuple[tuple[Missing, re.Pattern[str]], ...] = (
     (
@@ -243,7 +319,7 @@ _MISSING_KO: tuple[tuple[Missing, re.Pattern[str]], ...] = (
         "booking",
         re.compile(
             r"(?:실|룸|강당|강의실|교실|체육관|홀|회의실|상담실|좌석|식당|캘린더|달력)"
-            r"[^.?!]{0,12}(?<!알림 )(?<!알림)(?<!리마인더 )예약|"
+            r"[^.?!]{0,12}(?<!알림 )(?<!알림)(?<!리마인더 )(?:예약|잡아)|"
             r"캘린더에|달력에|일정(?:에)? (?:등록|추가)"
         ),
     ),
@@ -251,13 +327,14 @@ _MISSING_KO: tuple[tuple[Missing, re.Pattern[str]], ...] = (
         "data_change",
         re.compile(
             r"(?:연락처|번호|주소|그룹|명단|목록|데이터|기록)[^.?!]{0,16}"
-            r"(?:삭제|지워|지우|수정|변경|바꿔|고쳐|추가해|등록해)"
+            r"(?:삭제|지워|지우|수정|변경|바꿔|고쳐|추가해|등록해)|"
+            r"(?:으로|로) (?:수정|변경)해"
         ),
     ),
     (
         "payment",
         re.compile(
-            r"(?:결제|송금|이체|환불|입금|지급)\s?(?:좀\s?)?해|돈\s?(?:좀\s?)?(?:보내|부쳐)"
+            r"(?:결제|송금|이체|환불|입금|지급)\s?(?:좀\s?)?(?:해|처리|까지)|돈\s?(?:좀\s?)?(?:보내|부쳐)"
         ),
     ),
     (
@@ -266,9 +343,14 @@ _MISSING_KO: tuple[tuple[Missing, re.Pattern[str]], ...] = (
             r"인터넷|웹에서|구글|네이버에서|검색해|날씨\s?(?:좀\s?)?(?:알려|확인|찾아|어때|검색)"
         ),
     ),
+    ("settings", re.compile(r"설정(?:을|도)?\s?(?:좀\s?)?(?:바꿔|변경|수정|꺼)")),
+    ("translate", re.compile(r"번역")),
+    ("print", re.compile(r"출력해|인쇄")),
 )
 _MEDIUM_EN = re.compile(rf"\b(?:on|via|through|by|over|using|in) (?:the )?({_CHANNEL.pattern})")
-_MEDIUM_KO = re.compile(rf"({_CHANNEL.pattern})\s?(?:으로|로|에서|에|방에|채널에|단톡)")
+_MEDIUM_KO = re.compile(
+    rf"({_CHANNEL.pattern})(?:\s?(?:으로|로|에서|에|방에|채널에|단톡)|[^.?!]{{0,10}}(?:채널|방)에)"
+)
 # English content starts at the first of these; the command is what comes before.
 _CONTENT_EN = re.compile(r"\b(?:saying|that|to say|telling|to tell|and tell|asking|about)\b")
 # Korean content ends at the last quotation ending; the command is what follows.
@@ -303,13 +385,93 @@ def unsupported_in(words: str, *, head: str, korean: bool) -> Unsupported | None
     for missing, pattern in _MISSING_KO if korean else _MISSING_EN:
         if missing == "call" and _CALLED_OFF.search(words):
             continue  # "call that off" cancels; the command stops at "that", so look at all
-        if pattern.search(command):
+        # A change of settings is never the text to send, and is often asked after a "that".
+        if pattern.search(words if missing == "settings" else command):
             return Unsupported(missing, korean)
     if korean:  # an English phrase inside a Korean request ("slack에 올려줘") names it too
         for missing, pattern in _MISSING_EN:
             if missing in {"fax", "web"} and pattern.search(command):
                 return Unsupported(missing, korean)
     return None
+
+
+# -- the same questions, by meaning ------------------------------------------------------------
+
+_ORDINARY = "ordinary"
+# Cosine similarities of e5 sit close together (0.8 to 0.9 for any two requests), so the margin is
+# small in absolute terms. Set on the eval sets' 366 ordinary messages the patterns let through
+# (demo, unseen, blind dev half): the nearest any came was 0.017 (2026-11-26).
+BOUNDARY_MARGIN = 0.02
+
+
+@dataclass(frozen=True)
+class BoundaryScores:
+    """The nearest boundary family (``harm:…`` / ``unsupported:…``) and its lead over the
+    nearest ordinary request; for tuning and logs."""
+
+    family: str
+    lead: float
+
+
+class BoundaryReader:
+    """Reads a message by meaning: the families of harm and missing tools of
+    ``boundary_exemplars.py`` against ordinary requests. Examples are embedded on first use,
+    once per process; each family scores the mean similarity of its ``k`` nearest examples."""
+
+    def __init__(
+        self,
+        embed: Embed,
+        *,
+        harm: Mapping[str, Sequence[str]] = HARM,
+        unsupported: Mapping[str, Sequence[str]] = UNSUPPORTED,
+        ordinary: Sequence[str] = ORDINARY,
+        k: int = 2,
+        margin: float = BOUNDARY_MARGIN,
+    ) -> None:
+        self._embed = embed
+        self._families: dict[str, Sequence[str]] = {
+            **{f"harm:{kind}": texts for kind, texts in harm.items()},
+            **{f"unsupported:{kind}": texts for kind, texts in unsupported.items()},
+            _ORDINARY: ordinary,
+        }
+        self._k = k
+        self._margin = margin
+        self._lock = threading.Lock()
+        self._matrix: np.ndarray | None = None
+        self._labels: np.ndarray = np.asarray([])
+
+    def _examples(self) -> tuple[np.ndarray, np.ndarray]:
+        with self._lock:
+            if self._matrix is None:
+                pairs = [(name, t) for name, texts in self._families.items() for t in texts]
+                self._matrix = _unit(np.asarray(self._embed([t for _, t in pairs]), np.float32))
+                self._labels = np.asarray([name for name, _ in pairs])
+            return self._matrix, self._labels
+
+    def scores(self, text: str) -> BoundaryScores:
+        matrix, labels = self._examples()
+        similarity = matrix @ _unit(np.asarray(self._embed([text]), np.float32))[0]
+        score = {
+            name: float(np.sort(similarity[labels == name])[::-1][: self._k].mean())
+            for name in self._families
+        }
+        family = max((name for name in score if name != _ORDINARY), key=score.__getitem__)
+        return BoundaryScores(family, score[family] - score[_ORDINARY])
+
+    def read(self, text: str, *, korean: bool) -> Harm | Unsupported | None:
+        """The harm or missing tool a message is clearly nearer than any ordinary request."""
+        scores = self.scores(text)
+        if scores.lead < self._margin:
+            return None
+        side, kind = scores.family.split(":", 1)
+        if side == "harm":
+            return Harm(cast(HarmKind, kind), korean)
+        return Unsupported(cast(Missing, kind), korean)
+
+
+def _unit(vectors: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return vectors / np.where(norms == 0, 1, norms)
 
 
 # -- what the assistant says --------------------------------------------------------------------
@@ -337,6 +499,17 @@ _REFUSAL = {
         "그 요청은 도와드릴 수 없어요. "
         "누군가를 모욕하거나 위협하거나 괴롭히는 메시지는 보내지 않아요.",
     ),
+    "lies": (
+        "I can't send that: it tells people something untrue to alarm or pressure them.",
+        "그 요청은 도와드릴 수 없어요. 사실이 아닌 내용으로 사람들을 놀라게 하거나 압박하는 "
+        "메시지는 보내지 않아요.",
+    ),
+    "privacy": (
+        "I can't send that: it hands someone's contact details or personal information to a "
+        "person who has no right to them.",
+        "그 요청은 도와드릴 수 없어요. 다른 사람의 연락처나 개인 정보를 권한 없는 사람에게 "
+        "넘겨줄 수 없어요.",
+    ),
 }
 _HONEST_OFFER = (
     "If you need to reach people, I can help you write an honest message in your own name.",
@@ -355,6 +528,12 @@ _MISSING_WORDS: dict[Missing, tuple[str, str]] = {
     ),
     "payment": ("make payments or transfers", "결제나 송금은"),
     "web": ("search the internet", "인터넷 검색은"),
+    "settings": (
+        "change settings, policies or who approves",
+        "설정이나 승인 규칙을 바꾸는 일은",
+    ),
+    "translate": ("translate files", "파일 번역은"),
+    "print": ("print anything", "인쇄는"),
 }
 
 

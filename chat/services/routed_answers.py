@@ -11,10 +11,18 @@ tenant's model, so these answers are instant and cost no tokens.
 
 from __future__ import annotations
 
+import functools
+import re
 from dataclasses import dataclass
 
 from actions.tools.registry import policies
-from chat.agent.boundaries import refusal_reply, unsupported_reply
+from chat.agent.boundaries import (
+    BoundaryReader,
+    Harm,
+    Unsupported,
+    refusal_reply,
+    unsupported_reply,
+)
 from chat.agent.router import (
     TOOLS,
     Cancel,
@@ -39,7 +47,10 @@ from chat.agent.understanding.context import classifier
 from chat.models import Conversation, Message, PendingAction
 from chat.pending_actions import ActionStateError, pending_action_withdraw
 from chat.selectors import action_to_withdraw, action_withdrawn_by
+from knowledge.embedder import get_embedder
 from knowledge.embeddings import EmbeddingError
+
+_HANGUL = re.compile(r"[\uac00-\ud7a3]")
 
 
 @dataclass(frozen=True)
@@ -53,7 +64,12 @@ class RoutedAnswer:
 
 def routed_answer(*, conversation: Conversation, message: Message) -> RoutedAnswer | None:
     """The router's answer to a stored user message, or None when the agent should answer."""
-    route: Route | None = route_message(message.content) or _small_talk(message.content)
+    route: Route | None = route_message(message.content)
+    if route is None or isinstance(route, ToolRequest):
+        # What the patterns let through is read by meaning too, before any model could
+        # propose an action for it (boundaries.py).
+        route = _boundary_by_meaning(message.content) or route
+    route = route or _small_talk(message.content)
     if isinstance(route, Refuse):
         return RoutedAnswer(refusal_reply(route.harm), "refused")
     if isinstance(route, CannotDo):
@@ -76,6 +92,26 @@ def routed_answer(*, conversation: Conversation, message: Message) -> RoutedAnsw
     if isinstance(route, Cancel):
         return _withdraw(route, conversation=conversation, message=message)
     return None
+
+
+def _boundary_by_meaning(text: str) -> Refuse | CannotDo | None:
+    try:
+        found = _boundary_reader(get_embedder().model_name).read(
+            text, korean=bool(_HANGUL.search(text))
+        )
+    except EmbeddingError:  # no embeddings: the patterns alone decide, as before
+        return None
+    if isinstance(found, Harm):
+        return Refuse(found)
+    if isinstance(found, Unsupported):
+        return CannotDo(found)
+    return None
+
+
+@functools.cache
+def _boundary_reader(model_name: str) -> BoundaryReader:
+    # One reader (its examples embedded once) per embedding model, like the intent classifier.
+    return BoundaryReader(get_embedder().embed_passages)
 
 
 def _small_talk(text: str) -> SmallTalk | None:
