@@ -282,7 +282,8 @@ class Client:
         self.ws: Any = None
         # conversation -> seq -> frame; duplicates: a seq delivered twice after a subscribe
         self.logs: dict[str, dict[int, dict[str, Any]]] = defaultdict(dict)
-        self.duplicates: list[str] = []
+        self.duplicates: list[str] = []  # and gaps, on one socket
+        self.expect: dict[str, int] = {}  # the next seq due per conversation, on this socket
         self.reconnects = 0
 
     # -- the socket --
@@ -312,6 +313,7 @@ class Client:
                 delay = min(delay * 2, 3)
 
     def close(self) -> None:
+        self.expect = {}
         if self.ws is not None:
             with contextlib.suppress(Exception):  # it is gone either way
                 self.ws.close()
@@ -335,16 +337,27 @@ class Client:
         return frame
 
     def note(self, frame: dict[str, Any]) -> None:
-        """Keep a conversation event in its log; remember what this tenant's sockets saw."""
+        """Keep a conversation event in its log; remember what this tenant's sockets saw.
+
+        On one socket a conversation's ``seq`` must rise by exactly one: after
+        ``chat.subscribe`` with ``after`` = a, the next is a + 1; a lower one is a duplicate, a
+        higher one a gap. (After ``chat.send`` on a socket that did not follow the conversation
+        the first event may start anywhere: the sender then subscribes from the last ``seq``.)
+        """
         if "conversation" in frame or "action" in frame:
             with self.shared.lock:
                 self.shared.seen[self.tenant].append(frame)
         seq, conversation = frame.get("seq"), frame.get("conversation")
         if seq is None or conversation is None:
             return
+        due = self.expect.get(conversation)
+        if due is not None and seq != due:
+            what = "duplicate" if seq < due else "gap"
+            self.duplicates.append(f"{conversation}: seq {seq} where {due} was due ({what})")
+        self.expect[conversation] = seq + 1
         log = self.logs[conversation]
-        if seq in log:
-            self.duplicates.append(f"{conversation} seq {seq} delivered twice")
+        if seq in log and _comparable(log[seq]) != _comparable(frame):
+            self.duplicates.append(f"{conversation}: seq {seq} came twice, different")
         log[seq] = frame
 
     def last_contiguous(self, conversation: str) -> int:
@@ -354,6 +367,7 @@ class Client:
         return seq
 
     def subscribe(self, conversation: str, after: int) -> None:
+        self.expect[conversation] = after + 1
         self.send({"type": "chat.subscribe", "conversation": conversation, "after": after})
 
     # -- turns --
