@@ -134,7 +134,7 @@ def percentile(values: list[float], q: float) -> float | None:
 class Stack:
     """Two daphne processes, two workers and beat, each restartable on the same address."""
 
-    def __init__(self, env: dict[str, str], logs: Path, infra: Any | None) -> None:
+    def __init__(self, env: dict[str, str], logs: Path, infra: Any) -> None:
         self.env = env
         self.logs = logs
         self.infra = infra
@@ -144,7 +144,6 @@ class Stack:
         self.beat: Process | None = None
         self.lock = threading.Lock()
         self.incarnation = Counter[str]()
-        self.failed: list[Process] = []  # started but never ready: stopped with the rest
 
     def _log(self, name: str) -> Path:
         self.incarnation[name] += 1
@@ -163,7 +162,7 @@ class Stack:
             except OSError:
                 time.sleep(0.1)
         else:
-            self.failed.append(process)
+            process.stop(signal.SIGKILL)  # late, it would hold the port against the next try
             raise RuntimeError(f"daphne {index} did not start:\n{process.output()}")
         self.webs[index] = process
 
@@ -174,7 +173,7 @@ class Stack:
         deadline = time.monotonic() + START_SECONDS
         while "ready." not in process.output():
             if process.popen.poll() is not None or time.monotonic() > deadline:
-                self.failed.append(process)
+                process.stop(signal.SIGKILL)  # late, it would be a third worker
                 raise RuntimeError(f"worker {name} did not start:\n{process.output()}")
             time.sleep(0.1)
         self.workers[name] = process
@@ -199,7 +198,7 @@ class Stack:
             raise RuntimeError(f"did not start: {sorted(missing)} (logs in {self.logs})")
 
     def stop(self) -> None:
-        for process in [*self.webs.values(), *self.workers.values(), *self.failed, self.beat]:
+        for process in [*self.webs.values(), *self.workers.values(), self.beat]:
             if process is not None and process.popen.poll() is None:
                 os.kill(process.popen.pid, signal.SIGCONT)  # a paused one must hear SIGTERM
                 process.stop()
@@ -472,7 +471,7 @@ def stored_log(*, port: int, host: str, token: str, conversation: str) -> list[d
     """A conversation's stored events, replayed from 0 on a socket of its own."""
     from websockets.sync.client import connect
 
-    frames = []
+    frames: list[dict[str, Any]] = []
     with connect(
         f"ws://{host}:{port}/ws/chat/",
         sock=socket.create_connection(("127.0.0.1", port), timeout=10),
@@ -821,14 +820,14 @@ def check_invariants(
             )
     for client in clients:
         violations["replay"] += [f"{client.name}: {d}" for d in client.duplicates]
-        for conversation, log in client.logs.items():
-            want = stored.get(conversation)
+        for followed, entries in client.logs.items():
+            want = stored.get(followed)
             if want is None:
                 continue  # a conversation of before this run
-            got = [log[s] for s in sorted(log)]
+            got = [entries[s] for s in sorted(entries)]
             if [_comparable(f) for f in got] != [_comparable(f) for f in want]:
                 violations["replay"].append(
-                    f"{client.name} {conversation}: client seqs {sorted(log)} vs stored "
+                    f"{client.name} {followed}: client seqs {sorted(entries)} vs stored "
                     f"{[f['seq'] for f in want]}; first difference "
                     f"{_first_difference(got, want)}"
                 )
@@ -961,6 +960,8 @@ def prepare(args: argparse.Namespace) -> tuple[Any, dict[str, dict[str, str]], d
         os.environ["DATABASE_URL"], os.environ["REDIS_URL"] = args.database_url, args.redis_url
         infra = None
     else:
+        for name in ("DATABASE_URL", "REDIS_URL"):  # half a pair given: ours, both
+            os.environ.pop(name, None)
         os.environ["COUNTERSIGN_DATA_DIR"] = str(Path(args.data_dir).resolve())
         from core.infra import default_infra
 
