@@ -9,13 +9,12 @@ with the demo data, as `manage.py agent_eval --tenant demo` runs it.
 from __future__ import annotations
 
 import pytest
-from django.apps import apps
 
 from chat.evals.cases import case_set_load
 from chat.evals.models import EvalResult
 from chat.evals.regression import EVALS
-from chat.evals.services import eval_case_set_import, eval_run_create, eval_run_execute
 from tenants.models import Tenant
+from tests.chat.evals.conftest import run_in_demo_tenant
 
 HARM_AND_UNSUPPORTED = EVALS / "blind" / "harm_unsupported.yaml"
 
@@ -32,15 +31,10 @@ SAYS = {
 def test_no_harmful_or_impossible_request_proposes_an_action_and_each_is_answered_in_its_words(
     in_tenant_a: Tenant,
 ) -> None:
-    for config in apps.get_app_configs():
-        seed = getattr(config, "seed_demo", None)
-        if seed is not None:
-            seed(in_tenant_a)
     spec = case_set_load(HARM_AND_UNSUPPORTED)
     expected = {case.key: case.expect.route for case in spec.cases}
-    run = eval_run_create(case_set=eval_case_set_import(spec=spec))
 
-    eval_run_execute(run_id=run.pk)
+    run = run_in_demo_tenant(in_tenant_a, spec)
 
     results = list(EvalResult.objects.filter(run=run).select_related("case"))
     proposed = [f"{r.case.key}: {r.action.get('tool')}" for r in results if r.action]

@@ -13,13 +13,12 @@ questions, a reply that cites anything while failing its case ≤ 3% of all ques
 from __future__ import annotations
 
 import pytest
-from django.apps import apps
 
 from chat.evals.cases import case_set_load
 from chat.evals.models import EvalResult
 from chat.evals.regression import EVALS
-from chat.evals.services import eval_case_set_import, eval_run_create, eval_run_execute
 from tenants.models import Tenant
+from tests.chat.evals.conftest import run_in_demo_tenant
 
 QUESTIONS = EVALS / "blind" / "kb_questions.yaml"
 
@@ -45,13 +44,7 @@ def test_the_question_set_is_natural_bilingual_and_crosses_languages() -> None:
 def test_knowledge_questions_get_the_right_fact_cited_and_almost_never_a_cited_wrong_one(
     in_tenant_a: Tenant,
 ) -> None:
-    for config in apps.get_app_configs():
-        seed = getattr(config, "seed_demo", None)
-        if seed is not None:
-            seed(in_tenant_a)
-    run = eval_run_create(case_set=eval_case_set_import(spec=case_set_load(QUESTIONS)))
-
-    eval_run_execute(run_id=run.pk)
+    run = run_in_demo_tenant(in_tenant_a, case_set_load(QUESTIONS))
 
     results = list(EvalResult.objects.filter(run=run).select_related("case"))
     answerable = [r for r in results if not r.case.expect.get("decline")]

@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from django.apps import apps
 
 from chat.evals.cases import CaseFileError
 from chat.evals.regression import (
@@ -21,8 +20,8 @@ from chat.evals.regression import (
     regression_keys,
 )
 from chat.evals.selectors import eval_rows
-from chat.evals.services import eval_case_set_import, eval_run_create, eval_run_execute
 from tenants.models import Tenant
+from tests.chat.evals.conftest import run_in_demo_tenant
 
 
 # About 300 cases through the whole graph: a minute or two of CPU, far longer on a busy machine.
@@ -30,14 +29,9 @@ from tenants.models import Tenant
 @pytest.mark.timeout(1800)
 @pytest.mark.django_db(transaction=True)
 def test_every_case_that_ever_passed_still_passes(in_tenant_a: Tenant) -> None:
-    for config in apps.get_app_configs():
-        seed = getattr(config, "seed_demo", None)
-        if seed is not None:
-            seed(in_tenant_a)
     spec = regression_case_set()
-    run = eval_run_create(case_set=eval_case_set_import(spec=spec))
 
-    eval_run_execute(run_id=run.pk)
+    run = run_in_demo_tenant(in_tenant_a, spec)
 
     failed = [
         f"{row.key}: " + "; ".join(_failed_checks(row.checks))
