@@ -177,7 +177,9 @@ def _fresh(text: str, label: Label, confidence: float, env: _Env) -> _Result:
         named=[] if found.anyone else _named(people),
         body=split.body or after,
         subject=subject,
-        title=title_of(split.head) if label == "create_announcement" else None,
+        title=(title_of(split.head) or _leftover_title(split.head, found))
+        if label == "create_announcement"
+        else None,
         channel=_channel(split.head),
     )
     if label == "schedule_reminder" and _sent_now(draft, split.head, env):
@@ -247,6 +249,32 @@ def _named(head: str) -> list[str]:
     who = _NAMED_END.sub("", match["who"]).strip(" ,.?!")
     parts = [p.strip() for p in re.split(r"\s*,\s*|\s+and\s+|\s*및\s*", who) if p.strip()]
     return [p for p in parts if p.lower() not in {"me", "us", "them", "him", "her"}]
+
+
+# What is left of an announcement's request once its own words and audience are gone is its
+# title only when it reads as one: "Announce Holiday: …" → "Holiday", "휴교 안내 공지 올려줘: …"
+# → "휴교 안내"; never the rest of a sentence about the asking ("We need", "하나").
+_ANNOUNCE_WORDS = re.compile(
+    r"\b(?:please|can you|could you|announce(?:ment)?|post|publish|put up|make|an?|the|notice|"
+    r"for|to|titled|called|everyone)\b|전체|공지(?:사항)?(?:를|을)?|올려\S*|게시\S*|등록\S*|"
+    r"해\s*줘\S*|해\s*주세요|주세요|좀|(?<!\S)(?:줘|줄래|줄래요|주실래요)(?!\S)",
+    re.IGNORECASE,
+)
+_NOT_A_TITLE = re.compile(
+    r"\b(?:we|i|you|us|me|my|our|need|needs|want|wanna|should|must|can|could|would|let|have|"
+    r"got|some|something|one|it|this|that|and|so|just|quick|quickly|up|on|about)\b|하나|한\s*개|뭐|"
+    r"우리|저희|해야|필요",
+    re.IGNORECASE,
+)
+
+
+def _leftover_title(head: str, found: Found) -> str | None:
+    for name in found.names:
+        head = re.sub(re.escape(name), " ", head, flags=re.IGNORECASE)
+    title = re.sub(r"\s+", " ", _ANNOUNCE_WORDS.sub(" ", head)).strip(" ,.:-")
+    if not title or len(title.split()) > 6 or _NOT_A_TITLE.search(title):
+        return None
+    return title[:1].upper() + title[1:]
 
 
 def _channel(head: str) -> str | None:
