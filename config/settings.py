@@ -343,6 +343,10 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT}},
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
     "loggers": {
+        # Django's own default gives "django" a DEBUG-only plain console of its own: none here,
+        # so its records reach the root's handler and "Not Found: /x" is JSON like every other
+        # line under LOG_FORMAT=json.
+        "django": {"handlers": [], "level": LOG_LEVEL, "propagate": True},
         "django.db.backends": {"level": "WARNING"},
         "daphne": {"level": "INFO"},
     },
