@@ -237,7 +237,7 @@ def unapprovable_actions() -> list[PendingAction]:
     stuck = [
         (tool, requester)
         for tool, requester in pairs
-        if not (approvers[tool][0] - ({requester} if not approvers[tool][1] else set()))
+        if not (approvers[tool][1] - ({requester} if not approvers[tool][2] else set()))
     ]
     if not stuck:
         return []
@@ -255,21 +255,9 @@ def nobody_else_can_approve(*, tool: str, requested_by_id: int) -> bool:
     return _approvers(tool=tool, requested_by_id=requested_by_id).people == 0
 
 
-def _approver_ids(*, tool: str) -> tuple[set[int], bool]:
-    """The active members of ``tool``'s approver group, and whether they may approve their own
-    requests (the same reading of the policy as ``_approvers``)."""
-    policy = tool_policy(tool)
-    if policy.approver_group_id:
-        group = Group.objects.filter(pk=policy.approver_group_id).first()
-    else:
-        group = Group.objects.filter(name=APPROVER).first()
-    members = (
-        set(group.user_set.filter(is_active=True).values_list("pk", flat=True)) if group else set()
-    )
-    return members, policy.allow_self_approval
-
-
-def _approvers(*, tool: str, requested_by_id: int) -> Approvers:
+def _approver_ids(*, tool: str) -> tuple[str, set[int], bool]:
+    """``tool``'s approver group as shown ("Approvers" for the approver role, else the policy's
+    group name), its active members, and whether they may approve their own requests."""
     policy = tool_policy(tool)
     if policy.approver_group_id:
         group = Group.objects.filter(pk=policy.approver_group_id).first()
@@ -277,10 +265,16 @@ def _approvers(*, tool: str, requested_by_id: int) -> Approvers:
     else:
         group = Group.objects.filter(name=APPROVER).first()
         label = "Approvers"
-    members = group.user_set.filter(is_active=True) if group else User.objects.none()
-    if not policy.allow_self_approval:
-        members = members.exclude(pk=requested_by_id)
-    return Approvers(group=label, people=members.count())
+    members = (
+        set(group.user_set.filter(is_active=True).values_list("pk", flat=True)) if group else set()
+    )
+    return label, members, policy.allow_self_approval
+
+
+def _approvers(*, tool: str, requested_by_id: int) -> Approvers:
+    label, members, self_approval = _approver_ids(tool=tool)
+    others = members if self_approval else members - {requested_by_id}
+    return Approvers(group=label, people=len(others))
 
 
 def action_edit(*, action: PendingAction) -> ActionEvent | None:
