@@ -192,17 +192,23 @@ def test_an_approval_decided_through_the_other_web_process_is_executed_once(
     staff.close()
 
 
+def _restart(deployment: Deployment, server: str) -> None:
+    """Stop ``server`` ("redis" or "pg"): /readyz answers 503 while it is down, 200 once it is
+    started again."""
+    deployment.run(f"{server}-stop")
+    try:
+        assert _until(_readyz_is(deployment, 503), timeout=30)
+    finally:
+        deployment.run(f"{server}-start")
+    assert _until(_readyz_is(deployment, 200), timeout=60)
+
+
 def test_a_redis_restart_answers_503_while_down_and_turns_are_answered_after_it(
     deployment: Deployment,
 ) -> None:
     _a_turn_is_answered(deployment)
 
-    deployment.run("redis-stop")
-    try:
-        assert _until(_readyz_is(deployment, 503), timeout=30)
-    finally:
-        deployment.run("redis-start")
-    assert _until(_readyz_is(deployment, 200), timeout=60)
+    _restart(deployment, "redis")
 
     _a_turn_is_answered(deployment)
     assert deployment.workers_alive()
@@ -213,12 +219,7 @@ def test_a_postgresql_restart_answers_503_while_down_and_turns_are_answered_afte
 ) -> None:
     _a_turn_is_answered(deployment)
 
-    deployment.run("pg-stop")
-    try:
-        assert _until(_readyz_is(deployment, 503), timeout=30)
-    finally:
-        deployment.run("pg-start")
-    assert _until(_readyz_is(deployment, 200), timeout=60)
+    _restart(deployment, "pg")
 
     _a_turn_is_answered(deployment)
     _a_turn_is_answered(deployment)
