@@ -340,7 +340,15 @@ LOGGING = {
         "plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
         "json": {"()": "core.logs.JsonFormatter"},
     },
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT}},
+    # A refusal (4xx) is one line: core.logs.ClientErrorsWithoutTraceback says why.
+    "filters": {"client_errors": {"()": "core.logs.ClientErrorsWithoutTraceback"}},
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": LOG_FORMAT,
+            "filters": ["client_errors"],
+        }
+    },
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
     "loggers": {
         # Django's own default gives "django" a DEBUG-only plain console of its own: none here,

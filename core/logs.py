@@ -65,3 +65,20 @@ class JsonFormatter(logging.Formatter):
         if record.exc_info:
             entry["exception"] = self.formatException(record.exc_info)
         return json.dumps(entry, ensure_ascii=False, default=str)
+
+
+class ClientErrorsWithoutTraceback(logging.Filter):
+    """Drop the traceback Django attaches to a 4xx response's log record.
+
+    ``django.utils.log.log_response`` passes the exception behind every refusal (a
+    ``PermissionDenied`` behind a 403, an ``Http404``) as ``exc_info``: a whole traceback at
+    WARNING for an answer that worked as designed, which reads like a crash and buries real
+    ones. A 5xx keeps its traceback.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        status = getattr(record, "status_code", None)
+        if isinstance(status, int) and status < 500:
+            record.exc_info = None
+            record.exc_text = None
+        return True
