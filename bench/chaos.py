@@ -171,7 +171,7 @@ class Stack:
         args += ["-n", f"{name}@%h", "--without-mingle", "--without-gossip", "-l", "info"]
         process = spawn(args, self.env, self._log(name))
         deadline = time.monotonic() + START_SECONDS
-        while "ready." not in process.output():
+        while not process.has_logged("ready."):  # the tail may be a backlog's task results
             if process.popen.poll() is not None or time.monotonic() > deadline:
                 process.stop(signal.SIGKILL)  # late, it would be a third worker
                 raise RuntimeError(f"worker {name} did not start:\n{process.output()}")

@@ -44,7 +44,32 @@ class Process:
                 self.popen.wait()
 
     def output(self) -> str:
+        """The log's last lines, for an error message."""
         return self.log.read_text(errors="replace")[-4000:]
+
+    def whole_output(self) -> str:
+        """Everything the process logged (``output`` is only the tail)."""
+        return self.log.read_text(errors="replace")
+
+    def has_logged(self, text: str) -> bool:
+        return text in self.whole_output()
+
+
+def wait_until_logged(process: Process, text: str, *, what: str, timeout: float) -> Process:
+    """The process once its log says ``text``; RuntimeError when it exits or the time is up.
+
+    The whole log is searched: a worker that starts on a backlog logs page after page of task
+    results right after its ready line, which a tail would have pushed out of sight.
+    """
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.has_logged(text):
+            return process
+        if process.popen.poll() is not None:
+            break
+        time.sleep(0.1)
+    process.stop()
+    raise RuntimeError(f"{what} did not start:\n{process.output()}")
 
 
 def spawn(args: list[str], env: dict[str, str], log: Path) -> Process:
@@ -112,15 +137,7 @@ def start_worker(env: dict[str, str], tmp: Path, name: str, *, concurrency: int 
         env,
         tmp / f"worker-{name}.log",
     )
-    deadline = time.monotonic() + START_SECONDS
-    while time.monotonic() < deadline:
-        if "ready." in process.output():
-            return process
-        if process.popen.poll() is not None:
-            break
-        time.sleep(0.1)
-    process.stop()
-    raise RuntimeError(f"worker did not start:\n{process.output()}")
+    return wait_until_logged(process, "ready.", what="worker", timeout=START_SECONDS)
 
 
 class SharedProcesses:

@@ -156,7 +156,7 @@ def _wait_until_the_worker_reconnects_or_exits(worker: Process) -> None:
     """Celery logs its reconnection; one that gives up exits ("Unrecoverable error")."""
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline and worker.popen.poll() is None:
-        if worker.output().count("Connected to redis://") >= 2:
+        if worker.whole_output().count("Connected to redis://") >= 2:
             return
         time.sleep(0.5)
 

@@ -57,7 +57,7 @@ def daphne(
     }
     process, port = start_daphne(env, tmp_path_factory.mktemp("daphne"))
     yield port
-    log = process.output()
+    log = process.whole_output()
     process.stop()
     assert "Traceback" not in log, log
 

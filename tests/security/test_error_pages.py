@@ -60,7 +60,7 @@ def daphne(
     }
     process, port = start_daphne(env, tmp_path_factory.mktemp("daphne"))
     yield port
-    log = process.output()
+    log = process.whole_output()
     process.stop()
     # An error page that failed shows up as a traceback in the server's log, whatever it sent.
     assert "Traceback" not in log, log
