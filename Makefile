@@ -44,8 +44,15 @@ browsers:
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq chromium; \
 	  else sudo apt-get update -qq && sudo apt-get install -y -qq chromium; fi; }
 
+# One test process per core (pytest-xdist, whole files per process): most of the suite waits on
+# servers, sockets and Chromium, so two processes use two cores. Each process has its own lane of
+# the embedded servers (core/infra.py). The tests marked `alone` stop or restart those servers,
+# so they run afterwards by themselves. Both parts always run; the first failure's code wins.
+TEST_PROCESSES ?= $(shell nproc 2>/dev/null || echo 1)
 test: install
-	$(PY) -m pytest
+	@$(PY) -m pytest -n $(TEST_PROCESSES) --dist loadfile -m "not alone"; parallel=$$?; \
+	$(PY) -m pytest -m alone; alone=$$?; \
+	if [ $$parallel -ne 0 ]; then exit $$parallel; fi; exit $$alone
 
 lint: install
 	$(VENV)/bin/ruff check .

@@ -365,7 +365,7 @@ LOGGING = {
 # files in PROMETHEUS_MULTIPROC_DIR and a scrape of any web process adds them up. The variable
 # must be in the environment before prometheus_client is first imported, hence set here.
 PROMETHEUS_MULTIPROC_DIR = Path(
-    env_str("PROMETHEUS_MULTIPROC_DIR", str(infra.default_infra().root / "metrics"))
+    env_str("PROMETHEUS_MULTIPROC_DIR", str(infra.default_infra().metrics_dir))
 )
 try:
     PROMETHEUS_MULTIPROC_DIR.mkdir(parents=True, exist_ok=True)

@@ -102,8 +102,14 @@ def _read_pid(path: Path) -> int | None:
 class EmbeddedInfra:
     """Start, stop and describe the embedded PostgreSQL and Redis under one data folder."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, *, lane: int = 0) -> None:
         self.root = root.resolve()
+        # Parallel test processes share the servers, each in a lane of its own: Redis database
+        # ``lane`` (Celery's queues, the channel layer and the cache, so one process's worker
+        # never takes another's tasks) and a metrics folder. Their PostgreSQL databases differ
+        # by name already (pytest-django's ``_gw0`` suffix).
+        self.lane = lane
+        self.metrics_dir = self.root / ("metrics" if lane == 0 else f"metrics-{lane}")
         self.pg_data = self.root / "pg"
         self.redis_dir = self.root / "redis"
         self.state_file = self.root / "infra.json"
@@ -115,7 +121,7 @@ class EmbeddedInfra:
         ports = self._ports()
         return InfraUrls(
             database_url=f"postgres://{PG_SUPERUSER}@127.0.0.1:{ports['pg']}/{PG_DATABASE}",
-            redis_url=f"redis://127.0.0.1:{ports['redis']}/0",
+            redis_url=f"redis://127.0.0.1:{ports['redis']}/{self.lane}",
         )
 
     def _ports(self) -> dict[str, int]:
@@ -375,5 +381,13 @@ def default_infra() -> EmbeddedInfra:
     explicit = os.environ.get("COUNTERSIGN_DATA_DIR")
     if explicit:
         return EmbeddedInfra(Path(explicit))
-    flavour = "test" if "PYTEST_VERSION" in os.environ else "dev"
-    return EmbeddedInfra(project_root() / ".data" / flavour)
+    if "PYTEST_VERSION" not in os.environ:
+        return EmbeddedInfra(project_root() / ".data" / "dev")
+    return EmbeddedInfra(project_root() / ".data" / "test", lane=_test_lane())
+
+
+def _test_lane() -> int:
+    """0 for a plain pytest run; 1, 2, … for the processes of ``pytest -n N`` (pytest-xdist
+    names them gw0, gw1, … in ``PYTEST_XDIST_WORKER``, also seen by the servers they start)."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    return int(worker[2:]) + 1 if worker.startswith("gw") and worker[2:].isdigit() else 0

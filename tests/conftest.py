@@ -24,15 +24,31 @@ TENANT_A = TenantSpec(schema_name="alpha", name="Alpha Academy", domains=("alpha
 TENANT_B = TenantSpec(schema_name="beta", name="Beta Clinic", domains=("beta.localhost",))
 
 
-@pytest.fixture(scope="session")
-def embedded_infra() -> Iterator[EmbeddedInfra]:
-    """Start the embedded PostgreSQL and Redis for the session; stop them if we started them."""
+_STARTED_INFRA = pytest.StashKey[bool]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The run's first process (the only one, or pytest-xdist's controller) starts the embedded
+    PostgreSQL and Redis, and stops them at the end if it started them: a worker process of
+    ``pytest -n N`` stopping them at its own end would pull them from under the others."""
+    if hasattr(config, "workerinput"):
+        return
     infra = default_infra()
-    was_running = all(server.running for server in infra.status())
+    config.stash[_STARTED_INFRA] = not all(server.running for server in infra.status())
     infra.up()
-    yield infra
-    if not was_running:
-        infra.down()
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if config.stash.get(_STARTED_INFRA, False):
+        default_infra().down()
+
+
+@pytest.fixture(scope="session")
+def embedded_infra() -> EmbeddedInfra:
+    """The embedded servers (started by ``pytest_configure``; ``up`` again is a quick check)."""
+    infra = default_infra()
+    infra.up()
+    return infra
 
 
 @pytest.fixture(scope="session")

@@ -10,7 +10,8 @@ import pytest
 
 from tests.bench.runner import run_bench
 
-pytestmark = pytest.mark.e2e
+# Its servers' folder is shared with the other smoke test, and it times things: run alone.
+pytestmark = [pytest.mark.e2e, pytest.mark.alone]
 
 
 def test_routed_ttft_bench_reports_routed_and_baseline_turns() -> None:

@@ -12,7 +12,8 @@ import pytest
 
 from tests.bench.runner import run_bench
 
-pytestmark = pytest.mark.e2e
+# Its servers' folder is shared with the other smoke test, and it times things: run alone.
+pytestmark = [pytest.mark.e2e, pytest.mark.alone]
 TINY = ["--n", "2", "--tokens", "10", "--rate", "100", "--ramp", "0.1"]
 TINY += ["--zero-delay-turns", "2", "--zero-delay-connections", "1", "--cpu-n", "2"]
 FIGURES = (

@@ -53,6 +53,7 @@ def test_readyz_says_503_when_no_worker_has_written_a_heartbeat(db: None) -> Non
     assert any(problem.startswith("workers: ") for problem in response.json()["problems"])
 
 
+@pytest.mark.alone  # stops the shared Redis
 def test_readyz_says_503_with_the_reason_while_redis_is_stopped_and_200_when_back(
     db: None, restart_redis_after: EmbeddedInfra
 ) -> None:
@@ -78,6 +79,7 @@ def test_readyz_reports_unapplied_migrations(db: None, monkeypatch: pytest.Monke
     assert "unapplied migration" in response.json()["problems"][0]
 
 
+@pytest.mark.alone  # stops the shared Redis
 def test_events_still_reach_the_channel_layer_after_redis_restarts(
     db: None, restart_redis_after: EmbeddedInfra
 ) -> None:

@@ -27,7 +27,8 @@ from tests.e2e.test_realtime import _kb
 from tests.e2e.wsclient import WsClient
 from tests.fakes.openai_server import FakeOpenAIServer, ScriptedText, ScriptedToolCall
 
-pytestmark = pytest.mark.e2e
+# Restarts the suite's shared servers: run by themselves (make test, marker ``alone``).
+pytestmark = [pytest.mark.e2e, pytest.mark.alone]
 
 QUESTION = "How many days of paid annual leave do staff get?"
 SLOW_ANSWER = "All staff receive twenty days of paid annual leave every year. " * 8

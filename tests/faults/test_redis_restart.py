@@ -18,7 +18,8 @@ from tests.e2e.test_realtime import _kb
 from tests.e2e.wsclient import WsClient
 from tests.fakes.openai_server import FakeOpenAIServer, ScriptedText, ScriptedToolCall
 
-pytestmark = pytest.mark.e2e
+# Restarts the suite's shared servers: run by themselves (make test, marker ``alone``).
+pytestmark = [pytest.mark.e2e, pytest.mark.alone]
 
 # 4503: the server cannot carry this socket's events any more; reconnect.
 RECONNECT_CODES = {4503}
