@@ -276,6 +276,11 @@ def stranded_turns_requeue() -> int:
         reservation = conversation_lock(message.conversation, reservation_token(message.uuid))
         if not reservation.acquire():
             continue  # a turn runs, or a sender or a decision has just reserved it
+        if _replied(message):
+            # Ended since it was listed (a run, or an overlapping sweep that then released the
+            # conversation): queueing or ending it again would publish a second ending.
+            reservation.release()
+            continue
         if moved_past(message) or _requeued(schema, message) > settings.CHAT_STRANDED_TURN_ATTEMPTS:
             logger.warning("message %s was left without a reply; ending it", message.pk)
             try:
@@ -288,6 +293,10 @@ def stranded_turns_requeue() -> int:
             queue("chat.run_turn", message.pk)
         handled += 1
     return handled
+
+
+def _replied(message: Message) -> bool:
+    return Message.objects.filter(run_id=message.uuid, role=Message.Role.ASSISTANT).exists()
 
 
 def _requeued(schema: str, message: Message) -> int:
@@ -475,11 +484,31 @@ def turn_execute(*, message_id: int) -> None:
         # Renewed between events too (a long model call emits none), so the lock lapses only
         # when this worker dies.
         with keeper.held(lock.renew):
-            events = _RenewingEvents(lock=lock, schema=current_schema(), conversation=conversation)
+            events = _RenewingEvents(
+                lock=lock,
+                schema=current_schema(),
+                conversation=conversation,
+                run_id=message.uuid,
+                reply_to=message.uuid,
+            )
             with _ends_visibly(events):
                 turn_run(conversation=conversation, message=message, events=events)
     finally:
         lock.release()
+
+
+def _asked_by(action: PendingAction) -> uuid.UUID | None:
+    """The user message whose turn proposed ``action`` (its resume ends that turn)."""
+    return (
+        Message.objects.filter(
+            conversation_id=action.conversation_id,
+            role=Message.Role.USER,
+            created_at__lte=action.created_at,
+        )
+        .order_by("-created_at", "-pk")
+        .values_list("uuid", flat=True)
+        .first()
+    )
 
 
 def resume_execute(*, action_id: str) -> None:
@@ -494,7 +523,11 @@ def resume_execute(*, action_id: str) -> None:
     try:
         with keeper.held(lock.renew):
             events = _RenewingEvents(
-                lock=lock, schema=current_schema(), conversation=action.conversation
+                lock=lock,
+                schema=current_schema(),
+                conversation=action.conversation,
+                run_id=action.id,
+                reply_to=_asked_by(action),
             )
             with _ends_visibly(events):
                 turn_resume(action=action, events=events)
