@@ -22,6 +22,7 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils import timezone
 
 from chat.events.publishing import (
     PublishingEvents,
@@ -117,7 +118,7 @@ def message_send(
             reservation = conversation_lock(conversation, reservation_token(message.uuid))
             if created:
                 usage_budget_check()  # raising rolls the stored message back
-                if not reservation.acquire():
+                if _previous_unended(message) or not reservation.acquire():
                     raise ConversationBusy(
                         "a reply is still being written in this conversation; send again after "
                         "it finishes (or cancel it)"
@@ -141,6 +142,25 @@ def message_send(
             "the message could not be queued for a reply; send it again with the same client_id"
         ) from error
     return Accepted(conversation, message, created)
+
+
+def _previous_unended(message: Message) -> bool:
+    """Whether the conversation's previous user message still waits for its ending (no reply,
+    not paused for a decision): its turn is queued, running or lost, and the sweep will end it.
+    The lock alone cannot tell: a reservation lapses after ``CHAT_TURN_LOCK_SECONDS`` while
+    its task waits in a busy queue, and a message accepted then got its reply before the
+    earlier one's (seen in the chaos run). Older than the sweep looks back, it waits no more."""
+    previous = (
+        Message.objects.filter(
+            conversation_id=message.conversation_id,
+            role=Message.Role.USER,
+            created_at__gte=timezone.now() - STRANDED_HORIZON,
+        )
+        .exclude(pk=message.pk)
+        .order_by("-created_at", "-pk")
+        .first()
+    )
+    return previous is not None and _unanswered(previous)
 
 
 def _unanswered(message: Message) -> bool:
