@@ -105,6 +105,11 @@ def append_ending(
     return seq > 0
 
 
+def ending_published(*, once_key: str) -> bool:
+    """Whether an ending was published under ``once_key`` (``append_ending``)."""
+    return bool(sync_redis().exists(once_key))
+
+
 def append_event_nowait(
     *, schema: str, conversation_uuid: str, payload: dict[str, Any]
 ) -> tuple[dict[str, Any], list[concurrent.futures.Future[None]]]:

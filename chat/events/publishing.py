@@ -32,7 +32,7 @@ class PublishingEvents:
 
     A turn's ending (``done``, ``error``) is published once per run (``append_ending``): a
     redelivered or re-queued copy that finds the reply stored sends nothing new. ``reply_to``
-    is the user message the run answers, named by its ``error`` (``done`` names its reply).
+    is the user message the run answers, named by its ``done`` and its ``error``.
     """
 
     def __init__(
@@ -99,6 +99,8 @@ class PublishingEvents:
         trace_id = tracing.current_trace_id()
         if trace_id is not None:  # where to find this turn in the tracing backend
             payload["trace_id"] = trace_id
+        if self.reply_to is not None:
+            payload["reply_to"] = str(self.reply_to)
         self._emit_ending(payload)
 
     def error(self, code: str, message: str) -> None:

@@ -24,6 +24,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
+from chat.events.log import ending_published
 from chat.events.publishing import (
     PublishingEvents,
     publish_action,
@@ -72,7 +73,7 @@ from core.leases import keeper
 from core.metrics import AGENT_ERRORS
 from core.redis_clients import sync_redis
 from core.schema import current_schema
-from tenants.names import turn_requeues_key
+from tenants.names import turn_ending_key, turn_requeues_key
 
 logger = logging.getLogger(__name__)
 
@@ -501,6 +502,8 @@ def turn_execute(*, message_id: int) -> None:
     if not lock.take_over(from_token=reservation_token(message.uuid)):
         raise ConversationBusy(str(conversation.uuid))
     try:
+        if _ended_without_reply(message):
+            return
         # Renewed between events too (a long model call emits none), so the lock lapses only
         # when this worker dies.
         with keeper.held(lock.renew):
@@ -515,6 +518,20 @@ def turn_execute(*, message_id: int) -> None:
                 turn_run(conversation=conversation, message=message, events=events)
     finally:
         lock.release()
+
+
+def _ended_without_reply(message: Message) -> bool:
+    """Whether an earlier run of ``message``'s turn published its ending (an ``error``) and died
+    before storing a reply (PostgreSQL restarting under it): then the error reply is stored and
+    nothing runs. Running it again would answer, or propose an action whose resume ends the
+    turn a second time, after the client was told it failed (seen in the short chaos run)."""
+    if _replied(message):
+        return False  # the run finds it and publishes nothing new
+    if not ending_published(once_key=turn_ending_key(current_schema(), message.uuid)):
+        return False
+    logger.warning("message %s ended with an error before its reply was stored", message.pk)
+    turn_end_with_error(message=message)
+    return True
 
 
 def _asked_by(action: PendingAction) -> uuid.UUID | None:

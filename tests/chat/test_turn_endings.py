@@ -19,21 +19,25 @@ import pytest
 from asgiref.sync import async_to_sync
 from django.utils import timezone
 
+from actions.models import Contact
 from chat.events.log import frames_after_async
+from chat.events.publishing import PublishingEvents
 from chat.locks import conversation_lock, reservation_token
-from chat.models import Message
+from chat.models import Message, PendingAction
 from chat.services import realtime
 from chat.services.expiry import stranded_turn_messages
 from chat.services.realtime import (
     Accepted,
     ConversationBusy,
     message_send,
+    resume_execute,
     stranded_turns_requeue,
     turn_execute,
 )
 from core.celery import app
 from core.schema import current_schema
-from tests.chat.conftest import People
+from tests.chat.conftest import People, TurnRunner
+from tests.chat.stranded import decide, sms_requested
 
 
 @pytest.fixture
@@ -82,6 +86,22 @@ def test_a_run_turn_delivered_twice_publishes_its_done_once(accepted: Accepted) 
 
     endings = _endings(accepted.message)
 
+    assert [e["type"] for e in endings] == ["done"]
+
+
+def test_a_resume_delivered_twice_publishes_its_done_once(
+    ask: TurnRunner, people_a: People
+) -> None:
+    action = sms_requested(ask)
+    decide(action, user=people_a.approver, decision="reject")
+
+    resume_execute(action_id=str(action.id))
+    resume_execute(action_id=str(action.id))  # the broker's second delivery
+
+    frames = async_to_sync(frames_after_async)(
+        schema=current_schema(), conversation_uuid=str(action.conversation.uuid), after=0
+    )
+    endings = [e for e in (json.loads(f.text) for f in frames) if e["type"] in ("done", "error")]
     assert [e["type"] for e in endings] == ["done"]
 
 
@@ -162,3 +182,38 @@ def test_a_message_sent_after_the_previous_one_ended_is_accepted(
 
     assert again.created
     _lapse_reservation(again.message)
+
+
+def test_a_turn_whose_run_failed_after_its_error_was_published_is_not_run_again(
+    people_a: People, turns_queued: list[int]
+) -> None:
+    Contact.objects.create(name="Emma Wilson", phone="+12025550111")
+    sent = message_send(
+        user=people_a.staff,
+        text="Can you text Emma that class moved to 3pm?",
+        conversation_uuid=None,
+        client_id=None,
+    )
+    # A run failed before it stored a reply (PostgreSQL restarting): its error was published.
+    PublishingEvents(
+        schema=current_schema(),
+        conversation=sent.conversation,
+        run_id=sent.message.uuid,
+        reply_to=sent.message.uuid,
+    ).error("agent_error", "OperationalError: the assistant failed")
+
+    _lapse_reservation(sent.message)
+    turn_execute(message_id=sent.message.pk)  # its redelivered task
+
+    reply = Message.objects.get(run_id=sent.message.uuid, role=Message.Role.ASSISTANT)
+    assert reply.status == Message.Status.ERROR
+    assert not PendingAction.objects.filter(conversation=sent.conversation).exists()
+    assert [e["type"] for e in _endings(sent.message)] == ["error"]
+
+
+def test_a_done_names_the_message_it_answers(accepted: Accepted) -> None:
+    turn_execute(message_id=accepted.message.pk)
+
+    (done,) = _endings(accepted.message)
+
+    assert done["reply_to"] == str(accepted.message.uuid)
