@@ -28,7 +28,8 @@ injects ``--faults-per-kind`` faults of each kind, spread over the run:
 Then every fault has ended, the remaining pending actions are rejected and the run waits for
 the turns to settle, and the invariants are checked (each violation is listed):
 
-- ``reply``: every stored user message is followed by a ``done`` or an ``error`` event;
+- ``reply``: every stored user message gets exactly one ending, a ``done`` or an ``error``
+  event (one naming it in ``reply_to``, or the first after it), before the next is stored;
 - ``replay``: every client's log of a conversation (live, plus a catch-up ``chat.subscribe``
   from its last ``seq``) equals the stored log replayed on a new socket: ``seq`` 1…n, no gap,
   no duplicate, the same events;
@@ -862,17 +863,36 @@ def _first_difference(got: list[dict[str, Any]], want: list[dict[str, Any]]) -> 
 def _check_replies(
     tenant: str, conversation: str, log: list[dict[str, Any]], violations: dict[str, list[str]]
 ) -> None:
-    """Each user message event is followed, before the next one, by a done or an error."""
-    open_message: str | None = None
+    """Each user message gets exactly one ending (``done`` or ``error``), before the next user
+    message is stored. An ending names the message it ends (an ``error``'s ``reply_to``) or
+    ends the latest one; a ``pending`` pauses the turn (its resume's ``done`` ends it), so a
+    message may follow it."""
+    endings: dict[str, list[str]] = {}
+    paused: set[str] = set()
+    latest: str | None = None
     for frame in log:
-        if frame["type"] == "message" and frame.get("role") == "user":
-            if open_message:
-                violations["reply"].append(f"{tenant} {conversation}: {open_message} unanswered")
-            open_message = frame.get("message")
-        elif frame["type"] in ("done", "error"):
-            open_message = None
-    if open_message:
-        violations["reply"].append(f"{tenant} {conversation}: {open_message} unanswered")
+        kind = frame["type"]
+        if kind == "message" and frame.get("role") == "user":
+            if latest is not None and not endings[latest] and latest not in paused:
+                violations["reply"].append(
+                    f"{tenant} {conversation}: {frame.get('message')} stored while {latest} "
+                    "had no ending"
+                )
+            latest = str(frame.get("message"))
+            endings.setdefault(latest, [])
+        elif kind == "pending" and latest is not None:
+            paused.add(latest)
+        elif kind in ("done", "error"):
+            ended = frame.get("reply_to") or latest
+            if ended is not None:
+                endings.setdefault(str(ended), []).append(kind)
+    for message, kinds in endings.items():
+        if not kinds:  # a paused turn too: the run rejects what is left pending, then settles
+            violations["reply"].append(f"{tenant} {conversation}: {message} unanswered")
+        elif len(kinds) > 1:
+            violations["reply"].append(
+                f"{tenant} {conversation}: {message} ended {len(kinds)} times ({', '.join(kinds)})"
+            )
 
 
 def _check_actions(

@@ -83,6 +83,11 @@ def turn_requeues_key(schema: str, message_uuid: uuid.UUID | str) -> str:
     return f"cs:{_schema(schema)}:turn:{_uuid(message_uuid)}:requeues"
 
 
+def turn_ending_key(schema: str, run_id: uuid.UUID | str) -> str:
+    """Set when a run's ending (its ``done`` or ``error``) is published: a run has one ending."""
+    return f"cs:{_schema(schema)}:turn:{_uuid(run_id)}:ended"
+
+
 def digest_scheduled_key(schema: str, user_id: int) -> str:
     """Set while an approver's notification digest is queued."""
     return f"cs:{_schema(schema)}:notify:{_id(user_id)}:scheduled"

@@ -45,6 +45,15 @@ redis.call('PUBLISH', KEYS[2], seq .. ' ' .. ARGV[4] .. ' ' .. frame)
 return seq
 """
 
+# The same, once per ``KEYS[3]`` (a run's ending): appended only by whoever sets that key, so
+# a second copy of a run never publishes a second ending. Returns 0 when it was set before.
+_APPEND_ONCE = (
+    """
+if not redis.call('SET', KEYS[3], '1', 'NX', 'EX', ARGV[3]) then return 0 end
+"""
+    + _APPEND
+)
+
 # Client-given ``after`` values are below this: a seq is a Redis stream id's first part (an
 # unsigned 64-bit integer, and ``after + 1`` must still be one), and PostgreSQL's bigint.
 MAX_SEQ = 2**63
@@ -72,6 +81,33 @@ def append_event(*, schema: str, conversation_uuid: str, payload: dict[str, Any]
     for send in sends:
         send.result(timeout=_PUBLISH_TIMEOUT_SECONDS)
     return event
+
+
+def append_ending(
+    *, schema: str, conversation_uuid: str, payload: dict[str, Any], once_key: str
+) -> bool:
+    """Number, store and publish a turn's ending unless an ending under ``once_key`` (the run's,
+    ``tenants.names.turn_ending_key``) was published before; whether this call published it.
+    Check and append are one Lua call: there is no moment where one is done and not the other."""
+    seq_key, stream_key = _keys(schema, conversation_uuid)
+    event = {**payload, "conversation": conversation_uuid}
+    seq = int(
+        redis_script(_APPEND_ONCE)(
+            keys=[seq_key, stream_key, once_key],
+            args=[
+                json.dumps(event, ensure_ascii=False),
+                settings.CHAT_EVENT_LOG_MAX,
+                settings.CHAT_EVENT_LOG_TTL_SECONDS,
+                event["type"],
+            ],
+        )
+    )
+    return seq > 0
+
+
+def ending_published(*, once_key: str) -> bool:
+    """Whether an ending was published under ``once_key`` (``append_ending``)."""
+    return bool(sync_redis().exists(once_key))
 
 
 def append_event_nowait(

@@ -4,14 +4,16 @@ coalesced into frames), a stored user message, an action's decision."""
 from __future__ import annotations
 
 import time
+import uuid
 from typing import Any
 
 from django.conf import settings
 
-from chat.events.log import append_event, append_event_nowait
+from chat.events.log import append_ending, append_event, append_event_nowait
 from chat.events.payloads import action_payload, done_payload, message_payload
 from chat.models import Conversation, Message, PendingAction
 from core import tracing
+from tenants.names import turn_ending_key
 
 
 class PublishingEvents:
@@ -27,11 +29,24 @@ class PublishingEvents:
     one frame per interval (the cost of a frame, in the worker and in every web process
     relaying it, is paid per frame, not per token). Every event leaves in one Redis call
     (append and publish); those of actions also go to the approvers' feed, and wait for it.
+
+    A turn's ending (``done``, ``error``) is published once per run (``append_ending``): a
+    redelivered or re-queued copy that finds the reply stored sends nothing new. ``reply_to``
+    is the user message the run answers, named by its ``done`` and its ``error``.
     """
 
-    def __init__(self, *, schema: str, conversation: Conversation) -> None:
+    def __init__(
+        self,
+        *,
+        schema: str,
+        conversation: Conversation,
+        run_id: uuid.UUID | None = None,
+        reply_to: uuid.UUID | None = None,
+    ) -> None:
         self.schema = schema
         self.conversation_uuid = str(conversation.uuid)
+        self.run_id = run_id
+        self.reply_to = reply_to
         self._buffer: list[str] = []
         self._flushed_at = -float("inf")
         self._reads_batched = False  # the reader calls ``flush`` after each read
@@ -84,11 +99,28 @@ class PublishingEvents:
         trace_id = tracing.current_trace_id()
         if trace_id is not None:  # where to find this turn in the tracing backend
             payload["trace_id"] = trace_id
-        self._emit(payload)
+        if self.reply_to is not None:
+            payload["reply_to"] = str(self.reply_to)
+        self._emit_ending(payload)
 
     def error(self, code: str, message: str) -> None:
         self._send_buffered()
-        self._emit({"type": "error", "code": code, "message": message})
+        payload: dict[str, Any] = {"type": "error", "code": code, "message": message}
+        if self.reply_to is not None:
+            payload["reply_to"] = str(self.reply_to)
+        self._emit_ending(payload)
+
+    def _emit_ending(self, payload: dict[str, Any]) -> None:
+        if self.run_id is None:  # a sink that runs no turn of its own: nothing to key by
+            self._emit(payload)
+            return
+        with tracing.span(f"chat.publish {payload['type']}"):
+            append_ending(
+                schema=self.schema,
+                conversation_uuid=self.conversation_uuid,
+                payload=payload,
+                once_key=turn_ending_key(self.schema, self.run_id),
+            )
 
 
 def publish_message(*, schema: str, message: Message) -> None:
@@ -114,13 +146,16 @@ def publish_action(*, schema: str, action: PendingAction) -> None:
 
 def publish_turn_error(*, schema: str, message: Message) -> None:
     """The ``error`` event of a turn that ended without being run (its task was lost too often,
-    chat/services/realtime.py ``stranded_turns_requeue``), as a failed run sends it."""
-    append_event(
+    chat/services/realtime.py ``stranded_turns_requeue``), as a failed run sends it: once, as
+    the run's one ending, naming the message it ends."""
+    append_ending(
         schema=schema,
         conversation_uuid=str(message.conversation.uuid),
         payload={
             "type": "error",
             "code": "agent_error",
             "message": "the reply to this message was lost; send it again",
+            "reply_to": str(message.uuid),
         },
+        once_key=turn_ending_key(schema, message.uuid),
     )

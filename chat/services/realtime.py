@@ -22,7 +22,9 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils import timezone
 
+from chat.events.log import ending_published
 from chat.events.publishing import (
     PublishingEvents,
     publish_action,
@@ -71,7 +73,7 @@ from core.leases import keeper
 from core.metrics import AGENT_ERRORS
 from core.redis_clients import sync_redis
 from core.schema import current_schema
-from tenants.names import turn_requeues_key
+from tenants.names import turn_ending_key, turn_requeues_key
 
 logger = logging.getLogger(__name__)
 
@@ -117,7 +119,7 @@ def message_send(
             reservation = conversation_lock(conversation, reservation_token(message.uuid))
             if created:
                 usage_budget_check()  # raising rolls the stored message back
-                if not reservation.acquire():
+                if _previous_unended(message) or not reservation.acquire():
                     raise ConversationBusy(
                         "a reply is still being written in this conversation; send again after "
                         "it finishes (or cancel it)"
@@ -141,6 +143,25 @@ def message_send(
             "the message could not be queued for a reply; send it again with the same client_id"
         ) from error
     return Accepted(conversation, message, created)
+
+
+def _previous_unended(message: Message) -> bool:
+    """Whether the conversation's previous user message still waits for its ending (no reply,
+    not paused for a decision): its turn is queued, running or lost, and the sweep will end it.
+    The lock alone cannot tell: a reservation lapses after ``CHAT_TURN_LOCK_SECONDS`` while
+    its task waits in a busy queue, and a message accepted then got its reply before the
+    earlier one's (seen in the chaos run). Older than the sweep looks back, it waits no more."""
+    previous = (
+        Message.objects.filter(
+            conversation_id=message.conversation_id,
+            role=Message.Role.USER,
+            created_at__gte=timezone.now() - STRANDED_HORIZON,
+        )
+        .exclude(pk=message.pk)
+        .order_by("-created_at", "-pk")
+        .first()
+    )
+    return previous is not None and _unanswered(previous)
 
 
 def _unanswered(message: Message) -> bool:
@@ -276,6 +297,11 @@ def stranded_turns_requeue() -> int:
         reservation = conversation_lock(message.conversation, reservation_token(message.uuid))
         if not reservation.acquire():
             continue  # a turn runs, or a sender or a decision has just reserved it
+        if _replied(message):
+            # Ended since it was listed (a run, or an overlapping sweep that then released the
+            # conversation): queueing or ending it again would publish a second ending.
+            reservation.release()
+            continue
         if moved_past(message) or _requeued(schema, message) > settings.CHAT_STRANDED_TURN_ATTEMPTS:
             logger.warning("message %s was left without a reply; ending it", message.pk)
             try:
@@ -288,6 +314,10 @@ def stranded_turns_requeue() -> int:
             queue("chat.run_turn", message.pk)
         handled += 1
     return handled
+
+
+def _replied(message: Message) -> bool:
+    return Message.objects.filter(run_id=message.uuid, role=Message.Role.ASSISTANT).exists()
 
 
 def _requeued(schema: str, message: Message) -> int:
@@ -472,14 +502,50 @@ def turn_execute(*, message_id: int) -> None:
     if not lock.take_over(from_token=reservation_token(message.uuid)):
         raise ConversationBusy(str(conversation.uuid))
     try:
+        if _ended_without_reply(message):
+            return
         # Renewed between events too (a long model call emits none), so the lock lapses only
         # when this worker dies.
         with keeper.held(lock.renew):
-            events = _RenewingEvents(lock=lock, schema=current_schema(), conversation=conversation)
+            events = _RenewingEvents(
+                lock=lock,
+                schema=current_schema(),
+                conversation=conversation,
+                run_id=message.uuid,
+                reply_to=message.uuid,
+            )
             with _ends_visibly(events):
                 turn_run(conversation=conversation, message=message, events=events)
     finally:
         lock.release()
+
+
+def _ended_without_reply(message: Message) -> bool:
+    """Whether an earlier run of ``message``'s turn published its ending (an ``error``) and died
+    before storing a reply (PostgreSQL restarting under it): then the error reply is stored and
+    nothing runs. Running it again would answer, or propose an action whose resume ends the
+    turn a second time, after the client was told it failed (seen in the short chaos run)."""
+    if _replied(message):
+        return False  # the run finds it and publishes nothing new
+    if not ending_published(once_key=turn_ending_key(current_schema(), message.uuid)):
+        return False
+    logger.warning("message %s ended with an error before its reply was stored", message.pk)
+    turn_end_with_error(message=message)
+    return True
+
+
+def _asked_by(action: PendingAction) -> uuid.UUID | None:
+    """The user message whose turn proposed ``action`` (its resume ends that turn)."""
+    return (
+        Message.objects.filter(
+            conversation_id=action.conversation_id,
+            role=Message.Role.USER,
+            created_at__lte=action.created_at,
+        )
+        .order_by("-created_at", "-pk")
+        .values_list("uuid", flat=True)
+        .first()
+    )
 
 
 def resume_execute(*, action_id: str) -> None:
@@ -494,7 +560,11 @@ def resume_execute(*, action_id: str) -> None:
     try:
         with keeper.held(lock.renew):
             events = _RenewingEvents(
-                lock=lock, schema=current_schema(), conversation=action.conversation
+                lock=lock,
+                schema=current_schema(),
+                conversation=action.conversation,
+                run_id=action.id,
+                reply_to=_asked_by(action),
             )
             with _ends_visibly(events):
                 turn_resume(action=action, events=events)

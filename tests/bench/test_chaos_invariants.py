@@ -93,3 +93,59 @@ def test_a_catch_up_from_the_last_contiguous_seq_may_repeat_what_the_client_held
 
     assert client.duplicates == []
     assert sorted(client.logs[CONVERSATION]) == [1, 2, 3, 4, 5]
+
+
+def test_a_done_published_twice_for_one_message_is_reported() -> None:
+    violations = _violations()
+    log = [
+        _event(1, "message", role="user", message="m-1"),
+        _event(2, "done", message="r-1", status="complete"),
+        _event(3, "done", message="r-1", status="complete"),
+        _event(4, "message", role="user", message="m-2"),
+        _event(5, "done", message="r-2", status="complete"),
+    ]
+
+    chaos._check_replies("demo", CONVERSATION, log, violations)
+
+    assert violations["reply"] == ["demo c-1: m-1 ended 2 times (done, done)"]
+
+
+def test_a_done_and_an_error_for_one_message_are_reported() -> None:
+    violations = _violations()
+    log = [
+        _event(1, "message", role="user", message="m-1"),
+        _event(2, "error", code="agent_error", reply_to="m-1"),
+        _event(3, "done", message="r-1", status="error"),
+    ]
+
+    chaos._check_replies("demo", CONVERSATION, log, violations)
+
+    assert violations["reply"] == ["demo c-1: m-1 ended 2 times (error, done)"]
+
+
+def test_an_error_naming_its_message_ends_that_message_even_after_a_later_one() -> None:
+    violations = _violations()
+    log = [
+        _event(1, "message", role="user", message="m-1"),
+        _event(2, "message", role="user", message="m-2"),
+        _event(3, "error", code="agent_error", reply_to="m-1"),
+        _event(4, "done", message="r-2", status="complete"),
+    ]
+
+    chaos._check_replies("demo", CONVERSATION, log, violations)
+
+    assert violations["reply"] == ["demo c-1: m-2 stored while m-1 had no ending"]
+
+
+def test_a_turn_that_paused_for_approval_is_ended_by_its_resume() -> None:
+    violations = _violations()
+    log = [
+        _event(1, "message", role="user", message="m-1"),
+        _event(2, "pending", action={"id": "a-1"}),
+        _event(3, "action", action={"id": "a-1", "status": "approved"}),
+        _event(4, "done", message="r-1", status="complete"),
+    ]
+
+    chaos._check_replies("demo", CONVERSATION, log, violations)
+
+    assert violations["reply"] == []

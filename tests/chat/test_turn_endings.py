@@ -1,0 +1,219 @@
+"""Every stored user message gets exactly one ending: its reply's ``done``, or one ``error``
+naming the message it ends (``reply_to``), whatever is redelivered, queued again or swept.
+
+Found by the first full chaos run (docs/operations.md, "Fault schedule"): the same ``done``
+published up to five times (each queued copy of a turn that already had its reply published
+it again), an ``error`` and then a ``done`` for one message (the sweep ended a turn whose task
+still waited in a busy queue, then the task ran), "reply was lost" errors naming no message,
+and a second message accepted while the first had no ending (its reservation had lapsed).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from asgiref.sync import async_to_sync
+from django.utils import timezone
+
+from actions.models import Contact
+from chat.events.log import frames_after_async
+from chat.events.publishing import PublishingEvents
+from chat.locks import conversation_lock, reservation_token
+from chat.models import Message, PendingAction
+from chat.services import realtime
+from chat.services.expiry import stranded_turn_messages
+from chat.services.realtime import (
+    Accepted,
+    ConversationBusy,
+    message_send,
+    resume_execute,
+    stranded_turns_requeue,
+    turn_execute,
+)
+from core.celery import app
+from core.schema import current_schema
+from tests.chat.conftest import People, TurnRunner
+from tests.chat.stranded import decide, sms_requested
+
+
+@pytest.fixture
+def turns_queued(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The message ids whose turn was queued (kept here instead of going to the broker)."""
+    queued: list[int] = []
+    monkeypatch.setattr(app.tasks["chat.run_turn"], "delay", queued.append)
+    return queued
+
+
+@pytest.fixture
+def accepted(people_a: People, turns_queued: list[int]) -> Iterator[Accepted]:
+    sent = message_send(
+        user=people_a.staff,
+        text="Is the office open on Saturday?",
+        conversation_uuid=None,
+        client_id=None,
+    )
+    yield sent
+    _lapse_reservation(sent.message)
+
+
+def _lapse_reservation(message: Message) -> None:
+    """What ``CHAT_TURN_LOCK_SECONDS`` does to a reservation whose task waits in a busy queue."""
+    lock = conversation_lock(message.conversation, reservation_token(message.uuid))
+    lock.client.delete(lock.key)
+
+
+def _age(message: Message, *, seconds: float) -> None:
+    Message.objects.filter(pk=message.pk).update(
+        created_at=timezone.now() - timedelta(seconds=seconds)
+    )
+
+
+def _endings(message: Message) -> list[dict[str, Any]]:
+    frames = async_to_sync(frames_after_async)(
+        schema=current_schema(), conversation_uuid=str(message.conversation.uuid), after=0
+    )
+    events = [json.loads(frame.text) for frame in frames]
+    return [e for e in events if e["type"] in ("done", "error")]
+
+
+def test_a_run_turn_delivered_twice_publishes_its_done_once(accepted: Accepted) -> None:
+    turn_execute(message_id=accepted.message.pk)
+    turn_execute(message_id=accepted.message.pk)  # the broker's second delivery
+
+    endings = _endings(accepted.message)
+
+    assert [e["type"] for e in endings] == ["done"]
+
+
+def test_a_resume_delivered_twice_publishes_its_done_once(
+    ask: TurnRunner, people_a: People
+) -> None:
+    action = sms_requested(ask)
+    decide(action, user=people_a.approver, decision="reject")
+
+    resume_execute(action_id=str(action.id))
+    resume_execute(action_id=str(action.id))  # the broker's second delivery
+
+    frames = async_to_sync(frames_after_async)(
+        schema=current_schema(), conversation_uuid=str(action.conversation.uuid), after=0
+    )
+    endings = [e for e in (json.loads(f.text) for f in frames) if e["type"] in ("done", "error")]
+    assert [e["type"] for e in endings] == ["done"]
+
+
+def test_a_turn_the_sweep_ended_while_its_task_waited_in_the_queue_ends_once(
+    accepted: Accepted, settings: Any
+) -> None:
+    settings.CHAT_STRANDED_TURN_ATTEMPTS = 1
+    _age(accepted.message, seconds=3600)
+    for _ in range(2):  # queued again once, then ended with the error reply
+        _lapse_reservation(accepted.message)
+        stranded_turns_requeue()
+
+    _lapse_reservation(accepted.message)
+    turn_execute(message_id=accepted.message.pk)  # the task that waited runs at last
+
+    assert [e["type"] for e in _endings(accepted.message)] == ["error"]
+
+
+def test_an_overlapping_sweep_that_listed_the_message_before_it_ended_publishes_nothing(
+    accepted: Accepted, settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings.CHAT_STRANDED_TURN_ATTEMPTS = 1
+    _age(accepted.message, seconds=3600)
+    _lapse_reservation(accepted.message)
+    stranded_turns_requeue()
+    _lapse_reservation(accepted.message)
+    listed_earlier = stranded_turn_messages(older_than_seconds=0)
+    stranded_turns_requeue()  # ends it
+
+    # A second worker's sweep listed the message before the first one ended it.
+    monkeypatch.setattr(realtime, "stranded_turn_messages", lambda **_: listed_earlier)
+    assert stranded_turns_requeue() == 0
+
+    assert [e["type"] for e in _endings(accepted.message)] == ["error"]
+
+
+def test_the_error_that_ends_a_lost_turn_names_its_message(
+    accepted: Accepted, settings: Any
+) -> None:
+    settings.CHAT_STRANDED_TURN_ATTEMPTS = 1
+    _age(accepted.message, seconds=3600)
+    for _ in range(2):
+        _lapse_reservation(accepted.message)
+        stranded_turns_requeue()
+
+    (ending,) = _endings(accepted.message)
+
+    assert ending["reply_to"] == str(accepted.message.uuid)
+
+
+def test_a_message_sent_while_the_previous_one_has_no_ending_is_refused(
+    accepted: Accepted, people_a: People
+) -> None:
+    _lapse_reservation(accepted.message)  # its task still waits in a busy queue
+
+    with pytest.raises(ConversationBusy):
+        message_send(
+            user=people_a.staff,
+            text="and another thing",
+            conversation_uuid=str(accepted.conversation.uuid),
+            client_id=None,
+        )
+
+    assert accepted.conversation.messages.filter(role=Message.Role.USER).count() == 1
+
+
+def test_a_message_sent_after_the_previous_one_ended_is_accepted(
+    accepted: Accepted, people_a: People
+) -> None:
+    turn_execute(message_id=accepted.message.pk)
+
+    again = message_send(
+        user=people_a.staff,
+        text="and another thing",
+        conversation_uuid=str(accepted.conversation.uuid),
+        client_id=None,
+    )
+
+    assert again.created
+    _lapse_reservation(again.message)
+
+
+def test_a_turn_whose_run_failed_after_its_error_was_published_is_not_run_again(
+    people_a: People, turns_queued: list[int]
+) -> None:
+    Contact.objects.create(name="Emma Wilson", phone="+12025550111")
+    sent = message_send(
+        user=people_a.staff,
+        text="Can you text Emma that class moved to 3pm?",
+        conversation_uuid=None,
+        client_id=None,
+    )
+    # A run failed before it stored a reply (PostgreSQL restarting): its error was published.
+    PublishingEvents(
+        schema=current_schema(),
+        conversation=sent.conversation,
+        run_id=sent.message.uuid,
+        reply_to=sent.message.uuid,
+    ).error("agent_error", "OperationalError: the assistant failed")
+
+    _lapse_reservation(sent.message)
+    turn_execute(message_id=sent.message.pk)  # its redelivered task
+
+    reply = Message.objects.get(run_id=sent.message.uuid, role=Message.Role.ASSISTANT)
+    assert reply.status == Message.Status.ERROR
+    assert not PendingAction.objects.filter(conversation=sent.conversation).exists()
+    assert [e["type"] for e in _endings(sent.message)] == ["error"]
+
+
+def test_a_done_names_the_message_it_answers(accepted: Accepted) -> None:
+    turn_execute(message_id=accepted.message.pk)
+
+    (done,) = _endings(accepted.message)
+
+    assert done["reply_to"] == str(accepted.message.uuid)
