@@ -44,9 +44,9 @@ from langchain_core.runnables import ensure_config
 from chat.agent.dataqa import DataQuestion, data_reply, plan_data_question
 from chat.agent.extractive import MIN_SCORE, compose_answer
 from chat.agent.search_query import derive_search_query
-from chat.agent.tools.query_data import QUERY_DATA_TOOL_NAME
-from chat.agent.tools.search_knowledge import SEARCH_TOOL_NAME
 from chat.agent.understanding.context import understand_run
+from chat.tools.query_data import QUERY_DATA_TOOL_NAME
+from chat.tools.search_knowledge import SEARCH_TOOL_NAME
 from knowledge.embedder import get_embedder
 from tenants.selectors import tenant_zone
 

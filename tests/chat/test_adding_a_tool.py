@@ -14,7 +14,7 @@ from django_tenants.utils import tenant_context
 from pydantic import BaseModel, ConfigDict, Field
 
 import actions.tools.registry as write_registry
-import chat.agent.tools.registry as tool_registry
+import chat.tools.registry as tool_registry
 from actions.models import ToolPolicy
 from actions.tools.base import (
     ReadContext,
@@ -24,8 +24,8 @@ from actions.tools.base import (
     ToolResult,
     WriteTool,
 )
-from chat.agent.tools.registry import model_tools
 from chat.models import PendingAction
+from chat.tools.registry import model_tools
 from tenants.models import Tenant
 from tenants.roles import TENANT_ADMIN
 from tests.chat.conftest import People, TurnRunner

@@ -16,7 +16,7 @@ from chat.agent.dataqa import (
     period_bounds,
     plan_data_question,
 )
-from chat.agent.tools.sql_guard import UnsafeQueryError, validate_select
+from chat.tools.sql_guard import UnsafeQueryError, validate_select
 
 SEOUL = ZoneInfo("Asia/Seoul")
 NOW = datetime(2026, 11, 23, 15, 0, tzinfo=UTC)  # Tuesday 00:00 in Seoul
