@@ -1,12 +1,12 @@
 """Answers given before the agent runs (DESIGN.md §10, "Routing before the agent").
 
 Every turn asks ``routed_answer`` first (``chat.services.turns.turn_run``). The pure
-recognisers of ``chat/agent/router.py`` say whether the message is small talk, a request for a
-tool or a "cancel that"; this module looks at the tenant (which tools its policy leaves on) and
-the conversation (what the requester has pending) and answers, or returns None and the agent
-runs as before. A short message the patterns miss is also asked of the local intent classifier
-(one embedding of a few words) for small talk. Nothing here retrieves a passage or calls the
-tenant's model, so these answers are instant and cost no tokens.
+recognisers of ``chat/builtin_model/router.py`` say whether the message is small talk, a
+request for a tool or a "cancel that"; this module looks at the tenant (which tools its policy
+leaves on) and the conversation (what the requester has pending) and answers, or returns None
+and the agent runs as before. A short message the patterns miss is also asked of the local
+intent classifier (one embedding of a few words) for small talk. Nothing here retrieves a
+passage or calls the tenant's model, so these answers are instant and cost no tokens.
 """
 
 from __future__ import annotations
@@ -16,14 +16,14 @@ import re
 from dataclasses import dataclass
 
 from actions.tools.registry import policies
-from chat.agent.boundaries import (
+from chat.builtin_model.boundaries import (
     BoundaryReader,
     Harm,
     Unsupported,
     refusal_reply,
     unsupported_reply,
 )
-from chat.agent.router import (
+from chat.builtin_model.router import (
     TOOLS,
     Cancel,
     CannotDo,
@@ -43,7 +43,7 @@ from chat.agent.router import (
     too_late_reply,
     withdrawn_reply,
 )
-from chat.agent.understanding.context import classifier
+from chat.builtin_model.understanding.context import classifier
 from chat.models import Conversation, Message, PendingAction
 from chat.pending_actions import ActionStateError, pending_action_withdraw
 from chat.selectors import action_to_withdraw, action_withdrawn_by

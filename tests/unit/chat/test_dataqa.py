@@ -9,7 +9,7 @@ import pytest
 import sqlglot
 from sqlglot import exp
 
-from chat.agent.dataqa import (
+from chat.builtin_model.dataqa import (
     compile_data_question,
     data_reply,
     markdown_table,

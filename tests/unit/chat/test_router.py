@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from actions.tools.registry import tool_names
-from chat.agent.router import (
+from chat.builtin_model.router import (
     TOOLS,
     Cancel,
     SmallTalk,

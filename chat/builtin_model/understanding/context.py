@@ -18,9 +18,9 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.runnables.config import ensure_config
 
 from actions.models import Contact, ContactGroup
-from chat.agent.understanding.directory import ContactEntry, Directory, Requester
-from chat.agent.understanding.intent import IntentClassifier
-from chat.agent.understanding.understand import Role, Understanding, understand
+from chat.builtin_model.understanding.directory import ContactEntry, Directory, Requester
+from chat.builtin_model.understanding.intent import IntentClassifier
+from chat.builtin_model.understanding.understand import Role, Understanding, understand
 from knowledge.embedder import get_embedder
 from knowledge.embeddings import EmbeddingError
 from tenants.selectors import tenant_zone

@@ -22,20 +22,26 @@ from zoneinfo import ZoneInfo
 
 from rapidfuzz import fuzz, process
 
-from chat.agent.understanding import questions as say
-from chat.agent.understanding.arguments import tool_arguments
-from chat.agent.understanding.body import (
+from chat.builtin_model.understanding import questions as say
+from chat.builtin_model.understanding.arguments import tool_arguments
+from chat.builtin_model.understanding.body import (
     korean_direct,
     split_message,
     subject_of,
     tidy,
     title_of,
 )
-from chat.agent.understanding.directory import Directory
-from chat.agent.understanding.draft import Draft
-from chat.agent.understanding.intent import CUES, WRITE_TOOLS, Intent, IntentClassifier, Label
-from chat.agent.understanding.recipients import Found, find_recipients
-from chat.agent.understanding.when import MissingTime, find_when
+from chat.builtin_model.understanding.directory import Directory
+from chat.builtin_model.understanding.draft import Draft
+from chat.builtin_model.understanding.intent import (
+    CUES,
+    WRITE_TOOLS,
+    Intent,
+    IntentClassifier,
+    Label,
+)
+from chat.builtin_model.understanding.recipients import Found, find_recipients
+from chat.builtin_model.understanding.when import MissingTime, find_when
 
 Role = Literal["user", "assistant"]
 Slot = Literal["to", "which", "when", "body"]

@@ -40,7 +40,7 @@ from typing import Literal, cast
 
 import numpy as np
 
-from chat.agent.boundary_exemplars import HARM, ORDINARY, UNSUPPORTED
+from chat.builtin_model.boundary_exemplars import HARM, ORDINARY, UNSUPPORTED
 
 HarmKind = Literal["impersonation", "secrets", "payment_fraud", "abuse", "lies", "privacy"]
 Missing = Literal[

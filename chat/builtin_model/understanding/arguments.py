@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from chat.agent.understanding.body import headline
-from chat.agent.understanding.directory import Directory
-from chat.agent.understanding.draft import Draft
+from chat.builtin_model.understanding.body import headline
+from chat.builtin_model.understanding.directory import Directory
+from chat.builtin_model.understanding.draft import Draft
 
 
 def _recipients(draft: Draft, directory: Directory) -> list[str]:

@@ -20,7 +20,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Literal
 
-from chat.agent.boundaries import Harm, Unsupported, harm_in, unsupported_in
+from chat.builtin_model.boundaries import Harm, Unsupported, harm_in, unsupported_in
 
 # -- what the router recognises ------------------------------------------------------------------
 

@@ -6,9 +6,9 @@ Entry point: ``understand(text, *, history, directory, now, tz, classifier) -> U
 loading the run's tenant data from the run's config.
 """
 
-from chat.agent.understanding.directory import ContactEntry, Directory, Requester
-from chat.agent.understanding.intent import LABELS, IntentClassifier, Label
-from chat.agent.understanding.understand import Understanding, understand
+from chat.builtin_model.understanding.directory import ContactEntry, Directory, Requester
+from chat.builtin_model.understanding.intent import LABELS, IntentClassifier, Label
+from chat.builtin_model.understanding.understand import Understanding, understand
 
 __all__ = [
     "LABELS",

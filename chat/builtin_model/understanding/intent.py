@@ -18,7 +18,7 @@ from typing import Literal, get_args
 
 import numpy as np
 
-from chat.agent.understanding.exemplars import EXEMPLARS
+from chat.builtin_model.understanding.exemplars import EXEMPLARS
 
 Label = Literal[
     "send_sms",

@@ -11,7 +11,7 @@ by a margin, to be refused or declined.
 
 from __future__ import annotations
 
-from chat.agent.understanding.exemplars import EXEMPLARS
+from chat.builtin_model.understanding.exemplars import EXEMPLARS
 
 HARM: dict[str, tuple[str, ...]] = {
     "impersonation": (
