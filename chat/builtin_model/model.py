@@ -124,12 +124,12 @@ def _confirmation(message: ToolMessage) -> str:
 
 
 def _reply_after_tool(messages: Sequence[BaseMessage], tool: ToolMessage) -> str:
-    if tool.name == "search_knowledge":
+    if tool.name == SEARCH_TOOL_NAME:
         result = json.loads(str(tool.content))
         return extractive_answer(
             _last_question(messages), result.get("passages", []), weak=bool(result.get("weak"))
         )
-    if tool.name == "query_data":
+    if tool.name == QUERY_DATA_TOOL_NAME:
         result = json.loads(str(tool.content))
         if "error" in result:
             return f"Sorry — I couldn't answer that from the data ({result['error']})."

@@ -24,7 +24,6 @@ from chat.builtin_model.boundaries import (
     unsupported_reply,
 )
 from chat.builtin_model.router import (
-    TOOLS,
     Cancel,
     CannotDo,
     Refuse,
@@ -44,6 +43,7 @@ from chat.builtin_model.router import (
     withdrawn_reply,
 )
 from chat.builtin_model.understanding.context import classifier
+from chat.builtin_model.vocabulary import tool_words
 from chat.models import Conversation, Message, PendingAction
 from chat.pending_actions import ActionStateError, pending_action_withdraw
 from chat.selectors import action_to_withdraw, action_withdrawn_by
@@ -74,10 +74,11 @@ def routed_answer(*, conversation: Conversation, message: Message) -> RoutedAnsw
         return RoutedAnswer(refusal_reply(route.harm), "refused")
     if isinstance(route, CannotDo):
         korean = route.unsupported.korean
+        known = tool_words()
         labels = [
-            TOOLS[t].label_ko if korean else TOOLS[t].label
+            known[t].label_ko if korean else known[t].label
             for t in _enabled_write_tools()
-            if t in TOOLS
+            if t in known
         ]
         return RoutedAnswer(unsupported_reply(route.unsupported, tool_labels=labels), "unsupported")
     if isinstance(route, RulesQuestion):
@@ -125,6 +126,7 @@ def _small_talk(text: str) -> SmallTalk | None:
 
 
 def _tool_rules() -> list[ToolRule]:
+    known = tool_words()
     return [
         ToolRule(
             tool=name,
@@ -134,7 +136,7 @@ def _tool_rules() -> list[ToolRule]:
             expires_after_hours=policy.expires_after_hours,
         )
         for name, policy in policies().items()
-        if name in TOOLS  # a tool the router has no words for is left out, not guessed at
+        if name in known  # a tool the router has no words for is left out, not guessed at
     ]
 
 

@@ -7,11 +7,11 @@ loading the run's tenant data from the run's config.
 """
 
 from chat.builtin_model.understanding.directory import ContactEntry, Directory, Requester
-from chat.builtin_model.understanding.intent import LABELS, IntentClassifier, Label
+from chat.builtin_model.understanding.intent import ROUTES, IntentClassifier, Label
 from chat.builtin_model.understanding.understand import Understanding, understand
 
 __all__ = [
-    "LABELS",
+    "ROUTES",
     "ContactEntry",
     "Directory",
     "IntentClassifier",

@@ -1,80 +1,17 @@
-"""Labelled example requests: the intent layer's memory. Each is embedded once per process and
-a new message takes the labels of its nearest examples (``intent.py``).
+"""Labelled example messages of the routes that are not tools (knowledge, data, small talk,
+help, cancel): with each write tool's own exemplars (``words`` on the tool's class,
+``actions/tools/``), the intent layer's memory. Each is embedded once per process and a new
+message takes the labels of its nearest examples (``intent.py``).
 
 Written for this layer, in the way staff talk, English and Korean; they are not the held-out
 phrasings of ``tests/unit/chat/test_understanding_intent.py``, which measure how well these
-generalise. Add a phrasing here when a kind of request is misread, never a test case.
+generalise. Add a phrasing here (or in the tool's words) when a kind of request is misread, never a
+test case.
 """
 
 from __future__ import annotations
 
-EXEMPLARS: dict[str, tuple[str, ...]] = {
-    "send_sms": (
-        "text Sarah that practice is cancelled",
-        "send an SMS to the parents saying school closes early",
-        "can you send a text message to Mr Han",
-        "message David by phone that his order is ready",
-        "shoot a quick text to the team about the delay",
-        "let Anna know by text that the room changed",
-        "SMS all tutors: meeting at noon",
-        "tell John the bus is late",
-        "let Sam know the lesson is cancelled",
-        "please text the group that we start at 10",
-        "민수에게 문자 보내줘",
-        "학부모님들께 내일 휴원이라고 문자 좀 보내주세요",
-        "지현이한테 수업 취소됐다고 전해줘",
-        "선생님들한테 회의 시간 바뀌었다고 문자해줘",
-        "문자로 알려줘 오늘 늦는다고",
-    ),
-    "send_telegram": (
-        "send a telegram message to the drivers",
-        "telegram Chris that the van is outside",
-        "post this to Mia on Telegram: see you soon",
-        "ping the staff on telegram about lunch",
-        "use telegram to tell the nurses the ward is full",
-        "텔레그램으로 보내줘",
-        "민호에게 텔레그램으로 도착했다고 알려줘",
-        "간호사들한테 텔레그램 메시지 보내줘",
-    ),
-    "send_email": (
-        "email the teachers about the schedule change",
-        "send an e-mail to Paul with subject invoice",
-        "write an email to the parents saying the trip is confirmed",
-        "mail Linda the agenda for tomorrow",
-        "drop an email to the office manager",
-        "compose a mail to all staff regarding the fire drill",
-        "이메일 보내줘",
-        "서연이에게 회의록 메일로 보내줘",
-        "학부모님께 이메일로 일정 변경 안내해줘",
-        "메일 써줘 제목은 공지",
-    ),
-    "create_announcement": (
-        "announce that the office is closed on Monday",
-        "post an announcement: the library reopens next week",
-        "publish a notice for everyone about the holidays",
-        "put up a notice that parking is closed",
-        "make an announcement to the parents about picture day",
-        "share some news on the board: the gym floor has been redone",
-        "put a news post up saying we hired two new tutors",
-        "공지 올려줘",
-        "전체 공지로 다음 주 휴무라고 올려줘",
-        "공지사항 등록해줘: 주차장 공사 안내",
-        "학부모 대상으로 공지 게시해줘",
-        "게시판에 이번 주 행사 소식 올려줘",
-    ),
-    "schedule_reminder": (
-        "remind me tomorrow morning to check the report",
-        "set a reminder for Friday at 3pm to pay the rent",
-        "remind the parents on Monday at 8 about the field trip",
-        "schedule a text to Tom for next week at 10",
-        "can you remind Kate at 5pm to lock up",
-        "don't let me forget the meeting at 2",
-        "내일 아침 9시에 알려줘",
-        "금요일 오후 3시에 학부모님들께 리마인드 보내줘",
-        "30분 후에 나한테 알려줘",
-        "다음 주 월요일에 회의 있다고 리마인드 해줘",
-        "모레 오전 10시에 민지에게 문자 예약해줘",
-    ),
+ROUTE_EXEMPLARS: dict[str, tuple[str, ...]] = {
     "knowledge": (
         "what is our refund policy",
         "how many vacation days do new hires get",
