@@ -10,7 +10,7 @@ from the same passages twice:
 
 * ``before``: the first offline model's ``extractive_answer`` (word overlap, lines split at
   every newline), copied below as it was at commit c44cbe4;
-* ``after``: ``chat.agent.offline.extractive_answer`` (whole sentences ranked by e5
+* ``after``: ``chat.builtin_model.model.extractive_answer`` (whole sentences ranked by e5
   similarity + overlap + retrieval rank, a threshold, refusal).
 
 Reported per method, over answerable questions: the share of replies containing a gold answer
@@ -117,8 +117,8 @@ def _spread(items: list[dict[str, Any]], count: int) -> list[dict[str, Any]]:
 
 
 def _evaluate(questions: list[dict[str, Any]]) -> dict[str, Any]:
-    from chat.agent.offline import NOT_COVERED, extractive_answer
-    from chat.agent.search_query import derive_search_query
+    from chat.builtin_model.model import NOT_COVERED, extractive_answer
+    from chat.builtin_model.search_query import derive_search_query
     from knowledge.selectors import kb_search
 
     methods = {"before": baseline_answer, "after": extractive_answer}
@@ -151,7 +151,7 @@ def _evaluate(questions: list[dict[str, Any]]) -> dict[str, Any]:
 def _judge(
     item: dict[str, Any], reply: str, documents: dict[int, int], *, declined: bool
 ) -> dict[str, Any]:
-    from chat.agent.sentences import is_terminated
+    from chat.builtin_model.sentences import is_terminated
 
     cited = {documents.get(int(n)) for n in _CITATION.findall(reply)}
     quote = _CITATION.sub("", reply).strip()
@@ -246,7 +246,7 @@ def _words(text: str) -> set[str]:
 
 
 def baseline_answer(question: str, passages: list[dict[str, Any]], *, weak: bool) -> str:
-    from chat.agent.offline import NOT_COVERED
+    from chat.builtin_model.model import NOT_COVERED
 
     wanted = _words(question)
     scored: list[tuple[float, int, str]] = []

@@ -118,7 +118,7 @@ def _end_sessions_of_inactive_user(sender: Any, instance: Any, **kwargs: Any) ->
 
 
 def _reader_role_after_migrate(sender: Any, **kwargs: Any) -> None:
-    from chat.agent.tools.query_data import query_schema_sync
+    from chat.tools.query_data import query_schema_sync
     from core.schema import PUBLIC, current_schema
 
     if sender is list(apps.get_app_configs())[-1] and current_schema() != PUBLIC:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -16,6 +17,7 @@ from actions.selectors import (
 from actions.services.announcements import announcement_publish
 from actions.tools.base import ToolArgumentsError, ToolContext, ToolResult, WriteTool
 from actions.tools.common import AnnouncementBody, Title, enabled_policy, quoted
+from actions.tools.words import ToolWords
 
 
 class AnnouncementArgs(BaseModel):
@@ -37,6 +39,36 @@ class CreateAnnouncement(WriteTool[AnnouncementArgs]):
     name = "create_announcement"
     label = "Publish announcement"
     args_schema = AnnouncementArgs
+    words = ToolWords(
+        label="Announcements",
+        label_ko="공지",
+        one="announcement",
+        one_ko="공지",
+        request="publish the announcement '{title}'",
+        example="Announce Sports day: Sports day is on Friday",
+        example_ko="운동회 공지 올려줘: 운동회는 금요일입니다",
+        cue=re.compile(
+            r"\bannounce|\bannouncement|\bnotice\b|\bnews (?:item|post)\b|\bbulletin\b|공지|게시판",
+            re.IGNORECASE,
+        ),
+        cues=("announcement", "announce", "notice", "공지"),
+        exemplars=(
+            "announce that the office is closed on Monday",
+            "post an announcement: the library reopens next week",
+            "publish a notice for everyone about the holidays",
+            "put up a notice that parking is closed",
+            "make an announcement to the parents about picture day",
+            "share some news on the board: the gym floor has been redone",
+            "put a news post up saying we hired two new tutors",
+            "공지 올려줘",
+            "전체 공지로 다음 주 휴무라고 올려줘",
+            "공지사항 등록해줘: 주차장 공사 안내",
+            "학부모 대상으로 공지 게시해줘",
+            "게시판에 이번 주 행사 소식 올려줘",
+        ),
+        shape="announcement",
+        verbs=("announce",),
+    )
 
     def validate(self, arguments: dict[str, Any]) -> AnnouncementArgs:
         args = self.parse(arguments)

@@ -16,7 +16,10 @@ A write tool (``WriteTool``) implements
   limits of the tenant's ``ToolPolicy``);
 * ``describe(args)``: the exact effect in one human sentence for the approval card;
 * ``execute(args, ctx)``: the effect, idempotent under ``ctx.action_id`` (a retried or
-  redelivered execution must not send twice).
+  redelivered execution must not send twice);
+
+and declares its ``words`` (``actions/tools/words.py``): how people ask for it, in English and
+Korean, which is all the built-in model learns it from.
 
 Tools never see chat objects: the pending action is known only by its uuid (DESIGN.md §2), a
 read tool knows the user by id. The contract lives here, in ``actions``, the lowest app with
@@ -31,6 +34,8 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel, ValidationError
+
+from actions.tools.words import ToolWords
 
 ArgsT = TypeVar("ArgsT", bound=BaseModel)
 ToolKind = Literal["read", "write"]
@@ -115,6 +120,9 @@ class WriteTool(_BaseTool[ArgsT]):
     stage: ClassVar[str] = "awaiting_approval"
     # The card's status once approved, until the effect is done (for people, like ``label``).
     progress_label: ClassVar[str] = "Approved — running…"
+    # How people ask for it (exemplars, cues, names, outcome phrase). A tool without words is
+    # offered to a configured LLM, but the built-in model never proposes it.
+    words: ClassVar[ToolWords | None] = None
 
     @abstractmethod
     def validate(self, arguments: dict[str, Any]) -> ArgsT:

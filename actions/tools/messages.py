@@ -3,6 +3,7 @@ configured delivery backend, queued on approval and sent by a worker."""
 
 from __future__ import annotations
 
+import re
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -20,6 +21,7 @@ from actions.tools.common import (
     enabled_policy,
     quoted,
 )
+from actions.tools.words import ToolWords
 
 _TO_HELP = (
     "Who receives it: contact names, group names, or {address}. A group sends to each of its "
@@ -110,6 +112,39 @@ class SendSms(_MessageTool):
     args_schema = SmsArgs
     channel = OutboundMessage.Channel.SMS
     noun = "SMS"
+    words = ToolWords(
+        label="SMS messages",
+        label_ko="문자(SMS)",
+        one="SMS",
+        one_ko="문자",
+        request="send an SMS",
+        example="Send an SMS to Emma Wilson saying class moved to 3pm",
+        example_ko="학부모에게 수업이 3시로 옮겨졌다고 문자 보내줘",
+        cue=re.compile(
+            r"\b(?:sms|text(?:ing)?|txt)\b(?!\s+(?:say|said|says)\b)|문자", re.IGNORECASE
+        ),
+        cues=("sms", "text message", "text", "문자", "문자메시지"),
+        exemplars=(
+            "text Sarah that practice is cancelled",
+            "send an SMS to the parents saying school closes early",
+            "can you send a text message to Mr Han",
+            "message David by phone that his order is ready",
+            "shoot a quick text to the team about the delay",
+            "let Anna know by text that the room changed",
+            "SMS all tutors: meeting at noon",
+            "tell John the bus is late",
+            "let Sam know the lesson is cancelled",
+            "please text the group that we start at 10",
+            "민수에게 문자 보내줘",
+            "학부모님들께 내일 휴원이라고 문자 좀 보내주세요",
+            "지현이한테 수업 취소됐다고 전해줘",
+            "선생님들한테 회의 시간 바뀌었다고 문자해줘",
+            "문자로 알려줘 오늘 늦는다고",
+        ),
+        shape="message",
+        verbs=("text", "sms"),
+        channel=OutboundMessage.Channel.SMS.value,
+    )
 
 
 class SendTelegram(_MessageTool):
@@ -124,6 +159,31 @@ class SendTelegram(_MessageTool):
     args_schema = TelegramArgs
     channel = OutboundMessage.Channel.TELEGRAM
     noun = "Telegram message"
+    words = ToolWords(
+        label="Telegram messages",
+        label_ko="텔레그램 메시지",
+        one="Telegram message",
+        one_ko="텔레그램 메시지",
+        request="send a Telegram message",
+        example="Send a telegram to Emma Wilson saying the bus is late",
+        example_ko="엠마에게 버스가 늦는다고 텔레그램 보내줘",
+        cue=re.compile(r"telegram|텔레그램", re.IGNORECASE),
+        cues=("telegram", "텔레그램"),
+        exemplars=(
+            "send a telegram message to the drivers",
+            "telegram Chris that the van is outside",
+            "post this to Mia on Telegram: see you soon",
+            "ping the staff on telegram about lunch",
+            "use telegram to tell the nurses the ward is full",
+            "텔레그램으로 보내줘",
+            "민호에게 텔레그램으로 도착했다고 알려줘",
+            "간호사들한테 텔레그램 메시지 보내줘",
+        ),
+        shape="message",
+        verbs=("telegram",),
+        channel=OutboundMessage.Channel.TELEGRAM.value,
+        precedence=2,
+    )
 
 
 class SendEmail(_MessageTool):
@@ -138,6 +198,34 @@ class SendEmail(_MessageTool):
     args_schema = EmailArgs
     channel = OutboundMessage.Channel.EMAIL
     noun = "E-mail"
+    words = ToolWords(
+        label="E-mails",
+        label_ko="이메일",
+        one="e-mail",
+        one_ko="이메일",
+        request="send an e-mail",
+        example="Email James Taylor subject Staff meeting saying it moves to Friday",
+        example_ko="제임스에게 회의가 금요일로 바뀌었다고 이메일 보내줘",
+        cue=re.compile(r"\be-?mail\b|\bmail\b|이메일|메일", re.IGNORECASE),
+        cues=("email", "e mail", "mail", "이메일", "메일"),
+        exemplars=(
+            "email the teachers about the schedule change",
+            "send an e-mail to Paul with subject invoice",
+            "write an email to the parents saying the trip is confirmed",
+            "mail Linda the agenda for tomorrow",
+            "drop an email to the office manager",
+            "compose a mail to all staff regarding the fire drill",
+            "이메일 보내줘",
+            "서연이에게 회의록 메일로 보내줘",
+            "학부모님께 이메일로 일정 변경 안내해줘",
+            "메일 써줘 제목은 공지",
+        ),
+        shape="message",
+        verbs=("email", "e mail", "mail"),
+        channel=OutboundMessage.Channel.EMAIL.value,
+        subject=True,
+        precedence=1,
+    )
 
     def _what(self, args: Any) -> str:
         return f"E-mail {quoted(args.subject)}"

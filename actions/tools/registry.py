@@ -1,7 +1,7 @@
 """The registry of write tools: the only way the agent finds a write tool or its tenant policy.
 
 ``get_tool(name)`` / ``write_tools()`` know the tools this code ships (add one: its module, and
-a line in ``_TOOLS``; chat's read tools are listed in ``chat/agent/tools/registry.py``, which
+a line in ``_TOOLS``; chat's read tools are listed in ``chat/tools/registry.py``, which
 takes these too). ``policies()`` / ``tool_policy(name)`` read the current tenant's rules (one
 query, never a write: a tool without a row has the defaults); ``policies_create()`` is the one
 writer, used by the policy admin and the demo seed so every tool has a row to edit. Names

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from datetime import timedelta
 from typing import Any, Literal
@@ -18,6 +19,7 @@ from actions.tools.base import (
     WriteTool,
 )
 from actions.tools.common import enabled_policy
+from actions.tools.words import ToolWords
 from tenants.selectors import tenant_zone
 
 MAX_AHEAD = timedelta(days=366)
@@ -47,6 +49,36 @@ class ScheduleReminder(WriteTool[ReminderArgs]):
     name = "schedule_reminder"
     label = "Schedule reminder"
     args_schema = ReminderArgs
+    words = ToolWords(
+        label="Reminders",
+        label_ko="알림 예약",
+        one="reminder",
+        one_ko="알림",
+        request="schedule a reminder",
+        example="Remind Emma Wilson tomorrow at 9am to bring the forms",
+        example_ko="내일 오전 9시에 엠마에게 서류 가져오라고 알림 예약해줘",
+        cue=re.compile(
+            r"\bremind|\breminder\b|\bschedule\b|don'?t let me forget|"
+            r"리마인드|알림|예약|(?:후|뒤)에",
+            re.IGNORECASE,
+        ),
+        cues=("reminder", "remind", "알림", "리마인더"),
+        exemplars=(
+            "remind me tomorrow morning to check the report",
+            "set a reminder for Friday at 3pm to pay the rent",
+            "remind the parents on Monday at 8 about the field trip",
+            "schedule a text to Tom for next week at 10",
+            "can you remind Kate at 5pm to lock up",
+            "don't let me forget the meeting at 2",
+            "내일 아침 9시에 알려줘",
+            "금요일 오후 3시에 학부모님들께 리마인드 보내줘",
+            "30분 후에 나한테 알려줘",
+            "다음 주 월요일에 회의 있다고 리마인드 해줘",
+            "모레 오전 10시에 민지에게 문자 예약해줘",
+        ),
+        shape="reminder",
+        verbs=("remind",),
+    )
 
     def __init__(self, schedulable: Iterable[WriteTool[Any]]) -> None:
         # The registry hands over the tools a reminder may run, so this module never imports

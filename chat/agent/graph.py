@@ -23,8 +23,8 @@ from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool
 
 from chat.agent import nodes
-from chat.agent.db import conninfo
 from chat.agent.state import AgentState
+from chat.db import conninfo
 from core import tracing
 from tenants.names import checkpoint_thread_id
 

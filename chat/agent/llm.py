@@ -13,7 +13,7 @@ from typing import Any
 from django.conf import settings
 from langchain_core.language_models.chat_models import BaseChatModel
 
-from chat.agent.offline import OFFLINE_MODEL_NAME, OfflineChatModel
+from chat.builtin_model.model import OFFLINE_MODEL_NAME, OfflineChatModel
 
 
 def model_label() -> str:

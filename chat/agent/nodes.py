@@ -30,11 +30,11 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.types import interrupt
 
 from actions.tools.base import ReadContext, ReadTool, ToolError
-from chat.agent.offline import OfflineChatModel
 from chat.agent.outcome_replies import WITHDRAWN, not_run_reply
 from chat.agent.prompts import active_prompt_template, render_prompt
 from chat.agent.state import AgentState, NotRun
-from chat.agent.tools.registry import is_write_tool, model_tools, read_tool, tool_spec
+from chat.builtin_model.model import OfflineChatModel
+from chat.tools.registry import is_write_tool, model_tools, read_tool, tool_spec
 from core import tracing
 from core.metrics import AGENT_ERRORS
 

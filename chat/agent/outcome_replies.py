@@ -4,7 +4,7 @@ was proposed (chat/services/turns.py, ``turn_resume``).
 
 Deterministic for every model (the model is not asked), and built from the database row, so a
 redelivered resume writes the same words. They name the request the way a person would
-("send an SMS to Emma Wilson"), not by tool name.
+("send an SMS to Emma Wilson"), not by tool name: each tool declares the phrase in its words.
 """
 
 from __future__ import annotations
@@ -18,13 +18,12 @@ NOTHING_DONE = "Nothing was sent or changed."
 WITHDRAWN = f"Okay — I withdrew that request. {NOTHING_DONE}"
 _MAX_NAMED = 3
 
-# What each tool's request asks for, as a phrase after "The request to …".
-_REQUESTS = {
-    "send_sms": "send an SMS",
-    "send_telegram": "send a Telegram message",
-    "send_email": "send an e-mail",
-    "schedule_reminder": "schedule a reminder",
-}
+
+class _Blank(dict[str, Any]):
+    """Arguments for a phrase: an argument the call lacks reads as empty."""
+
+    def __missing__(self, key: str) -> str:
+        return ""
 
 
 def _names(entries: list[Any]) -> str:
@@ -38,10 +37,12 @@ def _names(entries: list[Any]) -> str:
 
 def request_phrase(action: PendingAction) -> str:
     """ "send an SMS to Emma Wilson", "publish the announcement 'Bus late'", …"""
+    from actions.tools.registry import write_tools
+
     arguments = action.arguments if isinstance(action.arguments, dict) else {}
-    if action.tool == "create_announcement":
-        return f"publish the announcement '{arguments.get('title', '')}'"
-    what = _REQUESTS.get(action.tool, f"run {action.tool}")
+    words = next((t.words for t in write_tools() if t.name == action.tool), None)
+    # The tool's own phrase (``ToolWords.request``), which may name an argument.
+    what = words.request.format_map(_Blank(arguments)) if words else f"run {action.tool}"
     recipients = arguments.get("to")
     if isinstance(recipients, list) and recipients:
         return f"{what} to {_names(recipients)}"

@@ -35,8 +35,8 @@ from langgraph.types import Command, StateSnapshot
 
 from chat.agent.graph import build_graph, on_checkpointer_reset, thread_id
 from chat.agent.llm import between_reads, build_chat_model, model_settings
-from chat.agent.tools.registry import read_tool
 from chat.models import Conversation, Message, PendingAction
+from chat.tools.registry import read_tool
 from core.metrics import AGENT_ERRORS, TIME_TO_FIRST_TOKEN
 from core.redis_clients import sync_redis
 from core.schema import current_schema, current_tenant

@@ -34,9 +34,9 @@ from django.utils import timezone
 from langchain_core.messages import AIMessage, ToolMessage
 
 from chat.agent.prompts import DEFAULT_PROMPT
-from chat.agent.router import route_message
-from chat.agent.tools.search_knowledge import SEARCH_TOOL_NAME
+from chat.builtin_model.router import route_message
 from chat.models import AssistantPrompt, Conversation, Message
+from chat.tools.search_knowledge import SEARCH_TOOL_NAME
 from core.metrics import ANSWER_CACHE
 from knowledge.normalise import cache_digest, normalise_query
 from knowledge.state import kb_version, knowledge_settings

@@ -1,12 +1,12 @@
 """Answers given before the agent runs (DESIGN.md §10, "Routing before the agent").
 
 Every turn asks ``routed_answer`` first (``chat.services.turns.turn_run``). The pure
-recognisers of ``chat/agent/router.py`` say whether the message is small talk, a request for a
-tool or a "cancel that"; this module looks at the tenant (which tools its policy leaves on) and
-the conversation (what the requester has pending) and answers, or returns None and the agent
-runs as before. A short message the patterns miss is also asked of the local intent classifier
-(one embedding of a few words) for small talk. Nothing here retrieves a passage or calls the
-tenant's model, so these answers are instant and cost no tokens.
+recognisers of ``chat/builtin_model/router.py`` say whether the message is small talk, a
+request for a tool or a "cancel that"; this module looks at the tenant (which tools its policy
+leaves on) and the conversation (what the requester has pending) and answers, or returns None
+and the agent runs as before. A short message the patterns miss is also asked of the local
+intent classifier (one embedding of a few words) for small talk. Nothing here retrieves a
+passage or calls the tenant's model, so these answers are instant and cost no tokens.
 """
 
 from __future__ import annotations
@@ -16,15 +16,14 @@ import re
 from dataclasses import dataclass
 
 from actions.tools.registry import policies
-from chat.agent.boundaries import (
+from chat.builtin_model.boundaries import (
     BoundaryReader,
     Harm,
     Unsupported,
     refusal_reply,
     unsupported_reply,
 )
-from chat.agent.router import (
-    TOOLS,
+from chat.builtin_model.router import (
     Cancel,
     CannotDo,
     Refuse,
@@ -43,7 +42,8 @@ from chat.agent.router import (
     too_late_reply,
     withdrawn_reply,
 )
-from chat.agent.understanding.context import classifier
+from chat.builtin_model.understanding.context import classifier
+from chat.builtin_model.vocabulary import tool_words
 from chat.models import Conversation, Message, PendingAction
 from chat.pending_actions import ActionStateError, pending_action_withdraw
 from chat.selectors import action_to_withdraw, action_withdrawn_by
@@ -74,10 +74,11 @@ def routed_answer(*, conversation: Conversation, message: Message) -> RoutedAnsw
         return RoutedAnswer(refusal_reply(route.harm), "refused")
     if isinstance(route, CannotDo):
         korean = route.unsupported.korean
+        known = tool_words()
         labels = [
-            TOOLS[t].label_ko if korean else TOOLS[t].label
+            known[t].label_ko if korean else known[t].label
             for t in _enabled_write_tools()
-            if t in TOOLS
+            if t in known
         ]
         return RoutedAnswer(unsupported_reply(route.unsupported, tool_labels=labels), "unsupported")
     if isinstance(route, RulesQuestion):
@@ -125,6 +126,7 @@ def _small_talk(text: str) -> SmallTalk | None:
 
 
 def _tool_rules() -> list[ToolRule]:
+    known = tool_words()
     return [
         ToolRule(
             tool=name,
@@ -134,7 +136,7 @@ def _tool_rules() -> list[ToolRule]:
             expires_after_hours=policy.expires_after_hours,
         )
         for name, policy in policies().items()
-        if name in TOOLS  # a tool the router has no words for is left out, not guessed at
+        if name in known  # a tool the router has no words for is left out, not guessed at
     ]
 
 

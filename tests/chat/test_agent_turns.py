@@ -9,7 +9,7 @@ from django.test import override_settings
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
 from actions.models import Contact, ContactGroup, OutboundMessage
-from chat.agent.offline import NOT_COVERED, OfflineChatModel
+from chat.builtin_model.model import NOT_COVERED, OfflineChatModel
 from chat.models import Message, PendingAction
 from chat.services.turns import ERROR_REPLY, RECURSION_FALLBACK
 from knowledge.indexing import kb_reindex

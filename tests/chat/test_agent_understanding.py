@@ -12,7 +12,7 @@ from django_tenants.utils import tenant_context
 
 from actions.demo import demo_seed
 from actions.models import Contact
-from chat.agent.offline import OfflineChatModel
+from chat.builtin_model.model import OfflineChatModel
 from chat.models import PendingAction
 from tenants.models import Tenant
 from tests.chat.conftest import People, TurnRunner

@@ -11,8 +11,8 @@ import pytest
 from django.conf import settings
 from langchain_core.messages import AIMessage, BaseMessage
 
-from chat.agent.offline import NOT_COVERED, OfflineChatModel
-from chat.agent.sentences import is_terminated
+from chat.builtin_model.model import NOT_COVERED, OfflineChatModel
+from chat.builtin_model.sentences import is_terminated
 from chat.models import Message
 from knowledge.indexing import kb_reindex
 from knowledge.services import document_create_from_text

@@ -13,8 +13,8 @@ from django.utils import timezone
 from django_tenants.utils import tenant_context
 
 from actions.models import Contact, ContactGroup, OutboundMessage, Reminder
-from chat.agent.dataqa import period_bounds
-from chat.agent.offline import OfflineChatModel
+from chat.builtin_model.dataqa import period_bounds
+from chat.builtin_model.model import OfflineChatModel
 from chat.models import Conversation, Message, PendingAction
 from tenants.models import Tenant
 from tests.chat.conftest import People, Turn, TurnRunner

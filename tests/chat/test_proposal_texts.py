@@ -20,8 +20,8 @@ import yaml
 from django.utils import timezone
 
 from actions.demo import demo_seed
-from chat.agent.understanding import understand
-from chat.agent.understanding.context import classifier, load_directory
+from chat.builtin_model.understanding import understand
+from chat.builtin_model.understanding.context import classifier, load_directory
 from tenants.models import Tenant
 from tests.chat.conftest import People
 

@@ -9,9 +9,9 @@ from django.test import override_settings
 from django_tenants.utils import tenant_context
 
 from actions.models import Contact, ContactGroup, OutboundMessage
-from chat.agent.tools.query_data import QueryFailed, QueryViewer, query_viewer, run_query
-from chat.agent.tools.sql_guard import UnsafeQueryError, validate_select
 from chat.models import Conversation, PendingAction
+from chat.tools.query_data import QueryFailed, QueryViewer, query_viewer, run_query
+from chat.tools.sql_guard import UnsafeQueryError, validate_select
 from knowledge.models import Document
 from tenants.models import Tenant
 from tests.chat.conftest import People

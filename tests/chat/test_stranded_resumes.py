@@ -28,8 +28,8 @@ from langchain_core.messages import AIMessage
 
 from actions.models import Contact, OutboundMessage
 from actions.services.policies import tool_policy_enable
-from chat.agent.db import conninfo
 from chat.agent.runner import CollectingEvents, cancel_request
+from chat.db import conninfo
 from chat.models import ActionEvent, Conversation, Message, PendingAction
 from chat.pending_actions import (
     ActionStateError,

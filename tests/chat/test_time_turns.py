@@ -10,7 +10,7 @@ import pytest
 from django.utils import timezone
 
 from actions.demo import demo_seed
-from chat.agent.offline import OfflineChatModel
+from chat.builtin_model.model import OfflineChatModel
 from chat.models import PendingAction
 from tenants.models import Tenant
 from tests.chat.conftest import People, TurnRunner

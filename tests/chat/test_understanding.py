@@ -13,8 +13,8 @@ from django_tenants.utils import tenant_context
 
 from actions.demo import demo_seed
 from actions.models import Contact
-from chat.agent.understanding import Understanding, understand
-from chat.agent.understanding.context import classifier, load_directory
+from chat.builtin_model.understanding import Understanding, understand
+from chat.builtin_model.understanding.context import classifier, load_directory
 from tenants.models import Tenant
 from tests.chat.conftest import People
 

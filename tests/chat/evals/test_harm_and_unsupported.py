@@ -18,7 +18,7 @@ from tests.chat.evals.conftest import run_in_demo_tenant
 
 HARM_AND_UNSUPPORTED = EVALS / "blind" / "harm_unsupported.yaml"
 
-# The words each route answers with (chat/agent/boundaries.py): a refusal says it will not,
+# The words each route answers with (chat/builtin_model/boundaries.py): a refusal says it will not,
 # an unsupported request is told what the assistant cannot do and what it can.
 SAYS = {
     "refused": ("I can't send that", "그 요청은 도와드릴 수 없어요"),

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from chat.agent.understanding.intent import IntentClassifier
+from chat.builtin_model.understanding.intent import IntentClassifier
 from knowledge.embeddings import LocalE5Embedder
 
 

@@ -1,5 +1,5 @@
-"""Phrasings the intent layer was never tuned on (chat/agent/understanding/exemplars.py is its
-only training material). Each is (text, label). Keep it held out: when one fails, improve the
+"""Phrasings the intent layer was never tuned on (chat/builtin_model/understanding/exemplars.py
+is its only training material). Each is (text, label). Keep it held out: when one fails, improve the
 exemplars or cues with a *different* phrasing, and never copy one of these there."""
 
 from __future__ import annotations

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from chat.agent.boundaries import Harm, Unsupported, refusal_reply, unsupported_reply
-from chat.agent.router import CannotDo, Refuse, route_message
+from chat.builtin_model.boundaries import Harm, Unsupported, refusal_reply, unsupported_reply
+from chat.builtin_model.router import CannotDo, Refuse, route_message
 
 
 @pytest.mark.parametrize(

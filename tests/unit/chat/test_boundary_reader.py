@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from chat.agent.boundaries import BoundaryReader, Harm, Unsupported
+from chat.builtin_model.boundaries import BoundaryReader, Harm, Unsupported
 from knowledge.embeddings import LocalE5Embedder
 
 

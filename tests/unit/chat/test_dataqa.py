@@ -9,14 +9,14 @@ import pytest
 import sqlglot
 from sqlglot import exp
 
-from chat.agent.dataqa import (
+from chat.builtin_model.dataqa import (
     compile_data_question,
     data_reply,
     markdown_table,
     period_bounds,
     plan_data_question,
 )
-from chat.agent.tools.sql_guard import UnsafeQueryError, validate_select
+from chat.tools.sql_guard import UnsafeQueryError, validate_select
 
 SEOUL = ZoneInfo("Asia/Seoul")
 NOW = datetime(2026, 11, 23, 15, 0, tzinfo=UTC)  # Tuesday 00:00 in Seoul

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from chat.agent.extractive import MIN_SCORE, Similarity, compose_answer
-from chat.agent.sentences import is_terminated
+from chat.builtin_model.extractive import MIN_SCORE, Similarity, compose_answer
+from chat.builtin_model.sentences import is_terminated
 
 LEAVE = {
     "n": 1,

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from actions.tools.registry import tool_names
-from chat.agent.router import (
-    TOOLS,
+from actions.tools.registry import get_tool, write_tools
+from actions.tools.words import ToolWords
+from chat.builtin_model.router import (
     Cancel,
     SmallTalk,
     ToolRequest,
@@ -138,18 +138,24 @@ def test_it_leaves_everything_else_to_the_agent(text: str) -> None:
     assert route_message(text) is None
 
 
+def _words(name: str) -> ToolWords:
+    words = get_tool(name).words
+    assert words is not None
+    return words
+
+
 def test_it_normalises_case_punctuation_and_spaces() -> None:
     assert normalise("  Don\u2019t   SEND it!!  ") == "dont send it"
 
 
-def test_every_write_tool_has_words_for_the_router() -> None:
-    assert set(TOOLS) == set(tool_names())
+def test_every_write_tool_the_product_ships_carries_its_own_words() -> None:
+    assert [tool.name for tool in write_tools() if tool.words is None] == []
 
 
 def test_help_lists_only_the_tools_it_is_given_with_examples() -> None:
     reply = help_reply("help", tools=["send_sms", "schedule_reminder"], korean=False)
 
-    assert "SMS messages" in reply and TOOLS["send_sms"].example in reply
+    assert "SMS messages" in reply and _words("send_sms").example in reply
     assert "Reminders" in reply
     assert "Telegram" not in reply and "E-mails" not in reply
 
@@ -158,7 +164,7 @@ def test_help_in_korean_lists_the_korean_examples() -> None:
     reply = help_reply("greeting", tools=["send_sms"], korean=True)
 
     assert reply.startswith("안녕하세요!")
-    assert TOOLS["send_sms"].example_ko in reply
+    assert _words("send_sms").example_ko in reply
 
 
 def test_help_with_every_tool_off_says_so() -> None:

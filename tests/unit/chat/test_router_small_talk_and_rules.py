@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from chat.agent.router import (
+from chat.builtin_model.router import (
     RulesQuestion,
     SmallTalk,
     ToolRule,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from chat.agent.search_query import MAX_QUERY_CHARS, derive_search_query
+from chat.builtin_model.search_query import MAX_QUERY_CHARS, derive_search_query
 
 PARENT_EMAIL = (
     "Dear teacher, my son Minho had a fever over the weekend and the doctor told him to rest. "

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from chat.agent.sentences import passage_units, split_sentences
+from chat.builtin_model.sentences import passage_units, split_sentences
 
 IT_HELP = (
     "## Wi-Fi\n\n"

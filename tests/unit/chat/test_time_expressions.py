@@ -9,14 +9,14 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from chat.agent.understanding import (
+from chat.builtin_model.understanding import (
     ContactEntry,
     Directory,
     IntentClassifier,
     Requester,
     understand,
 )
-from chat.agent.understanding.when import find_when
+from chat.builtin_model.understanding.when import find_when
 
 SEOUL = ZoneInfo("Asia/Seoul")
 NOWS = {

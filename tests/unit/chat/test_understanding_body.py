@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from chat.agent.understanding.body import (
+from chat.builtin_model.understanding.body import (
     headline,
     korean_direct,
     split_message,

@@ -6,7 +6,7 @@ a little below, so a change that makes understanding worse fails here.
 
 from __future__ import annotations
 
-from chat.agent.understanding.intent import IntentClassifier
+from chat.builtin_model.understanding.intent import IntentClassifier
 from tests.unit.chat.heldout_intents import ENGLISH, KOREAN
 
 

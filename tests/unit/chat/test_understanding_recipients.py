@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from chat.agent.understanding.directory import ContactEntry, Directory
-from chat.agent.understanding.recipients import find_recipients
+from chat.builtin_model.understanding.directory import ContactEntry, Directory
+from chat.builtin_model.understanding.recipients import find_recipients
 
 ACADEMY = Directory(
     contacts=tuple(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
-from chat.agent.understanding import (
+from chat.builtin_model.understanding import (
     ContactEntry,
     Directory,
     IntentClassifier,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from chat.agent.understanding.sounds import sounds_like
+from chat.builtin_model.understanding.sounds import sounds_like
 
 
 @pytest.mark.parametrize(

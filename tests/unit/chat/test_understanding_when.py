@@ -7,7 +7,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from chat.agent.understanding.when import MissingTime, find_when
+from chat.builtin_model.understanding.when import MissingTime, find_when
 
 SEOUL = ZoneInfo("Asia/Seoul")
 # Monday 23 November 2026, 10:00 in Seoul.

@@ -16,8 +16,8 @@ from pydantic import BaseModel
 
 from actions.tools.base import ReadTool, Tool
 from actions.tools.registry import policies, write_tools
-from chat.agent.tools.query_data import QueryData
-from chat.agent.tools.search_knowledge import SearchKnowledge
+from chat.tools.query_data import QueryData
+from chat.tools.search_knowledge import SearchKnowledge
 
 READ_TOOLS: tuple[ReadTool[Any], ...] = (SearchKnowledge(), QueryData())
 

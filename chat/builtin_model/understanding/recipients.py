@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 
 from rapidfuzz import fuzz
 
-from chat.agent.understanding.directory import Directory
-from chat.agent.understanding.sounds import sounds_like
+from chat.builtin_model.understanding.directory import Directory
+from chat.builtin_model.understanding.sounds import sounds_like
 
 _WORD = re.compile(r"[\w+@.-]+", re.UNICODE)
 _PHONE = re.compile(r"(?<![\w])\+?\d[\d\s().-]{5,}\d(?![\w])")

@@ -6,12 +6,12 @@ Entry point: ``understand(text, *, history, directory, now, tz, classifier) -> U
 loading the run's tenant data from the run's config.
 """
 
-from chat.agent.understanding.directory import ContactEntry, Directory, Requester
-from chat.agent.understanding.intent import LABELS, IntentClassifier, Label
-from chat.agent.understanding.understand import Understanding, understand
+from chat.builtin_model.understanding.directory import ContactEntry, Directory, Requester
+from chat.builtin_model.understanding.intent import ROUTES, IntentClassifier, Label
+from chat.builtin_model.understanding.understand import Understanding, understand
 
 __all__ = [
-    "LABELS",
+    "ROUTES",
     "ContactEntry",
     "Directory",
     "IntentClassifier",

@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from chat.agent.sentences import Unit, passage_units
+from chat.builtin_model.sentences import Unit, passage_units
 
 # Calibrated on the demo knowledge base and a SQuAD subset (bench/answer_quality.py).
 LEXICAL_WEIGHT = 0.12

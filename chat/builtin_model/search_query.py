@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from chat.agent.sentences import split_sentences
+from chat.builtin_model.sentences import split_sentences
 
 MAX_QUERY_CHARS = 300
 KEY_TERMS = 8

@@ -40,7 +40,7 @@ from typing import Literal, cast
 
 import numpy as np
 
-from chat.agent.boundary_exemplars import HARM, ORDINARY, UNSUPPORTED
+from chat.builtin_model.boundary_exemplars import HARM, UNSUPPORTED, ordinary_requests
 
 HarmKind = Literal["impersonation", "secrets", "payment_fraud", "abuse", "lies", "privacy"]
 Missing = Literal[
@@ -424,7 +424,7 @@ class BoundaryReader:
         *,
         harm: Mapping[str, Sequence[str]] = HARM,
         unsupported: Mapping[str, Sequence[str]] = UNSUPPORTED,
-        ordinary: Sequence[str] = ORDINARY,
+        ordinary: Sequence[str] | None = None,  # default: ``ordinary_requests()``
         k: int = 2,
         margin: float = BOUNDARY_MARGIN,
     ) -> None:
@@ -432,7 +432,7 @@ class BoundaryReader:
         self._families: dict[str, Sequence[str]] = {
             **{f"harm:{kind}": texts for kind, texts in harm.items()},
             **{f"unsupported:{kind}": texts for kind, texts in unsupported.items()},
-            _ORDINARY: ordinary,
+            _ORDINARY: ordinary_requests() if ordinary is None else ordinary,
         }
         self._k = k
         self._margin = margin

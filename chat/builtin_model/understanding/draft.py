@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from chat.agent.understanding.intent import Label
-from chat.agent.understanding.recipients import Found
-from chat.agent.understanding.when import When
+from chat.builtin_model.understanding.intent import Label
+from chat.builtin_model.understanding.recipients import Found
+from chat.builtin_model.understanding.when import When
 
 
 @dataclass(frozen=True)

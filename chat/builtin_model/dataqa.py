@@ -23,7 +23,7 @@ from typing import Any, Literal
 
 from sqlglot import exp
 
-from chat.agent.understanding.recipients import GROUP_KINDS, gloss
+from chat.builtin_model.understanding.recipients import GROUP_KINDS, gloss
 
 MAX_QUESTION_CHARS = 300
 LIST_LIMIT = 50

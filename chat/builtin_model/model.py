@@ -4,7 +4,7 @@ It behaves like a tool-calling chat model so the graph cannot tell the differenc
 
 * a request for an action ("Can you text Emma that class moved to 3pm?", "엠마에게 …라고
   전해줘") becomes a write-tool call, or one short question when a recipient, a time or the
-  text is missing or unclear (``chat.agent.understanding``);
+  text is missing or unclear (``chat.builtin_model.understanding``);
 * a data question of a common shape ("How many contacts do we have?", "메시지 상태별로 몇 개야?")
   becomes a ``query_data`` call with SQL compiled by ``dataqa.py``, answered with a sentence
   or a small table;
@@ -41,12 +41,12 @@ from langchain_core.messages import (
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from langchain_core.runnables import ensure_config
 
-from chat.agent.dataqa import DataQuestion, data_reply, plan_data_question
-from chat.agent.extractive import MIN_SCORE, compose_answer
-from chat.agent.search_query import derive_search_query
-from chat.agent.tools.query_data import QUERY_DATA_TOOL_NAME
-from chat.agent.tools.search_knowledge import SEARCH_TOOL_NAME
-from chat.agent.understanding.context import understand_run
+from chat.builtin_model.dataqa import DataQuestion, data_reply, plan_data_question
+from chat.builtin_model.extractive import MIN_SCORE, compose_answer
+from chat.builtin_model.search_query import derive_search_query
+from chat.builtin_model.understanding.context import understand_run
+from chat.tools.query_data import QUERY_DATA_TOOL_NAME
+from chat.tools.search_knowledge import SEARCH_TOOL_NAME
 from knowledge.embedder import get_embedder
 from tenants.selectors import tenant_zone
 
@@ -124,12 +124,12 @@ def _confirmation(message: ToolMessage) -> str:
 
 
 def _reply_after_tool(messages: Sequence[BaseMessage], tool: ToolMessage) -> str:
-    if tool.name == "search_knowledge":
+    if tool.name == SEARCH_TOOL_NAME:
         result = json.loads(str(tool.content))
         return extractive_answer(
             _last_question(messages), result.get("passages", []), weak=bool(result.get("weak"))
         )
-    if tool.name == "query_data":
+    if tool.name == QUERY_DATA_TOOL_NAME:
         result = json.loads(str(tool.content))
         if "error" in result:
             return f"Sorry — I couldn't answer that from the data ({result['error']})."

@@ -33,9 +33,9 @@ from django.db import DatabaseError, connection, transaction
 from pydantic import BaseModel, Field
 
 from actions.tools.base import ReadContext, ReadResult, ReadTool
-from chat.agent.db import conninfo
-from chat.agent.tools.sql_guard import UnsafeQueryError, validate_select
+from chat.db import conninfo
 from chat.selectors import decidable_tools
+from chat.tools.sql_guard import UnsafeQueryError, validate_select
 from core.metrics import SQL_RETRIES
 from core.schema import current_schema
 

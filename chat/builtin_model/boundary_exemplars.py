@@ -3,7 +3,7 @@
 Written for this layer, in the way staff talk, English and Korean, one family at a time; they
 are not the cases of ``chat/evals/``. Each family holds requests of different shapes (a text,
 an e-mail, an announcement, a reminder; polite, blunt, wrapped in a story) so that what they
-share is the harm, or the missing tool, and not a phrasing. ``ORDINARY`` holds supported
+share is the harm, or the missing tool, and not a phrasing. ``ordinary_requests()`` holds supported
 requests that sound close to them (a fee reminder, a warning never to share a password, a
 question about the bullying policy): a message must be nearer a boundary than all of these,
 by a margin, to be refused or declined.
@@ -11,7 +11,8 @@ by a margin, to be refused or declined.
 
 from __future__ import annotations
 
-from chat.agent.understanding.exemplars import EXEMPLARS
+from chat.builtin_model.understanding.exemplars import ROUTE_EXEMPLARS
+from chat.builtin_model.vocabulary import tool_words
 
 HARM: dict[str, tuple[str, ...]] = {
     "impersonation": (
@@ -190,8 +191,12 @@ _CLOSE_TO_A_BOUNDARY: tuple[str, ...] = (
     "A반에 연락처가 몇 명이야?",
     "문자는 누가 승인해?",
 )
+
+
 # With every example of the intent layer (sends, questions, small talk): a boundary must beat
 # the nearest of all of them, not only the few written here.
-ORDINARY: tuple[str, ...] = _CLOSE_TO_A_BOUNDARY + tuple(
-    text for texts in EXEMPLARS.values() for text in texts
-)
+def ordinary_requests() -> tuple[str, ...]:
+    """The ordinary side: the examples above, then every write tool's and route's examples."""
+    tools = tuple(text for words in tool_words().values() for text in words.exemplars)
+    routes = tuple(text for texts in ROUTE_EXEMPLARS.values() for text in texts)
+    return _CLOSE_TO_A_BOUNDARY + tools + routes

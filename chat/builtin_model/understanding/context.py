@@ -18,24 +18,27 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.runnables.config import ensure_config
 
 from actions.models import Contact, ContactGroup
-from chat.agent.understanding.directory import ContactEntry, Directory, Requester
-from chat.agent.understanding.intent import IntentClassifier
-from chat.agent.understanding.understand import Role, Understanding, understand
+from actions.tools.words import ToolWords
+from chat.builtin_model.understanding.directory import ContactEntry, Directory, Requester
+from chat.builtin_model.understanding.intent import IntentClassifier
+from chat.builtin_model.understanding.understand import Role, Understanding, understand
+from chat.builtin_model.vocabulary import tool_words
 from knowledge.embedder import get_embedder
 from knowledge.embeddings import EmbeddingError
 from tenants.selectors import tenant_zone
 
 
 def classifier() -> IntentClassifier:
-    """The classifier for the embedder in use; its examples are embedded once per process."""
-    return _classifier_for(get_embedder().model_name)
+    """The classifier for the embedder in use and the registered write tools' words; its
+    examples are embedded once per process (again only if the registry changes)."""
+    return _classifier_for(get_embedder().model_name, tuple(tool_words().items()))
 
 
 @functools.cache
-def _classifier_for(model_name: str) -> IntentClassifier:
+def _classifier_for(model_name: str, tools: tuple[tuple[str, ToolWords], ...]) -> IntentClassifier:
     # Messages and examples are the same kind of text, so both are embedded the same way,
     # and as passages because that call takes a batch: the examples are one call, not 100.
-    return IntentClassifier(get_embedder().embed_passages)
+    return IntentClassifier(get_embedder().embed_passages, tools=dict(tools))
 
 
 def load_directory(*, schema: str, user_id: int | None) -> tuple[Directory, ZoneInfo]:

@@ -1,7 +1,9 @@
 """From a message (and the conversation so far) to what the offline model should do.
 
 Pure: no Django. The Django side (``context.py``) supplies the tenant's ``Directory``, its
-time zone and the intent classifier.
+time zone and the intent classifier, which carries the write tools' words: no tool is named
+here, a tool is known by the slots it needs (its ``shape``: a message, an announcement, a
+reminder; ``actions/tools/words.py``).
 
 Flow: the classifier labels the message; a write request is split into head and body
 (``body.py``); recipients are found in the head (``recipients.py``), a time for reminders
@@ -22,25 +24,27 @@ from zoneinfo import ZoneInfo
 
 from rapidfuzz import fuzz, process
 
-from chat.agent.understanding import questions as say
-from chat.agent.understanding.arguments import tool_arguments
-from chat.agent.understanding.body import (
+from actions.tools.words import Shape, ToolWords
+from chat.builtin_model.understanding import questions as say
+from chat.builtin_model.understanding.arguments import tool_arguments
+from chat.builtin_model.understanding.body import (
     korean_direct,
     split_message,
     subject_of,
     tidy,
     title_of,
 )
-from chat.agent.understanding.directory import Directory
-from chat.agent.understanding.draft import Draft
-from chat.agent.understanding.intent import CUES, WRITE_TOOLS, Intent, IntentClassifier, Label
-from chat.agent.understanding.recipients import Found, find_recipients
-from chat.agent.understanding.when import MissingTime, find_when
+from chat.builtin_model.understanding.directory import Directory
+from chat.builtin_model.understanding.draft import Draft
+from chat.builtin_model.understanding.intent import Intent, IntentClassifier, Label
+from chat.builtin_model.understanding.recipients import Found, find_recipients
+from chat.builtin_model.understanding.when import MissingTime, find_when
 
 Role = Literal["user", "assistant"]
 Slot = Literal["to", "which", "when", "body"]
 _MAX_FOLLOW_UPS = 4
-_SENDS = frozenset({"send_sms", "send_telegram", "send_email"})
+# The requester is reached only through their account's e-mail address (``Requester``).
+_REQUESTER_CHANNEL = "email"
 _ACTION_WORDS = re.compile(
     r"\b(?:send|tell|let \w+ know|notify|inform|ping|message|write to|post|publish)\b|"
     r"전해|전달|알려|보내|남겨|올려",
@@ -96,6 +100,17 @@ class _Env:
     tz: ZoneInfo
     classifier: IntentClassifier
 
+    def words(self, tool: str | None) -> ToolWords | None:
+        return self.classifier.tools.get(tool) if tool else None
+
+    def is_a(self, tool: str | None, shape: Shape) -> bool:
+        words = self.words(tool)
+        return words is not None and words.shape == shape
+
+    def shaped(self, shape: Shape) -> list[str]:
+        """The tools of ``shape``, in the registry's order."""
+        return [name for name, words in self.classifier.tools.items() if words.shape == shape]
+
 
 def understand(
     text: str,
@@ -121,29 +136,32 @@ def understand(
 def _understand(text: str, history: list[tuple[Role, str]], env: _Env, depth: int) -> _Result:
     intent = env.classifier.classify(text)
     pending = _pending(history, env, depth)
-    if pending is not None and not _new_request(intent.label, text):
+    if pending is not None and not _new_request(intent.label, text, env):
         draft, slot = pending
         return _resolve(_fill(draft, slot, text, env), env)
-    if intent.label not in WRITE_TOOLS:
+    if intent.label not in env.classifier.write_tools:
         return _Result(Understanding(intent.label, intent.confidence))
-    return _fresh(text, _sent_not_reminded(intent, text), intent.confidence, env)
+    return _fresh(text, _sent_not_reminded(intent, text, env), intent.confidence, env)
 
 
-def _sent_not_reminded(intent: Intent, text: str) -> Label:
+def _sent_not_reminded(intent: Intent, text: str, env: _Env) -> Label:
     """ "tell Emma the meeting is tomorrow at 9": a time makes the request look like a reminder,
     but with no word of reminding and a verb of sending to someone it is a message whose text
     holds the time; the best-scored send tool takes it."""
-    if intent.label != "schedule_reminder" or CUES["schedule_reminder"].search(text):
+    if not env.is_a(intent.label, "reminder") or env.classifier.cues[intent.label].search(text):
         return intent.label
     verbs = [m.group(0).lower() for m in _ACTION_WORDS.finditer(text)]
     if not [v for v in verbs if v != "알려"] or re.search(r"tell me\b", text, re.IGNORECASE):
         return intent.label
-    return cast(Label, max(_SENDS, key=lambda tool: intent.scores.get(tool, 0.0)))
+    sends = env.shaped("message")
+    if not sends:
+        return intent.label
+    return max(sends, key=lambda tool: intent.scores.get(tool, 0.0))
 
 
-def _new_request(label: str, text: str) -> bool:
-    cue = CUES.get(label)  # type: ignore[call-overload]
-    asks_anew = label in WRITE_TOOLS and cue is not None and bool(cue.search(text))
+def _new_request(label: str, text: str, env: _Env) -> bool:
+    cue = env.classifier.cues.get(label)
+    asks_anew = label in env.classifier.write_tools and cue is not None and bool(cue.search(text))
     return label == "cancel" or asks_anew
 
 
@@ -163,12 +181,13 @@ def _pending(history: list[tuple[Role, str]], env: _Env, depth: int) -> tuple[Dr
 
 def _fresh(text: str, label: Label, confidence: float, env: _Env) -> _Result:
     split = split_message(text)
-    subject = subject_of(split.head) if label == "send_email" else None
+    words = env.words(label)
+    subject = subject_of(split.head) if words is not None and words.subject else None
     people = re.split(r"\s+(?:about|subject|titled)\b", split.head, flags=re.IGNORECASE)[0]
     found = find_recipients(people, env.directory)
-    if not _actionable(label, text, found):
+    if not _actionable(label, text, found, env):
         return _Result(Understanding("knowledge", confidence))
-    after = None if split.body else _after_recipients(label, people, found)
+    after = None if split.body else _after_recipients(label, people, found, env)
     draft = Draft(
         tool=label,
         confidence=confidence,
@@ -178,15 +197,15 @@ def _fresh(text: str, label: Label, confidence: float, env: _Env) -> _Result:
         body=split.body or after,
         subject=subject,
         title=(title_of(split.head) or _leftover_title(split.head, found))
-        if label == "create_announcement"
+        if env.is_a(label, "announcement")
         else None,
-        channel=_channel(split.head),
+        channel=_channel(split.head, env),
     )
-    if label == "schedule_reminder" and _sent_now(draft, split.head, env):
+    if env.is_a(label, "reminder") and _sent_now(draft, split.head, env):
         draft = replace(draft, tool=cast(Label, draft.channel), channel=None)
-    elif label == "schedule_reminder":
+    elif env.is_a(label, "reminder"):
         draft = _with_when(draft, split.head, text, env)
-    elif label in _SENDS:
+    elif env.is_a(label, "message"):
         # The words after the recipients are the message: a time in them is content.
         draft = _scheduled_if_timed(draft, split.head[: found.end] if after else split.head, env)
     return _resolve(draft, env)
@@ -212,15 +231,16 @@ def _scheduled_if_timed(draft: Draft, head: str, env: _Env) -> Draft:
         when = find_when(head, now=env.now, tz=env.tz)
     except MissingTime:
         return draft
-    if when is None or when.at <= env.now:
+    reminders = env.shaped("reminder")
+    if when is None or when.at <= env.now or not reminders:
         return draft
-    return replace(draft, tool="schedule_reminder", channel=draft.tool, when=when)
+    return replace(draft, tool=reminders[0], channel=draft.tool, when=when)
 
 
-def _after_recipients(label: str, head: str, found: Found) -> str | None:
+def _after_recipients(label: str, head: str, found: Found, env: _Env) -> str | None:
     """ "tell Oliver the trip is cancelled": with no marker, the words after the last named
     recipient are the message, if they are a sentence rather than a stray word or a time."""
-    if label not in {"send_sms", "send_telegram", "send_email"} or not found.end:
+    if not env.is_a(label, "message") or not found.end:
         return None
     rest = re.sub(r"^\W+", "", head[found.end :]).strip()
     if len(rest.split()) < 3 or _TIME_ONLY.match(rest):
@@ -228,11 +248,11 @@ def _after_recipients(label: str, head: str, found: Found) -> str | None:
     return tidy(rest)
 
 
-def _actionable(label: str, text: str, found: Found) -> bool:
+def _actionable(label: str, text: str, found: Found, env: _Env) -> bool:
     """An action needs a sign of one: its cue word, a verb of sending, or a known recipient in
     a message that is not a question ("Who is in the Teachers group?" names a group but asks
     about data); otherwise it goes to the knowledge base."""
-    cue = CUES.get(label)  # type: ignore[call-overload]
+    cue = env.classifier.cues.get(label)
     named = found.anyone and not text.rstrip().endswith(("?", "？"))  # noqa: RUF001
     verbs = [m.group(0).lower() for m in _ACTION_WORDS.finditer(text)]
     # "급식 메뉴 좀 알려줘" / "tell me the opening hours" asks the assistant, not someone else.
@@ -277,9 +297,12 @@ def _leftover_title(head: str, found: Found) -> str | None:
     return title[:1].upper() + title[1:]
 
 
-def _channel(head: str) -> str | None:
-    for tool in ("send_telegram", "send_email", "send_sms"):
-        if CUES[tool].search(head):
+def _channel(head: str, env: _Env) -> str | None:
+    """The message tool whose cue the request's own words name; when several do, the one of
+    highest ``precedence`` ("text them on Telegram" is a Telegram message)."""
+    sends = env.shaped("message")
+    for tool in sorted(sends, key=lambda name: -env.classifier.tools[name].precedence):
+        if env.classifier.cues[tool].search(head):
             return tool
     return None
 
@@ -322,7 +345,7 @@ def _resolve(draft: Draft, env: _Env) -> _Result:
         asked = check(draft, env)
         if asked is not None:
             return _Result(asked, draft)
-    arguments = tool_arguments(draft, env.directory)
+    arguments = tool_arguments(draft, env.directory, env.classifier.tools)
     return _Result(Understanding(draft.tool, draft.confidence, draft.tool, arguments), draft)
 
 
@@ -334,29 +357,33 @@ def _check_recipients(draft: Draft, env: _Env) -> Understanding | None:
     found = draft.found
     if found.ambiguous:
         return _ask(draft, say.which(found.ambiguous[0], draft.ko), "which")
-    if draft.tool == "create_announcement":
+    if env.is_a(draft.tool, "announcement"):
         return None
-    if found.me and not _reaches_requester(draft):
-        return _ask(draft, say.no_address_for_me(draft.tool, draft.ko), None)
+    if found.me and not _reaches_requester(draft, env):
+        return _ask(draft, say.no_address_for_me(env.words(draft.tool), draft.ko), None)
     if found.me and not (env.directory.requester and env.directory.requester.email):
         return _ask(draft, say.no_email_on_account(draft.ko), None)
     if not (found.names or found.addresses or found.me or draft.named):
-        return _ask(draft, say.who(draft.tool, draft.ko), "to")
+        return _ask(draft, say.who(env.words(draft.tool), draft.ko), "to")
     if draft.named and not found.anyone and not draft.body:
         # Only names nobody has, and nothing to send yet: who it is for is what to ask first
         # (with a text, the tool's own check says plainly that no such contact exists).
-        return _ask(draft, say.who(draft.tool, draft.ko), "to")
+        return _ask(draft, say.who(env.words(draft.tool), draft.ko), "to")
     return None
 
 
-def _reaches_requester(draft: Draft) -> bool:
-    return draft.tool == "send_email" or (
-        draft.tool == "schedule_reminder" and draft.channel in (None, "send_email")
-    )
+def _reaches_requester(draft: Draft, env: _Env) -> bool:
+    """A tool that sends to the requester's account address; a reminder on one, or on no
+    channel named (it then goes by e-mail, ``arguments.py``)."""
+    if env.is_a(draft.tool, "reminder") and draft.channel is None:
+        return True
+    tool = draft.channel if env.is_a(draft.tool, "reminder") else draft.tool
+    words = env.words(tool)
+    return words is not None and words.channel == _REQUESTER_CHANNEL
 
 
 def _check_when(draft: Draft, env: _Env) -> Understanding | None:
-    if draft.tool != "schedule_reminder" or draft.when is not None:
+    if not env.is_a(draft.tool, "reminder") or draft.when is not None:
         return None
     if draft.missing_time:
         return _ask(draft, say.what_time(draft.missing_time, draft.ko), "when")
@@ -367,4 +394,4 @@ def _check_body(draft: Draft, env: _Env) -> Understanding | None:
     if draft.body:
         return None
     # A scheduled SMS is still an SMS to the person asking: name the channel they named.
-    return _ask(draft, say.what(draft.channel or draft.tool, draft.ko), "body")
+    return _ask(draft, say.what(env.words(draft.channel or draft.tool), draft.ko), "body")

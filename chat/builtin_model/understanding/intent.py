@@ -1,5 +1,6 @@
 """What a message asks for, by meaning: the nearest labelled examples in the multilingual e5
-embedding space, nudged by cue words. Pure: no Django; the embedding function is passed in.
+embedding space, nudged by cue words. Pure: no Django; the embedding function is passed in,
+and so are the write tools' words (by default, read from the registry once per classifier).
 
 Why both: the embedding carries meaning across phrasings and languages ("shoot Tom a quick
 text", "톰한테 문자 좀"), while a channel word ("telegram", "이메일") is decisive in a way a
@@ -18,36 +19,18 @@ from typing import Literal, get_args
 
 import numpy as np
 
-from chat.agent.understanding.exemplars import EXEMPLARS
+from actions.tools.words import ToolWords
+from chat.builtin_model.understanding.exemplars import ROUTE_EXEMPLARS
 
-Label = Literal[
-    "send_sms",
-    "send_telegram",
-    "send_email",
-    "create_announcement",
-    "schedule_reminder",
-    "knowledge",
-    "data",
-    "smalltalk",
-    "help",
-    "cancel",
-]
-LABELS: tuple[Label, ...] = get_args(Label)
-WRITE_TOOLS: frozenset[str] = frozenset(LABELS[:5])
+# A label is a write tool's name (the tools and their words come from the registry, see
+# ``chat/builtin_model/vocabulary.py``) or one of the built-in model's own routes.
+Label = str
+Route = Literal["knowledge", "data", "smalltalk", "help", "cancel"]
+ROUTES: tuple[Route, ...] = get_args(Route)
 Embed = Callable[[Sequence[str]], Sequence[Sequence[float]]]
 
 _I = re.IGNORECASE
-CUES: dict[Label, re.Pattern[str]] = {
-    "send_sms": re.compile(r"\b(?:sms|text(?:ing)?|txt)\b(?!\s+(?:say|said|says)\b)|문자", _I),
-    "send_telegram": re.compile(r"telegram|텔레그램", _I),
-    "send_email": re.compile(r"\be-?mail\b|\bmail\b|이메일|메일", _I),
-    "create_announcement": re.compile(
-        r"\bannounce|\bannouncement|\bnotice\b|\bnews (?:item|post)\b|\bbulletin\b|공지|게시판", _I
-    ),
-    "schedule_reminder": re.compile(
-        r"\bremind|\breminder\b|\bschedule\b|don'?t let me forget|리마인드|알림|예약|(?:후|뒤)에",
-        _I,
-    ),
+ROUTE_CUES: dict[str, re.Pattern[str]] = {
     "data": re.compile(r"\bhow many\b|\bcount\b|\blist\b|몇\s*(?:명|개|건)|목록|통계", _I),
     "smalltalk": re.compile(r"^\s*(?:hi|hello|hey|thanks?|thank you|안녕|고마|감사)", _I),
     "help": re.compile(r"\bhelp\b|what can you do|도움|사용법|뭐 할 수|기능", _I),
@@ -70,12 +53,30 @@ class IntentClassifier:
         self,
         embed: Embed,
         *,
-        exemplars: Mapping[str, Sequence[str]] = EXEMPLARS,
+        tools: Mapping[str, ToolWords] | None = None,
+        exemplars: Mapping[str, Sequence[str]] | None = None,
         k: int = 3,
         cue_bonus: float = CUE_BONUS,
     ) -> None:
+        """``tools``: the write tools' words by name (default: every registered tool's);
+        ``exemplars``: the examples by label (default: the tools' own, then the routes')."""
+        if tools is None:
+            from chat.builtin_model.vocabulary import tool_words  # the registry: not pure
+
+            tools = tool_words()
+        self.tools: Mapping[str, ToolWords] = tools
+        self.labels: tuple[Label, ...] = (*tools, *ROUTES)
+        self.write_tools: frozenset[str] = frozenset(tools)
+        self.cues: dict[str, re.Pattern[str]] = {
+            **{name: words.cue for name, words in tools.items()},
+            **ROUTE_CUES,
+        }
         self._embed = embed
-        self._exemplars = exemplars
+        self._exemplars: Mapping[str, Sequence[str]] = (
+            {**{name: words.exemplars for name, words in tools.items()}, **ROUTE_EXEMPLARS}
+            if exemplars is None
+            else exemplars
+        )
         self._k = k
         self._cue_bonus = cue_bonus
         self._lock = threading.Lock()
@@ -95,16 +96,16 @@ class IntentClassifier:
         matrix, labels = self._examples()
         query = _normalised(np.asarray(self._embed([text]), dtype=np.float32))[0]
         similarity = matrix @ query
-        scores = {label: self._score(label, similarity, labels, text) for label in LABELS}
+        scores = {label: self._score(label, similarity, labels, text) for label in self.labels}
         ranked = sorted(scores, key=lambda label: -scores[label])
         best, second = ranked[0], ranked[1]
         margin = float(min(1.0, max(0.0, (scores[best] - scores[second]) * 10)))
-        return Intent(best, margin, scores)  # type: ignore[arg-type]
+        return Intent(best, margin, scores)
 
     def _score(self, label: str, similarity: np.ndarray, labels: list[str], text: str) -> float:
         own = np.sort(similarity[[i for i, name in enumerate(labels) if name == label]])[::-1]
         base = float(own[: self._k].mean()) if own.size else 0.0
-        cue = CUES.get(label)  # type: ignore[call-overload]
+        cue = self.cues.get(label)
         return base + (self._cue_bonus if cue is not None and cue.search(text) else 0.0)
 
 

@@ -1,4 +1,5 @@
-"""The router in front of the agent: which messages need no model at all (pure, no Django).
+"""The router in front of the agent: which messages need no model at all (pure: no Django but
+the write tools' words, read from the registry by ``vocabulary.py``).
 
 Small talk and help, a request for a tool, and "cancel that" are recognised here, in English
 and Korean, from short cue lists over a normalised message (lower case, no punctuation, single
@@ -20,7 +21,8 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Literal
 
-from chat.agent.boundaries import Harm, Unsupported, harm_in, unsupported_in
+from chat.builtin_model.boundaries import Harm, Unsupported, harm_in, unsupported_in
+from chat.builtin_model.vocabulary import tool_words
 
 # -- what the router recognises ------------------------------------------------------------------
 
@@ -77,62 +79,6 @@ class RulesQuestion:
 
 Route = SmallTalk | ToolRequest | Cancel | Refuse | CannotDo | RulesQuestion
 
-
-@dataclass(frozen=True)
-class ToolWords:
-    """How people name a tool, and how the router names it back."""
-
-    cues: tuple[str, ...]  # words (EN) or stems (KO) that name the tool in a request
-    label: str  # "Telegram messages are turned off …"
-    one: str  # "There is no pending Telegram message …"
-    label_ko: str
-    example: str  # an example request shown by "help"
-    example_ko: str
-
-
-# Every write tool of actions/tools/registry.py has an entry (a unit test keeps them in step).
-TOOLS: dict[str, ToolWords] = {
-    "send_sms": ToolWords(
-        cues=("sms", "text message", "text", "문자", "문자메시지"),
-        label="SMS messages",
-        one="SMS",
-        label_ko="문자(SMS)",
-        example="Send an SMS to Emma Wilson saying class moved to 3pm",
-        example_ko="학부모에게 수업이 3시로 옮겨졌다고 문자 보내줘",
-    ),
-    "send_telegram": ToolWords(
-        cues=("telegram", "텔레그램"),
-        label="Telegram messages",
-        one="Telegram message",
-        label_ko="텔레그램 메시지",
-        example="Send a telegram to Emma Wilson saying the bus is late",
-        example_ko="엠마에게 버스가 늦는다고 텔레그램 보내줘",
-    ),
-    "send_email": ToolWords(
-        cues=("email", "e mail", "mail", "이메일", "메일"),
-        label="E-mails",
-        one="e-mail",
-        label_ko="이메일",
-        example="Email James Taylor subject Staff meeting saying it moves to Friday",
-        example_ko="제임스에게 회의가 금요일로 바뀌었다고 이메일 보내줘",
-    ),
-    "create_announcement": ToolWords(
-        cues=("announcement", "announce", "notice", "공지"),
-        label="Announcements",
-        one="announcement",
-        label_ko="공지",
-        example="Announce Sports day: Sports day is on Friday",
-        example_ko="운동회 공지 올려줘: 운동회는 금요일입니다",
-    ),
-    "schedule_reminder": ToolWords(
-        cues=("reminder", "remind", "알림", "리마인더"),
-        label="Reminders",
-        one="reminder",
-        label_ko="알림 예약",
-        example="Remind Emma Wilson tomorrow at 9am to bring the forms",
-        example_ko="내일 오전 9시에 엠마에게 서류 가져오라고 알림 예약해줘",
-    ),
-}
 
 # Syllables, and the jamo "ㅎㅇ" or "ㄱㅅ" become once folded (NFKC).
 _HANGUL = re.compile(r"[\uac00-\ud7a3\u1100-\u11ff\u3131-\u318e]")
@@ -408,16 +354,11 @@ _REQUEST_KO = re.compile(
     r"(?:보내|전해|올려|게시해|등록해|예약해|설정해|공지해|전송해|발송해)\s?"
     r"(?:줘|줘요|주세요|줄래|줄래요|주실래요|줄 수 있어|줄 수 있어요|주시겠어요)?$"
 )
-_VERB_TOOL = {  # a verb that is itself a tool's name ("text Emma …", "email James …")
-    "text": "send_sms",
-    "sms": "send_sms",
-    "telegram": "send_telegram",
-    "email": "send_email",
-    "e mail": "send_email",
-    "mail": "send_email",
-    "announce": "create_announcement",
-    "remind": "schedule_reminder",
-}
+
+
+def _verb_tools() -> dict[str, str]:
+    """Verbs that are a tool's own name ("text Emma …", "email James …"), from its words."""
+    return {verb: name for name, words in tool_words().items() for verb in words.verbs}
 
 
 def route_message(text: str) -> Route | None:
@@ -501,7 +442,7 @@ def _tool_request(words: str, *, korean: bool) -> ToolRequest | None:
 
 
 def _tool_named(word: str) -> str | None:
-    for name, words in TOOLS.items():
+    for name, words in tool_words().items():
         if word in words.cues:
             return name
     return None  # "message": any tool
@@ -517,15 +458,16 @@ def _requested_tool(words: str, *, korean: bool) -> str | None:
     if request is None:
         return None
     verb = request.group("verb")
-    if verb in _VERB_TOOL and not words[request.end() :].startswith((" a ", " an ", " the ")):
-        return _VERB_TOOL[verb]  # "text Emma that …", "remind me …"
+    verbs = _verb_tools()
+    if verb in verbs and not words[request.end() :].startswith((" a ", " an ", " the ")):
+        return verbs[verb]  # "text Emma that …", "remind me …"
     return _first_cue(words[request.start("verb") :])
 
 
 def _first_cue(words: str) -> str | None:
     """The tool whose cue appears first (as a whole word in English, a stem in Korean)."""
     found: list[tuple[int, str]] = []
-    for name, tool in TOOLS.items():
+    for name, tool in tool_words().items():
         for cue in tool.cues:
             pattern = re.escape(cue) if _HANGUL.search(cue) else rf"\b{re.escape(cue)}s?\b"
             match = re.search(pattern, words)
@@ -551,6 +493,7 @@ _OPENING = {
 def help_reply(kind: SmallTalkKind, *, tools: list[str], korean: bool) -> str:
     """What the assistant can do here: questions, and the tenant's enabled tools with examples."""
     opening = _OPENING[(kind, korean)]
+    known = tool_words()
     if korean:
         lines = [
             f"{opening}지식 베이스의 문서에 대한 질문에 출처와 함께 답하고, "
@@ -558,7 +501,9 @@ def help_reply(kind: SmallTalkKind, *, tools: list[str], korean: bool) -> str:
         ]
         if tools:
             lines.append("승인을 거쳐 이런 일도 할 수 있어요:")
-            lines += [f'- {TOOLS[t].label_ko}: "{TOOLS[t].example_ko}"' for t in tools]
+            lines += [
+                f'- {known[t].label_ko}: "{known[t].example_ko}"' for t in tools if t in known
+            ]
         else:
             lines.append("이 조직에서는 메시지 보내기 같은 작업이 모두 꺼져 있어요.")
         return "\n".join(lines)
@@ -568,14 +513,14 @@ def help_reply(kind: SmallTalkKind, *, tools: list[str], korean: bool) -> str:
     ]
     if tools:
         lines.append("With a person's approval I can also do these:")
-        lines += [f'- {TOOLS[t].label}: "{TOOLS[t].example}"' for t in tools]
+        lines += [f'- {known[t].label}: "{known[t].example}"' for t in tools if t in known]
     else:
         lines.append("Actions such as sending messages are all turned off for this organisation.")
     return "\n".join(lines)
 
 
 def disabled_reply(tool: str, *, korean: bool) -> str:
-    words = TOOLS[tool]
+    words = tool_words()[tool]
     if korean:
         return f"이 조직에서는 {words.label_ko} 기능이 꺼져 있어요."
     return f"{words.label} are turned off for this organisation."
@@ -583,9 +528,9 @@ def disabled_reply(tool: str, *, korean: bool) -> str:
 
 def nothing_to_cancel_reply(tool: str | None, *, korean: bool) -> str:
     if korean:
-        what = f"{TOOLS[tool].label_ko} 요청이" if tool else "요청이"
+        what = f"{tool_words()[tool].label_ko} 요청이" if tool else "요청이"
         return f"이 대화에는 취소할 대기 중인 {what} 없어요."
-    what = TOOLS[tool].one if tool else "request"
+    what = tool_words()[tool].one if tool else "request"
     return f"There is no pending {what} of yours in this conversation, so nothing to cancel."
 
 
@@ -642,7 +587,7 @@ def rules_reply(question: RulesQuestion, *, rules: list[ToolRule]) -> str:
 
 
 def _rule_line_en(rule: ToolRule) -> str:
-    label = TOOLS[rule.tool].label
+    label = tool_words()[rule.tool].label
     if not rule.enabled:
         return f"- {label}: turned off for this organisation, so I can't propose them."
     who = f"a member of {rule.approver_group}" if rule.approver_group else "an approver"
@@ -654,7 +599,7 @@ def _rule_line_en(rule: ToolRule) -> str:
 
 
 def _rule_line_ko(rule: ToolRule) -> str:
-    label = TOOLS[rule.tool].label_ko
+    label = tool_words()[rule.tool].label_ko
     if not rule.enabled:
         return f"- {label}: 이 조직에서는 꺼져 있어서 제안할 수 없어요."
     who = f"{rule.approver_group} 그룹 구성원" if rule.approver_group else "승인 권한이 있는 사람"

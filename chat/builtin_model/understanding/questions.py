@@ -1,27 +1,24 @@
-"""The short questions and sentences the layer says back, in the language of the request."""
+"""The short questions and sentences the layer says back, in the language of the request;
+a tool is named by its own words (``ToolWords.one`` / ``one_ko``)."""
 
 from __future__ import annotations
 
 import re
 
-_HANGUL = re.compile(r"[가-힣]")
+from actions.tools.words import ToolWords
 
-_NOUN = {
-    "send_sms": ("SMS", "문자"),
-    "send_telegram": ("Telegram message", "텔레그램 메시지"),
-    "send_email": ("e-mail", "이메일"),
-    "create_announcement": ("announcement", "공지"),
-    "schedule_reminder": ("reminder", "알림"),
-}
+_HANGUL = re.compile(r"[가-힣]")
 
 
 def korean(text: str) -> bool:
     return bool(_HANGUL.search(text))
 
 
-def noun(tool: str, ko: bool) -> str:
-    english, hangul = _NOUN.get(tool, ("message", "메시지"))
-    return hangul if ko else english
+def noun(words: ToolWords | None, ko: bool) -> str:
+    """What the tool makes, in the request's language: its words' ``one`` / ``one_ko``."""
+    if words is None:
+        return "메시지" if ko else "message"
+    return words.one_ko if ko else words.one
 
 
 def _object(word: str) -> str:
@@ -31,10 +28,10 @@ def _object(word: str) -> str:
     return word + ("을" if has_final else "를")
 
 
-def who(tool: str, ko: bool) -> str:
+def who(words: ToolWords | None, ko: bool) -> str:
     if ko:
-        return f"{_object(noun(tool, ko))} 누구에게 보낼까요?"
-    return f"Who should get this {noun(tool, ko)}?"
+        return f"{_object(noun(words, ko))} 누구에게 보낼까요?"
+    return f"Who should get this {noun(words, ko)}?"
 
 
 def which(names: list[str], ko: bool) -> str:
@@ -42,10 +39,10 @@ def which(names: list[str], ko: bool) -> str:
     return f"{listed} 중 누구를 말씀하시는 건가요?" if ko else f"Did you mean {listed}?"
 
 
-def what(tool: str, ko: bool) -> str:
+def what(words: ToolWords | None, ko: bool) -> str:
     if ko:
-        return f"{noun(tool, ko)} 내용을 뭐라고 할까요?"
-    return f"What should the {noun(tool, ko)} say?"
+        return f"{noun(words, ko)} 내용을 뭐라고 할까요?"
+    return f"What should the {noun(words, ko)} say?"
 
 
 def when(ko: bool) -> str:
@@ -58,7 +55,7 @@ def what_time(day: str, ko: bool) -> str:
     return f"{day} 몇 시에 보낼까요?" if ko else f"At what time {day}?"
 
 
-def no_address_for_me(tool: str, ko: bool) -> str:
+def no_address_for_me(words: ToolWords | None, ko: bool) -> str:
     if ko:
         return (
             "제가 직접 연락드릴 수 있는 방법은 계정의 이메일뿐인데, 이 요청에는 쓸 수 없어요. "
@@ -66,7 +63,7 @@ def no_address_for_me(tool: str, ko: bool) -> str:
         )
     return (
         f"I can only reach you by your account's e-mail address, so I can't send you this "
-        f"{noun(tool, ko)}. Name a contact or group instead, or ask for an e-mail or a reminder."
+        f"{noun(words, ko)}. Name a contact or group instead, or ask for an e-mail or a reminder."
     )
 
 
