@@ -151,7 +151,7 @@ def _sent_not_reminded(intent: Intent, text: str, env: _Env) -> Label:
     if not env.is_a(intent.label, "reminder") or env.classifier.cues[intent.label].search(text):
         return intent.label
     verbs = [m.group(0).lower() for m in _ACTION_WORDS.finditer(text)]
-    if not [v for v in verbs if v != "알려"] or re.search(r"tell me\b", text, re.IGNORECASE):
+    if not [v for v in verbs if v != "알려"] or re.search(r"\btell me\b", text, re.IGNORECASE):
         return intent.label
     sends = env.shaped("message")
     if not sends:
