@@ -162,3 +162,22 @@ def celery_worker_thread(transactional_db: None) -> Iterator[None]:
 
     with start_worker(app, pool="solo", perform_ping_check=False, shutdown_timeout=10):
         yield
+
+
+# The longest files, measured (`--durations`), start first: `make test` hands whole files to its
+# processes in collection order, and one of these starting last kept a process busy for minutes
+# after the other had finished everything else.
+_LONGEST_FILES = (
+    "tests/faults/test_chaos_short.py",
+    "tests/faults/test_approval_crash.py",
+    "tests/faults/test_worker_crash.py",
+    "tests/chat/evals/test_knowledge_questions.py",
+    "tests/e2e/test_scripted_model.py",
+    "tests/chat/evals/test_regression_set.py",
+    "tests/knowledge/test_squad_eval.py",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    rank = {path: index for index, path in enumerate(_LONGEST_FILES)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(rank)))

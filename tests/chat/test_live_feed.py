@@ -61,6 +61,8 @@ def test_two_sockets_share_one_subscription_and_both_hear_every_event() -> None:
     assert left == 0
 
 
+# Kills every pub/sub connection of the shared Redis (other test processes' too): alone.
+@pytest.mark.alone
 def test_losing_the_connection_tells_every_follower_and_the_next_follow_reconnects() -> None:
     async def scenario() -> tuple[list[str], list[LiveEvent]]:
         lost: list[str] = []
@@ -113,6 +115,8 @@ def test_an_appended_event_is_published_as_the_frame_a_socket_sends(tenant_a: Te
     assert stored[-1][1] == {"e": event.text, "t": "token"}
 
 
+# Kills every pub/sub connection of the shared Redis (other test processes' too): alone.
+@pytest.mark.alone
 def test_a_socket_whose_live_feed_loses_redis_closes_for_reconnect(tenant_a: Tenant) -> None:
     staff = make_user(tenant_a, "sam")
     with tenant_context(tenant_a):

@@ -28,6 +28,9 @@ _NOT_PASSED = {
     "REDIS_URL",
     "LLM_BASE_URL",
     "COUNTERSIGN_DATA_DIR",
+    # The suite's metrics folder and test lane: the bench's processes count in their own.
+    "PROMETHEUS_MULTIPROC_DIR",
+    "PYTEST_XDIST_WORKER",
 }
 
 

@@ -39,6 +39,8 @@ def test_no_module_outside_core_redis_clients_opens_a_redis_client() -> None:
     assert offenders == []
 
 
+# Kills every connection of the shared Redis (other test processes' too): alone.
+@pytest.mark.alone
 def test_a_connection_the_server_dropped_is_replaced_and_the_command_answers() -> None:
     """What a Redis restart does to every pooled connection: the next command on each must
     reconnect, not fail (before, the async client retried on the same dead connection)."""
