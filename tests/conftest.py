@@ -164,9 +164,10 @@ def celery_worker_thread(transactional_db: None) -> Iterator[None]:
         yield
 
 
-# The longest files, measured (`--durations`), start first: `make test` hands whole files to its
-# processes in collection order, and one of these starting last kept a process busy for minutes
-# after the other had finished everything else.
+# The longest files, measured (`--durations`), start first: one of them starting last kept a test
+# process busy for minutes after the other had finished everything else. Plain pytest runs them
+# first through the collection order; `make test` (pytest-xdist, whole files per process) through
+# the scheduler below, since xdist hands out files by their number of tests, most first.
 _LONGEST_FILES = (
     "tests/faults/test_chaos_short.py",
     "tests/faults/test_approval_crash.py",
@@ -181,3 +182,24 @@ _LONGEST_FILES = (
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     rank = {path: index for index, path in enumerate(_LONGEST_FILES)}
     items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(rank)))
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """``--dist loadfile`` with the longest files handed out first (None: xdist's own choice)."""
+    if config.getoption("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class LongestFilesFirst(LoadFileScheduling):
+        _ranked = False
+
+        def _assign_work_unit(self, node: Any) -> None:
+            # The work queue holds every file once the collection is in (xdist 3.8, pinned).
+            if not self._ranked:
+                for path in reversed(_LONGEST_FILES):
+                    if path in self.workqueue:
+                        self.workqueue.move_to_end(path, last=False)
+                self._ranked = True
+            super()._assign_work_unit(node)
+
+    return LongestFilesFirst(config, log)
