@@ -166,11 +166,12 @@ def _previous_unended(message: Message) -> bool:
 
 def _unanswered(message: Message) -> bool:
     """No reply, and the turn never paused for a decision (its resume answers it then)."""
-    replied = Message.objects.filter(run_id=message.uuid, role=Message.Role.ASSISTANT).exists()
+    if _replied(message):
+        return False
     paused = PendingAction.objects.filter(
         conversation=message.conversation, created_at__gte=message.created_at
     ).exists()
-    return not replied and not paused
+    return not paused
 
 
 def action_decide(
