@@ -64,6 +64,7 @@ def django_db_setup(django_db_setup: None, django_db_blocker: pytest.FixtureRequ
     with django_db_blocker.unblock():  # type: ignore[attr-defined]
         tenant_get_or_create(spec=TENANT_A)
         tenant_get_or_create(spec=TENANT_B)
+    _empty_task_queues()  # what an interrupted earlier run left in this lane
 
 
 def _tenant(spec: TenantSpec) -> Tenant:
@@ -136,6 +137,26 @@ def _clean_schemas_after_each_test(
     if transactional or "transactional_db" in request.fixturenames:
         with django_db_blocker.unblock():
             _truncate_test_tenant_schemas()
+        _empty_task_queues()
+
+
+def _empty_task_queues() -> None:
+    """Drop the Celery tasks this test process's lane still holds, queued or unacknowledged.
+
+    They name rows the truncate above just removed, by ids that restart at 1: left in the
+    queue, the next worker of the lane runs them on the next test's rows (a stale ``run_turn``
+    of message 3 answered the next test's message 3 a second time). A kept worker still runs
+    what it already took; what it took is the finished test's and touches nothing of the next.
+    """
+    from core.celery import app
+
+    with app.connection_for_write() as connection:
+        channel: Any = connection.default_channel
+        for name in {app.conf.task_default_queue, *(app.conf.task_queues or ())}:
+            channel.queue_purge(name)
+        channel.client.delete(
+            channel.unacked_key, channel.unacked_index_key, channel.unacked_mutex_key
+        )
 
 
 def host_client(tenant: Tenant) -> Client:
