@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Deploys the checkout as docs/deployment.md says, against servers started outside the product,
-# then runs tests/deploy/test_real_servers.py there. Run by .ci/run after `make test`.
+# then runs tests/deploy/test_real_servers.py there. Run by .ci/run, beside `make lint`.
 #
 #   Redis       Debian's redis-server (AOF on, noeviction), its own process on a free port
 #   PostgreSQL  the pgserver wheel's binaries (it bundles pgvector; Debian 12 ships none) run
@@ -64,6 +64,8 @@ cleanup() {
   echo "== deployment test: $(($(date +%s) - started)) s, exit $status"
 }
 trap cleanup EXIT
+# Stopped from outside (.ci/run when its lint fails): clean up as on any exit.
+trap 'exit 143' TERM INT
 
 # --- the servers, as their own services ----------------------------------------------------
 # Start and stop commands of their own, so the test restarts them the way an operator would.

@@ -1,7 +1,7 @@
 """bench/routed_ttft.py still runs and reports routed and baseline figures (one round).
 
-Like the streaming smoke test, on embedded servers of its own (``.data/bench-smoke``), stopped
-afterwards. No timing is asserted: only that every figure is there.
+Like the streaming smoke test, on embedded servers of its own (``.data/bench-smoke-routed_ttft``),
+stopped afterwards. No timing is asserted: only that every figure is there.
 """
 
 from __future__ import annotations
@@ -10,8 +10,9 @@ import pytest
 
 from tests.bench.runner import run_bench
 
-# Its servers' folder is shared with the other smoke test, and it times things: run alone.
-pytestmark = [pytest.mark.e2e, pytest.mark.alone]
+# On servers of its own (tests/bench/runner.py): it can run beside any other test. It times
+# things, but asserts no time.
+pytestmark = pytest.mark.e2e
 
 
 def test_routed_ttft_bench_reports_routed_and_baseline_turns() -> None:

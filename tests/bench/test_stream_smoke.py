@@ -1,6 +1,6 @@
 """bench/stream.py still runs and reports every figure (tiny N and T, so it cannot rot).
 
-It runs on embedded servers of its own (``.data/bench-smoke``), stopped afterwards, so its
+It runs on embedded servers of its own (``.data/bench-smoke-<script>``), stopped afterwards, so its
 worker never meets the suite's Celery queue.
 """
 
@@ -12,8 +12,9 @@ import pytest
 
 from tests.bench.runner import run_bench
 
-# Its servers' folder is shared with the other smoke test, and it times things: run alone.
-pytestmark = [pytest.mark.e2e, pytest.mark.alone]
+# On servers of its own (tests/bench/runner.py): it can run beside any other test. It times
+# things, but asserts no time.
+pytestmark = pytest.mark.e2e
 TINY = ["--n", "2", "--tokens", "10", "--rate", "100", "--ramp", "0.1"]
 TINY += ["--zero-delay-turns", "2", "--zero-delay-connections", "1", "--cpu-n", "2"]
 FIGURES = (
