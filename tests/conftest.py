@@ -197,6 +197,9 @@ _LONGEST_FILES = (
     "tests/e2e/test_scripted_model.py",
     "tests/chat/evals/test_regression_set.py",
     "tests/knowledge/test_squad_eval.py",
+    "tests/bench/test_stream_smoke.py",
+    "tests/security/test_four_eyes.py",
+    "tests/bench/test_routed_ttft_smoke.py",
 )
 
 
