@@ -86,6 +86,8 @@ SERVER_FAULTS = {"redis_restart": "redis", "postgres_restart": "postgres"}
 VISIBILITY_TIMEOUT = 10
 WORKERS = ("worker1", "worker2")
 SETTLE_SECONDS = 240
+# Subscriptions a client sends at once when it catches up (within the stack's burst of 400).
+CATCH_UP_BATCH = 150
 # A process may take minutes to import and connect on a loaded machine.
 START_SECONDS = 300
 
@@ -453,18 +455,25 @@ class Client:
         return record
 
     def catch_up(self) -> None:
-        """After the run: replay each conversation from the last contiguous seq this client saw."""
-        for conversation in list(self.logs):
-            for _ in range(5):
-                try:
-                    if self.ws is None:
-                        self.connect()
+        """After the run: replay each conversation from the last contiguous seq this client saw.
+
+        All of them at once, then read until the socket is quiet: one quiet period per client,
+        not one per conversation (a full run's client follows a hundred; 1.5 s each made the
+        catch-up of a 30-minute run take two hours). Paced under the chaos stack's frame rate
+        limit (``WS_RATE_LIMIT_BURST`` in ``prepare``)."""
+        for _ in range(5):
+            try:
+                if self.ws is None:
+                    self.connect()
+                for index, conversation in enumerate(list(self.logs)):
+                    if index and index % CATCH_UP_BATCH == 0:
+                        time.sleep(1)
                     self.subscribe(conversation, self.last_contiguous(conversation))
-                    while self.recv(timeout=1.5) is not None:
-                        pass
-                    break
-                except Dropped:
-                    self.close()
+                while self.recv(timeout=3) is not None:
+                    pass
+                break
+            except Dropped:
+                self.close()
         self.close()
 
 
@@ -1132,8 +1141,11 @@ def main(argv: list[str] | None = None) -> int:
         time.sleep(VISIBILITY_TIMEOUT * 3)  # sweeps and redeliveries finish what is left
         pull_reminders_forward()
         time.sleep(10)
-        for client in clients:
-            client.catch_up()
+        catching_up = [threading.Thread(target=c.catch_up, daemon=True) for c in clients]
+        for thread in catching_up:
+            thread.start()
+        for thread in catching_up:
+            thread.join(timeout=600)
         violations = check_invariants(
             clients=clients, stack=stack, accounts=accounts, hosts=hosts, since=since
         )
