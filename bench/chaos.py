@@ -477,25 +477,45 @@ class Client:
         self.close()
 
 
-def stored_log(*, port: int, host: str, token: str, conversation: str) -> list[dict[str, Any]]:
-    """A conversation's stored events, replayed from 0 on a socket of its own."""
+def stored_logs(
+    *, port: int, host: str, token: str, conversations: list[str]
+) -> dict[str, list[dict[str, Any]]]:
+    """The conversations' stored events, replayed from 0 on one socket of its own.
+
+    All subscribed at once (paced under the stack's frame burst), then read until quiet: one
+    quiet period in all, not one per conversation (a full run stores thousands)."""
     from websockets.sync.client import connect
 
-    frames: list[dict[str, Any]] = []
+    logs: dict[str, list[dict[str, Any]]] = {conversation: [] for conversation in conversations}
     with connect(
         f"ws://{host}:{port}/ws/chat/",
         sock=socket.create_connection(("127.0.0.1", port), timeout=10),
         additional_headers={"Authorization": f"Bearer {token}"},
         max_size=None,
     ) as ws:
-        ws.send(json.dumps({"type": "chat.subscribe", "conversation": conversation, "after": 0}))
+
+        def keep(raw: str | bytes) -> None:
+            frame = json.loads(raw)
+            log = logs.get(frame.get("conversation"))
+            if log is not None and "seq" in frame:
+                log.append(frame)
+
+        for index, conversation in enumerate(conversations):
+            if index and index % CATCH_UP_BATCH == 0:
+                deadline = time.monotonic() + 1
+                while (left := deadline - time.monotonic()) > 0:
+                    try:
+                        keep(ws.recv(timeout=left))
+                    except TimeoutError:
+                        break
+            ws.send(
+                json.dumps({"type": "chat.subscribe", "conversation": conversation, "after": 0})
+            )
         while True:
             try:
-                frame = json.loads(ws.recv(timeout=1.5))
+                keep(ws.recv(timeout=3))
             except TimeoutError:
-                return frames
-            if frame.get("conversation") == conversation and "seq" in frame:
-                frames.append(frame)
+                return logs
 
 
 # -- decisions -----------------------------------------------------------------------------------
@@ -803,18 +823,18 @@ def check_invariants(
                 )
             )
             ids[tenant] = {str(c) for c in conversations} | {str(a) for a in action_ids}
-            for conversation in conversations:
-                log = stored_log(
-                    port=stack.web_ports[0],
-                    host=host,
-                    token=accounts[tenant]["staff"],
-                    conversation=str(conversation),
-                )
-                stored[str(conversation)] = log
+            logs = stored_logs(
+                port=stack.web_ports[0],
+                host=host,
+                token=accounts[tenant]["staff"],
+                conversations=[str(c) for c in conversations],
+            )
+            for followed, log in logs.items():
+                stored[followed] = log
                 seqs = [f["seq"] for f in log]
                 if seqs != list(range(1, len(seqs) + 1)):
-                    violations["replay"].append(f"{conversation}: stored seqs not 1..n: {seqs}")
-                _check_replies(tenant, str(conversation), log, violations)
+                    violations["replay"].append(f"{followed}: stored seqs not 1..n: {seqs}")
+                _check_replies(tenant, followed, log, violations)
             users = Message.objects.filter(
                 role=Message.Role.USER, conversation__uuid__in=conversations
             ).values_list("uuid", "conversation__uuid")
