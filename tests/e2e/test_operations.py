@@ -33,9 +33,20 @@ def _scrape(port: int) -> tuple[Samples, str]:
     return parse(text), text
 
 
+@pytest.fixture(scope="module")
+def server_env(
+    stack_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, str]:
+    """This module's servers count in a metrics folder of their own: the lane's folder also
+    holds the counts of every process another test of the lane started (the suite's CI saw a
+    third completed turn appear between this test's two scrapes)."""
+    metrics = tmp_path_factory.mktemp("operations-metrics")
+    return {**stack_env, "PROMETHEUS_MULTIPROC_DIR": str(metrics)}
+
+
 @pytest.fixture
 def scripted_worker(
-    alpha: TenantSetup, stack_env: dict[str, str], tmp_path: Path
+    alpha: TenantSetup, server_env: dict[str, str], tmp_path: Path
 ) -> Iterator[FakeOpenAIServer]:
     """A worker answering with a scripted model: every read path, then an SMS for approval."""
     script: list[ScriptedText | ScriptedToolCall] = [
@@ -47,7 +58,7 @@ def scripted_worker(
         ScriptedText("Sent."),
     ]
     with FakeOpenAIServer(script) as llm:
-        env = {**stack_env, "LLM_BASE_URL": llm.base_url, "LLM_MODEL": "scripted"}
+        env = {**server_env, "LLM_BASE_URL": llm.base_url, "LLM_MODEL": "scripted"}
         worker: Process = start_worker(env, tmp_path, "ops")
         try:
             yield llm
