@@ -175,6 +175,11 @@ def test_a_worker_killed_just_after_an_approval_leaves_the_action_finished_and_s
             **_env(stack_env, llm, twilio),
             "TWILIO_TIMEOUT": "2",
             "ACTIONS_SENDING_ABANDONED_SECONDS": "3",
+            # Sends that time out on a loaded machine are retried with backoff; at the default
+            # base (2 s: 2, 4, 8, 16 s, jittered) a message was still queued for its retry 60 s
+            # after the rescue in two CI runs. What this test checks is the crash, not the
+            # backoff: a short one keeps each retry well inside the bound.
+            "ACTIONS_RETRY_BASE_SECONDS": "0.5",
         }
         recovered, action, messages, frames = _kill_after_approval(
             web=web, setup=alpha, env=env, tmp_path=tmp_path, twilio=twilio, kill_after=kill_after
