@@ -99,6 +99,12 @@ app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
 
+def queue_names() -> list[str]:
+    """The names of the queues the workers consume (the default one and any declared)."""
+    queues = {app.conf.task_default_queue, *(app.conf.task_queues or ())}
+    return sorted({str(getattr(queue, "name", queue)) for queue in queues})
+
+
 def queue(
     task_name: str, *args: Any, countdown: float | None = None, traceparent: str | None = None
 ) -> None:

@@ -177,7 +177,7 @@ class CeleryQueueDepth(Collector):
     def collect(self) -> Iterator[Metric]:
         import redis
 
-        from core.celery import app
+        from core.celery import queue_names
 
         family = GaugeMetricFamily(
             "celery_queue_depth",
@@ -186,11 +186,9 @@ class CeleryQueueDepth(Collector):
             ["queue"],
         )
         prefix = settings.CELERY_BROKER_TRANSPORT_OPTIONS.get("global_keyprefix", "")
-        queues = sorted({app.conf.task_default_queue, *(app.conf.task_queues or ())})
         client = probe_redis()
         try:
-            for queue in queues:
-                name = getattr(queue, "name", queue)
+            for name in queue_names():
                 keys = [
                     f"{prefix}{name}" + (f"{self._PRIORITY_SEPARATOR}{step}" if step else "")
                     for step in self._PRIORITY_STEPS

@@ -148,11 +148,11 @@ def _empty_task_queues() -> None:
     of message 3 answered the next test's message 3 a second time). A kept worker still runs
     what it already took; what it took is the finished test's and touches nothing of the next.
     """
-    from core.celery import app
+    from core.celery import app, queue_names
 
     with app.connection_for_write() as connection:
         channel: Any = connection.default_channel
-        for name in {app.conf.task_default_queue, *(app.conf.task_queues or ())}:
+        for name in queue_names():
             channel.queue_purge(name)
         channel.client.delete(
             channel.unacked_key, channel.unacked_index_key, channel.unacked_mutex_key
