@@ -62,6 +62,7 @@ import threading
 import time
 import uuid
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -459,22 +460,37 @@ class Client:
 
         All of them at once, then read until the socket is quiet: one quiet period per client,
         not one per conversation (a full run's client follows a hundred; 1.5 s each made the
-        catch-up of a 30-minute run take two hours). Paced under the chaos stack's frame rate
-        limit (``WS_RATE_LIMIT_BURST`` in ``prepare``)."""
+        catch-up of a 30-minute run take two hours)."""
         for _ in range(5):
             try:
                 if self.ws is None:
                     self.connect()
-                for index, conversation in enumerate(list(self.logs)):
-                    if index and index % CATCH_UP_BATCH == 0:
-                        time.sleep(1)
-                    self.subscribe(conversation, self.last_contiguous(conversation))
-                while self.recv(timeout=3) is not None:
-                    pass
+                subscribe_all_and_read(
+                    list(self.logs),
+                    subscribe=lambda c: self.subscribe(c, self.last_contiguous(c)),
+                    read=lambda timeout: self.recv(timeout) is not None,
+                )
                 break
             except Dropped:
                 self.close()
         self.close()
+
+
+def subscribe_all_and_read(
+    conversations: list[str], *, subscribe: Callable[[str], None], read: Callable[[float], bool]
+) -> None:
+    """Subscribe to every conversation, ``CATCH_UP_BATCH`` at a time with a second of reading
+    between batches (under the chaos stack's frame burst, ``WS_RATE_LIMIT_BURST`` in
+    ``prepare``), then read until the socket is quiet for 3 s. ``read`` waits up to its
+    timeout for one frame and says whether one came."""
+    for index, conversation in enumerate(conversations):
+        if index and index % CATCH_UP_BATCH == 0:
+            deadline = time.monotonic() + 1
+            while (left := deadline - time.monotonic()) > 0 and read(left):
+                pass
+        subscribe(conversation)
+    while read(3):
+        pass
 
 
 def stored_logs(
@@ -482,8 +498,8 @@ def stored_logs(
 ) -> dict[str, list[dict[str, Any]]]:
     """The conversations' stored events, replayed from 0 on one socket of its own.
 
-    All subscribed at once (paced under the stack's frame burst), then read until quiet: one
-    quiet period in all, not one per conversation (a full run stores thousands)."""
+    All subscribed at once, then read until quiet: one quiet period in all, not one per
+    conversation (a full run stores thousands)."""
     from websockets.sync.client import connect
 
     logs: dict[str, list[dict[str, Any]]] = {conversation: [] for conversation in conversations}
@@ -494,28 +510,24 @@ def stored_logs(
         max_size=None,
     ) as ws:
 
-        def keep(raw: str | bytes) -> None:
-            frame = json.loads(raw)
+        def keep(timeout: float) -> bool:
+            try:
+                frame = json.loads(ws.recv(timeout=timeout))
+            except TimeoutError:
+                return False
             log = logs.get(frame.get("conversation"))
             if log is not None and "seq" in frame:
                 log.append(frame)
+            return True
 
-        for index, conversation in enumerate(conversations):
-            if index and index % CATCH_UP_BATCH == 0:
-                deadline = time.monotonic() + 1
-                while (left := deadline - time.monotonic()) > 0:
-                    try:
-                        keep(ws.recv(timeout=left))
-                    except TimeoutError:
-                        break
-            ws.send(
-                json.dumps({"type": "chat.subscribe", "conversation": conversation, "after": 0})
-            )
-        while True:
-            try:
-                keep(ws.recv(timeout=3))
-            except TimeoutError:
-                return logs
+        subscribe_all_and_read(
+            conversations,
+            subscribe=lambda c: ws.send(
+                json.dumps({"type": "chat.subscribe", "conversation": c, "after": 0})
+            ),
+            read=keep,
+        )
+    return logs
 
 
 # -- decisions -----------------------------------------------------------------------------------
