@@ -88,6 +88,12 @@ def turn_ending_key(schema: str, run_id: uuid.UUID | str) -> str:
     return f"cs:{_schema(schema)}:turn:{_uuid(run_id)}:ended"
 
 
+def turn_claim_key(schema: str, run_id: uuid.UUID | str) -> str:
+    """Which execution of a run took it over last: an earlier one stops at its next side effect
+    (chat/locks.py)."""
+    return f"cs:{_schema(schema)}:turn:{_uuid(run_id)}:claim"
+
+
 def digest_scheduled_key(schema: str, user_id: int) -> str:
     """Set while an approver's notification digest is queued."""
     return f"cs:{_schema(schema)}:notify:{_id(user_id)}:scheduled"

@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from typing import Any, Literal, cast
 
 from django.conf import settings
+from django.db import transaction
 from django_tenants.utils import schema_context
 from langchain_core.language_models.chat_models import BaseChatModel
 from langchain_core.messages import (
@@ -166,19 +167,24 @@ def approval(state: AgentState, config: RunnableConfig) -> dict[str, Any]:
     LangGraph re-runs this node from its start on resume, so everything before ``interrupt()``
     is idempotent: the pending action is keyed by conversation + tool call id.
     """
+    from chat.locks import fence_check
     from chat.models import Conversation, PendingAction
     from chat.pending_actions import pending_action_execute, pending_action_propose
 
     call = next(c for c in unanswered_calls(state) if read_tool(c["name"]) is None)
     with run_schema(config) as run:
         try:
-            action = pending_action_propose(
-                conversation=Conversation.objects.get(pk=run["conversation_id"]),
-                tool_call_id=str(call["id"]),
-                tool=call["name"],
-                arguments=call["args"],
-                requested_by_id=run["user_id"],
-            )
+            # Fenced before it commits: an execution that was taken over while it ran (stopped
+            # past its lease) proposes nothing; the one that took over proposes the card.
+            with transaction.atomic():
+                action = pending_action_propose(
+                    conversation=Conversation.objects.get(pk=run["conversation_id"]),
+                    tool_call_id=str(call["id"]),
+                    tool=call["name"],
+                    arguments=call["args"],
+                    requested_by_id=run["user_id"],
+                )
+                fence_check()
         except ToolError as error:
             text = json.dumps({"status": "invalid", "message": str(error)})
             return {

@@ -35,6 +35,7 @@ from langgraph.types import Command, StateSnapshot
 
 from chat.agent.graph import build_graph, on_checkpointer_reset, thread_id
 from chat.agent.llm import between_reads, build_chat_model, model_settings
+from chat.locks import RunSuperseded
 from chat.models import Conversation, Message, PendingAction
 from chat.tools.registry import read_tool
 from core.metrics import AGENT_ERRORS, TIME_TO_FIRST_TOKEN
@@ -292,6 +293,8 @@ def run_graph(
             if graph_input.ending is Ending.PAUSED:
                 announce_pending(state, events)
             return RunResult(graph_input.ending, state.values, before, graph_input.text)
+    except RunSuperseded:
+        raise  # not a failure of this turn: another execution runs it (chat/locks.py)
     except Exception as error:
         drop_broken_connection()
         return _failed(error, conversation, before=frozenset(), values={}, ran=False)
@@ -305,6 +308,8 @@ def run_graph(
         logger.warning("recursion limit reached in %s", conversation.uuid)
         AGENT_ERRORS.labels(type="recursion_limit").inc()
         return RunResult(Ending.LOOPED, graph.get_state(config).values, before, ran=True)
+    except RunSuperseded:
+        raise
     except Exception as error:
         values = _values_after_failure(graph, config)
         return _failed(error, conversation, before=before, values=values, ran=True)

@@ -33,10 +33,12 @@ from chat.events.publishing import (
 )
 from chat.locks import (
     ConversationLock,
+    RunSuperseded,
     conversation_lock,
-    execution_token,
+    fenced,
     held_run_id,
     reservation_token,
+    run_lock,
 )
 from chat.models import Conversation, Message, PendingAction
 from chat.pending_actions import (
@@ -443,13 +445,16 @@ def conversation_for_user(*, user: User, conversation_uuid: str) -> Conversation
 class _RenewingEvents(PublishingEvents):
     """Renews the conversation lock as the turn makes progress: on every event but a token
     frame, and on a token frame only once a tenth of the lock's life has passed (a Redis round
-    trip per frame otherwise, 40 a second per conversation while streaming)."""
+    trip per frame otherwise, 40 a second per conversation while streaming). Each renewal is
+    also the run's fence: an execution another one took over (chat/locks.py) raises
+    ``RunSuperseded`` instead of publishing."""
 
     def __init__(self, *, lock: ConversationLock, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.lock = lock
         self._renewed_at = time.monotonic()
         self.ended = False  # a done or error event was sent
+        self.paused = False  # a pending action was announced: its decision's resume ends the turn
 
     def done(self, message: Message) -> None:
         super().done(message)
@@ -459,18 +464,27 @@ class _RenewingEvents(PublishingEvents):
         super().error(code, message)
         self.ended = True
 
-    def _renew(self) -> None:
-        self.lock.renew()
+    def pending(self, action: PendingAction) -> None:
+        super().pending(action)
+        self.paused = True
+
+    def check_still_ours(self) -> None:
+        if not self.lock.still_ours():
+            raise RunSuperseded(f"run {self.run_id} was taken over by another execution")
         self._renewed_at = time.monotonic()
 
     def _emit(self, payload: dict[str, Any]) -> None:
-        self._renew()
+        self.check_still_ours()
         super()._emit(payload)
 
     def _emit_token(self, payload: dict[str, Any]) -> None:
         if time.monotonic() - self._renewed_at > settings.CHAT_TURN_LOCK_SECONDS / 10:
-            self._renew()
+            self.check_still_ours()
         super()._emit_token(payload)
+
+    def _emit_ending(self, payload: dict[str, Any]) -> None:
+        self.check_still_ours()
+        super()._emit_ending(payload)
 
 
 @contextlib.contextmanager
@@ -478,12 +492,22 @@ def _ends_visibly(events: _RenewingEvents) -> Iterator[None]:
     """No turn without an ending: an exception the run did not turn into its own ending (the
     graph's failures are, chat/agent/runner.py; storing the reply, a routed or cached answer
     are not) still reaches the conversation as an ``error`` event and is counted, then fails
-    the task as before."""
+    the task as before.
+
+    Two runs end no turn: one another execution took over (it stops quietly; the other ends
+    the turn), and one that failed after announcing its pending action (the turn is paused,
+    and the decision's resume ends it: an ``error`` now would make that a second ending, seen
+    in the chaos run when PostgreSQL restarted under a pausing run)."""
     try:
-        yield
+        with fenced(events.check_still_ours):
+            yield
+    except RunSuperseded:
+        logger.warning("run %s was taken over by another execution; this one stops", events.run_id)
     except Exception as error:
         AGENT_ERRORS.labels(type=error.__class__.__name__).inc()
-        if not events.ended:
+        if events.paused:
+            logger.warning("run %s failed after it paused for a decision", events.run_id)
+        elif not events.ended:
             try:
                 events.error("agent_error", f"{error.__class__.__name__}: the assistant failed")
             except Exception:  # Redis is what failed: nobody can be told now
@@ -499,14 +523,14 @@ def turn_execute(*, message_id: int) -> None:
         what=f"message {message_id}",
     )
     conversation = message.conversation
-    lock = conversation_lock(conversation, execution_token(message.uuid))
+    lock = run_lock(conversation, message.uuid)
     if not lock.take_over(from_token=reservation_token(message.uuid)):
         raise ConversationBusy(str(conversation.uuid))
     try:
         if _ended_without_reply(message):
             return
         # Renewed between events too (a long model call emits none), so the lock lapses only
-        # when this worker dies.
+        # when this worker dies or stops.
         with keeper.held(lock.renew):
             events = _RenewingEvents(
                 lock=lock,
@@ -555,7 +579,7 @@ def resume_execute(*, action_id: str) -> None:
         lambda: PendingAction.objects.select_related("conversation").get(pk=action_id),
         what=f"action {action_id}",
     )
-    lock = conversation_lock(action.conversation, execution_token(action.id))
+    lock = run_lock(action.conversation, action.id)
     if not lock.take_over(from_token=reservation_token(action.id)):
         raise ConversationBusy(str(action.conversation.uuid))
     try:

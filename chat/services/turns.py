@@ -28,6 +28,7 @@ from chat.agent import runner
 from chat.agent.llm import model_label
 from chat.agent.outcome_replies import outcome_reply
 from chat.agent.runner import Ending, TurnEvents, cancel_request, cancel_requested
+from chat.locks import fence_check
 from chat.models import ActionEvent, Conversation, Message, PendingAction
 from chat.pending_actions import pending_action_execute
 from chat.services.answer_cache import (
@@ -608,6 +609,7 @@ def _persist(
                 model=model,
                 finished_turn=True,
             )
+            fence_check()  # a run taken over while it ran stores nothing (chat/locks.py)
     except IntegrityError:  # a redelivered run already stored its reply
         message = Message.objects.get(run_id=run.run_id, role=Message.Role.ASSISTANT)
     run.events.done(message)

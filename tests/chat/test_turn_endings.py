@@ -17,14 +17,16 @@ from typing import Any
 
 import pytest
 from asgiref.sync import async_to_sync
+from django.db import OperationalError
 from django.utils import timezone
 
 from actions.models import Contact
+from chat import pending_actions
 from chat.events.log import frames_after_async
 from chat.events.publishing import PublishingEvents
 from chat.locks import conversation_lock, reservation_token
 from chat.models import Message, PendingAction
-from chat.services import realtime
+from chat.services import realtime, turns
 from chat.services.expiry import stranded_turn_messages
 from chat.services.realtime import (
     Accepted,
@@ -35,7 +37,9 @@ from chat.services.realtime import (
     turn_execute,
 )
 from core.celery import app
+from core.redis_clients import sync_redis
 from core.schema import current_schema
+from tenants.names import turn_claim_key
 from tests.chat.conftest import People, TurnRunner
 from tests.chat.stranded import decide, sms_requested
 
@@ -217,3 +221,128 @@ def test_a_done_names_the_message_it_answers(accepted: Accepted) -> None:
     (done,) = _endings(accepted.message)
 
     assert done["reply_to"] == str(accepted.message.uuid)
+
+
+# -- an execution that outlived its lease (found by the short chaos run) ------------------------
+
+
+@pytest.fixture
+def resumes_queued(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The action ids whose resume was queued (kept here: the test runs each one itself)."""
+    queued: list[str] = []
+    monkeypatch.setattr(app.tasks["chat.resume_turn"], "delay", queued.append)
+    return queued
+
+
+@pytest.fixture
+def sms_sent(people_a: People, turns_queued: list[int]) -> Accepted:
+    Contact.objects.create(name="Emma Wilson", phone="+12025550111")
+    return message_send(
+        user=people_a.staff,
+        text="Can you text Emma that class moved to 3pm?",
+        conversation_uuid=None,
+        client_id=None,
+    )
+
+
+def _taken_over_by_another_execution(message: Message) -> None:
+    """What a redelivered copy does when this execution stops past its lease: it claims the
+    run (chat/locks.py)."""
+    sync_redis().set(turn_claim_key(current_schema(), message.uuid), "run:the-other-copy")
+
+
+def test_an_execution_taken_over_as_it_proposes_leaves_no_card_and_no_ending(
+    sms_sent: Accepted, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real_propose = pending_actions.pending_action_propose
+
+    def propose_then_lose_the_run(**kwargs: Any) -> PendingAction:
+        action = real_propose(**kwargs)
+        _taken_over_by_another_execution(sms_sent.message)  # stopped here, past its lease
+        return action
+
+    monkeypatch.setattr(pending_actions, "pending_action_propose", propose_then_lose_the_run)
+
+    turn_execute(message_id=sms_sent.message.pk)  # stops quietly: the other copy owns the turn
+
+    assert not PendingAction.objects.filter(conversation=sms_sent.conversation).exists()
+    assert not Message.objects.filter(run_id=sms_sent.message.uuid).exists()
+    assert _endings(sms_sent.message) == []
+
+
+def test_an_execution_taken_over_before_it_announced_anything_publishes_nothing(
+    sms_sent: Accepted, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real_run_lock = realtime.run_lock
+
+    def lock_then_stop(conversation: Any, run_id: Any) -> Any:
+        lock = real_run_lock(conversation, run_id)
+        real_take_over = lock.take_over
+
+        def take_over(*, from_token: str) -> bool:
+            taken = real_take_over(from_token=from_token)
+            _taken_over_by_another_execution(sms_sent.message)
+            return taken
+
+        lock.take_over = take_over  # type: ignore[method-assign]
+        return lock
+
+    monkeypatch.setattr(realtime, "run_lock", lock_then_stop)
+
+    turn_execute(message_id=sms_sent.message.pk)
+
+    frames = async_to_sync(frames_after_async)(
+        schema=current_schema(), conversation_uuid=str(sms_sent.conversation.uuid), after=0
+    )
+    assert [json.loads(f.text)["type"] for f in frames] == []  # not even its "thinking"
+    assert not PendingAction.objects.filter(conversation=sms_sent.conversation).exists()
+
+
+def test_the_execution_that_took_the_run_over_proposes_the_one_card(
+    sms_sent: Accepted, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real_propose = pending_actions.pending_action_propose
+    calls = 0
+
+    def the_first_copy_stops_as_it_proposes(**kwargs: Any) -> PendingAction:
+        nonlocal calls
+        calls += 1
+        action = real_propose(**kwargs)
+        if calls == 1:
+            _taken_over_by_another_execution(sms_sent.message)
+        return action
+
+    monkeypatch.setattr(
+        pending_actions, "pending_action_propose", the_first_copy_stops_as_it_proposes
+    )
+    turn_execute(message_id=sms_sent.message.pk)  # the stopped copy: nothing
+    turn_execute(message_id=sms_sent.message.pk)  # the redelivered copy runs the turn
+
+    (card,) = PendingAction.objects.filter(conversation=sms_sent.conversation)
+    assert card.status == PendingAction.Status.PENDING
+
+
+def test_a_run_that_fails_after_it_paused_leaves_the_turn_to_its_decision(
+    sms_sent: Accepted,
+    people_a: People,
+    resumes_queued: list[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    real_usage_record = turns.usage_record
+
+    def fails_as_postgres_restarts(**kwargs: Any) -> None:
+        if not kwargs["finished_turn"]:  # counting the paused run's model calls
+            raise OperationalError("terminating connection due to administrator command")
+        real_usage_record(**kwargs)
+
+    monkeypatch.setattr(turns, "usage_record", fails_as_postgres_restarts)
+    with pytest.raises(OperationalError):
+        turn_execute(message_id=sms_sent.message.pk)
+    monkeypatch.setattr(turns, "usage_record", real_usage_record)
+
+    assert _endings(sms_sent.message) == []  # paused: no error for a turn that waits
+    action = PendingAction.objects.get(conversation=sms_sent.conversation)
+    decide(action, user=people_a.approver, decision="reject")
+    resume_execute(action_id=str(action.id))
+
+    assert [e["type"] for e in _endings(sms_sent.message)] == ["done"]
