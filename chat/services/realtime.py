@@ -29,6 +29,7 @@ from chat.events.publishing import (
     PublishingEvents,
     publish_action,
     publish_message,
+    publish_reply_ending,
     publish_turn_error,
 )
 from chat.locks import (
@@ -55,6 +56,7 @@ from chat.services.expiry import (
     moved_past,
     overdue_action_ids,
     pending_action_expire,
+    recent_replies,
     stranded_action_ids,
     stranded_turn_messages,
 )
@@ -63,6 +65,7 @@ from chat.services.turns import (
     resume_queue,
     turn_cancel,
     turn_end_with_error,
+    turn_paused,
     turn_resume,
     turn_run,
     turn_start,
@@ -163,17 +166,31 @@ def _previous_unended(message: Message) -> bool:
         .order_by("-created_at", "-pk")
         .first()
     )
-    return previous is not None and _unanswered(previous)
+    if previous is None:
+        return False
+    if _unanswered(previous):
+        return True
+    _announce_stored_reply(previous)
+    return False
+
+
+def _announce_stored_reply(message: Message) -> None:
+    """Publish the ending of ``message``'s stored reply if its run could not (Redis went away
+    between the two): the conversation hears the previous turn end before the next question.
+    Seen in the chaos run: the reply was stored, its ``done`` never published, and the next
+    message was accepted after a question that, for every client, never ended."""
+    reply = Message.objects.filter(run_id=message.uuid, role=Message.Role.ASSISTANT).first()
+    if reply is None:
+        return
+    schema = current_schema()
+    if not ending_published(once_key=turn_ending_key(schema, message.uuid)):
+        logger.warning("the reply to message %s was stored but never announced", message.pk)
+        publish_reply_ending(schema=schema, reply=reply, reply_to=message.uuid)
 
 
 def _unanswered(message: Message) -> bool:
     """No reply, and the turn never paused for a decision (its resume answers it then)."""
-    if _replied(message):
-        return False
-    paused = PendingAction.objects.filter(
-        conversation=message.conversation, created_at__gte=message.created_at
-    ).exists()
-    return not paused
+    return not _replied(message) and not turn_paused(message)
 
 
 def action_decide(
@@ -319,6 +336,48 @@ def stranded_turns_requeue() -> int:
     return handled
 
 
+# A reply is announced the moment it is stored; one older than this without its ending was
+# not (the sweep's business).
+_UNANNOUNCED_AFTER_SECONDS = 10
+
+
+def unannounced_endings_publish() -> int:
+    """Publish the ending of every recent reply of the current tenant stored without one: its
+    run stored the reply, then could not announce it (Redis restarting between the two; the
+    task failed with nothing left to redo, since the reply is stored). A turn whose message
+    already has an ending (its first run's error) gets no second one. How many this call
+    published; at most once each, however many sweeps overlap (``append_ending``)."""
+    schema = current_schema()
+    replies = recent_replies(older_than_seconds=_UNANNOUNCED_AFTER_SECONDS)
+    if not replies:
+        return 0
+    pipeline = sync_redis().pipeline(transaction=False)
+    for reply in replies:
+        pipeline.exists(turn_ending_key(schema, str(reply.run_id)))
+    published = 0
+    for reply, announced in zip(replies, pipeline.execute(), strict=True):
+        if announced:
+            continue
+        reply_to = _reply_to(reply)
+        answered = reply_to is not None and reply_to != reply.run_id  # a resume's reply
+        if answered and ending_published(once_key=turn_ending_key(schema, str(reply_to))):
+            continue  # its message's first run ended the turn with an error
+        logger.warning("reply %s was stored but never announced; announcing it", reply.pk)
+        published += publish_reply_ending(schema=schema, reply=reply, reply_to=reply_to)
+    return published
+
+
+def _reply_to(reply: Message) -> uuid.UUID | None:
+    """The user message a stored reply answers: its run's message, or for a resume's reply
+    (its run is an action) the message whose turn proposed the action."""
+    if reply.run_id is None:
+        return None
+    if Message.objects.filter(uuid=reply.run_id, role=Message.Role.USER).exists():
+        return reply.run_id
+    action = PendingAction.objects.filter(pk=reply.run_id).first()
+    return _asked_by(action) if action is not None else None
+
+
 def _replied(message: Message) -> bool:
     return Message.objects.filter(run_id=message.uuid, role=Message.Role.ASSISTANT).exists()
 
@@ -449,18 +508,25 @@ class _RenewingEvents(PublishingEvents):
     also the run's fence: an execution another one took over (chat/locks.py) raises
     ``RunSuperseded`` instead of publishing."""
 
-    def __init__(self, *, lock: ConversationLock, **kwargs: Any) -> None:
+    def __init__(self, *, lock: ConversationLock, paused: bool = False, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.lock = lock
         self._renewed_at = time.monotonic()
         self.ended = False  # a done or error event was sent
-        self.paused = False  # a pending action was announced: its decision's resume ends the turn
+        # The turn paused for a decision (in this run, or before it: a redelivery): its
+        # decisions' resumes end it, so a failure of this run publishes no error.
+        self.paused = paused
 
     def done(self, message: Message) -> None:
         super().done(message)
         self.ended = True
 
     def error(self, code: str, message: str) -> None:
+        if self.paused:
+            logger.warning(
+                "run %s failed (%s) after its turn paused for a decision", self.run_id, code
+            )
+            return
         super().error(code, message)
         self.ended = True
 
@@ -505,9 +571,7 @@ def _ends_visibly(events: _RenewingEvents) -> Iterator[None]:
         logger.warning("run %s was taken over by another execution; this one stops", events.run_id)
     except Exception as error:
         AGENT_ERRORS.labels(type=error.__class__.__name__).inc()
-        if events.paused:
-            logger.warning("run %s failed after it paused for a decision", events.run_id)
-        elif not events.ended:
+        if not events.ended:  # nor when the turn has paused (``_RenewingEvents.error``)
             try:
                 events.error("agent_error", f"{error.__class__.__name__}: the assistant failed")
             except Exception:  # Redis is what failed: nobody can be told now
@@ -531,9 +595,15 @@ def turn_execute(*, message_id: int) -> None:
             return
         # Renewed between events too (a long model call emits none), so the lock lapses only
         # when this worker dies or stops.
+        # A redelivered run of a paused turn ends nothing, whatever fails: asked before it
+        # runs, waiting out a database that is restarting (what such a run usually meets).
+        paused = when_database_answers(
+            lambda: turn_paused(message), what=f"the turn of message {message_id}"
+        )
         with keeper.held(lock.renew):
             events = _RenewingEvents(
                 lock=lock,
+                paused=paused,
                 schema=current_schema(),
                 conversation=conversation,
                 run_id=message.uuid,

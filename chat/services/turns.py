@@ -172,7 +172,7 @@ def turn_run(
     def first_input(state: StateSnapshot) -> Any:
         if not runner.holds_message(state, str(message.uuid)):
             return runner.user_input(message)
-        if not runner.waits_for_decision(state) and _reached_an_approval(conversation, message):
+        if not runner.waits_for_decision(state) and turn_paused(message):
             # A redelivered run (its worker died before acknowledging it) of a turn that
             # paused for approval: the decision's resume owns the rest of the graph and the
             # reply, so continuing here would send the confirmation a second time.
@@ -188,6 +188,7 @@ def turn_run(
         events=events,
         model=model,
         cache_key=cache_key,
+        paused_before=turn_paused(message),
     )
 
 
@@ -253,11 +254,12 @@ def _answering_model(model: BaseChatModel | None) -> str:
     return model_label() if model is None else f"{model_label()}/{type(model).__name__}"
 
 
-def _reached_an_approval(conversation: Conversation, message: Message) -> bool:
-    """Whether the run of ``message`` proposed an action (and so paused): one is proposed only
-    by the run in progress, so any action of the conversation newer than the message is its."""
+def turn_paused(message: Message) -> bool:
+    """Whether the turn of ``message`` proposed an action (and so paused): one is proposed only
+    by the turn in progress, so any action of the conversation newer than the message is its.
+    Such a turn is ended by its decisions' resumes, never by another run of the message."""
     return PendingAction.objects.filter(
-        conversation=conversation, created_at__gte=message.created_at
+        conversation_id=message.conversation_id, created_at__gte=message.created_at
     ).exists()
 
 
@@ -443,6 +445,7 @@ def _run(
     model: BaseChatModel | None,
     cache_key: str | None = None,
     ended_as: str | None = None,
+    paused_before: bool = False,
 ) -> Message | None:
     started = time.monotonic()
     with _turn_scope(conversation, run_id):
@@ -452,6 +455,7 @@ def _run(
             events=events,
             cache_key=cache_key,
             ended_as=ended_as or Message.Status.COMPLETE,
+            paused_before=paused_before,
         )
         reply = _run_graph(run, first_input, model)
         outcome = _outcome_of(reply)
@@ -504,6 +508,8 @@ class _RunState:
     cache_key: str | None = None
     # The status of a reply the run ends with normally (cancelled: a turn withdrawn by cancel).
     ended_as: str = Message.Status.COMPLETE
+    # A later run (a redelivery) of a turn that had already paused for a decision.
+    paused_before: bool = False
 
 
 def _run_graph(
@@ -539,6 +545,11 @@ def _run_graph(
         return _persist(run, result.text, [], values, Message.Status.CANCELLED)
     if ending is Ending.LOOPED:
         return _persist(run, RECURSION_FALLBACK, [], values, Message.Status.COMPLETE)
+    if run.paused_before:
+        # A redelivered run of a paused turn failed (PostgreSQL restarting under it; logged and
+        # counted by the runner): the decisions' resumes end the turn, so this run ends nothing.
+        # An error now was a second ending in the chaos run.
+        return None
     run.events.error("agent_error", f"{result.text}: the assistant failed")
     run.events = _Silent()  # the client got the error event instead of the reply
     return _persist(run, ERROR_REPLY, [], values, Message.Status.ERROR)

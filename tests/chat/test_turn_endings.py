@@ -16,12 +16,15 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
+import redis
 from asgiref.sync import async_to_sync
 from django.db import OperationalError
 from django.utils import timezone
 
 from actions.models import Contact
 from chat import pending_actions
+from chat.agent import runner
+from chat.events import publishing
 from chat.events.log import frames_after_async
 from chat.events.publishing import PublishingEvents
 from chat.locks import conversation_lock, reservation_token
@@ -35,6 +38,7 @@ from chat.services.realtime import (
     resume_execute,
     stranded_turns_requeue,
     turn_execute,
+    unannounced_endings_publish,
 )
 from core.celery import app
 from core.redis_clients import sync_redis
@@ -346,3 +350,87 @@ def test_a_run_that_fails_after_it_paused_leaves_the_turn_to_its_decision(
     resume_execute(action_id=str(action.id))
 
     assert [e["type"] for e in _endings(sms_sent.message)] == ["done"]
+
+
+class _RestartingCheckpointer:
+    """A graph whose checkpoint cannot be read: PostgreSQL restarting under the run."""
+
+    def get_state(self, config: Any) -> Any:
+        raise OperationalError("the database system is shutting down")
+
+
+def test_a_redelivered_run_of_a_paused_turn_that_fails_ends_nothing(
+    sms_sent: Accepted, people_a: People, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    turn_execute(message_id=sms_sent.message.pk)  # pauses on its card
+    with monkeypatch.context() as restarting:
+        restarting.setattr(runner, "graph_for", lambda model: _RestartingCheckpointer())
+        turn_execute(message_id=sms_sent.message.pk)  # the broker's second delivery
+
+    assert _endings(sms_sent.message) == []
+    assert not Message.objects.filter(run_id=sms_sent.message.uuid).exists()
+    action = PendingAction.objects.get(conversation=sms_sent.conversation)
+    decide(action, user=people_a.approver, decision="reject")
+    resume_execute(action_id=str(action.id))
+
+    assert [e["type"] for e in _endings(sms_sent.message)] == ["done"]
+
+
+# -- a reply stored while Redis went away (found by the full chaos run) -------------------------
+
+
+def _redis_away_while_announcing(monkeypatch: pytest.MonkeyPatch, accepted: Accepted) -> None:
+    """The run stores its reply, then Redis is gone as it announces it (and its error)."""
+
+    def refused(**_: Any) -> bool:
+        raise redis.ConnectionError("Connection refused")
+
+    with monkeypatch.context() as away:
+        away.setattr(publishing, "append_ending", refused)
+        with pytest.raises(redis.ConnectionError):
+            turn_execute(message_id=accepted.message.pk)
+    assert Message.objects.filter(run_id=accepted.message.uuid).exists()
+    assert _endings(accepted.message) == []
+
+
+def test_the_sweep_announces_a_reply_stored_without_its_ending_once(
+    accepted: Accepted, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _redis_away_while_announcing(monkeypatch, accepted)
+    Message.objects.filter(run_id=accepted.message.uuid).update(
+        created_at=timezone.now() - timedelta(seconds=30)
+    )
+
+    assert unannounced_endings_publish() == 1
+    assert unannounced_endings_publish() == 0  # the next sweep
+
+    (done,) = _endings(accepted.message)
+    assert done["type"] == "done"
+    assert done["reply_to"] == str(accepted.message.uuid)
+
+
+def test_the_next_message_announces_the_previous_reply_before_it_is_stored(
+    accepted: Accepted, people_a: People, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _redis_away_while_announcing(monkeypatch, accepted)
+
+    again = message_send(
+        user=people_a.staff,
+        text="and another thing",
+        conversation_uuid=str(accepted.conversation.uuid),
+        client_id=None,
+    )
+
+    assert again.created
+    assert [e["type"] for e in _endings(accepted.message)] == ["done"]
+    _lapse_reservation(again.message)
+
+
+def test_the_sweep_leaves_replies_that_were_announced_alone(accepted: Accepted) -> None:
+    turn_execute(message_id=accepted.message.pk)
+    Message.objects.filter(run_id=accepted.message.uuid).update(
+        created_at=timezone.now() - timedelta(seconds=30)
+    )
+
+    assert unannounced_endings_publish() == 0
+    assert [e["type"] for e in _endings(accepted.message)] == ["done"]
