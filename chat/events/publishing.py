@@ -159,3 +159,25 @@ def publish_turn_error(*, schema: str, message: Message) -> None:
         },
         once_key=turn_ending_key(schema, message.uuid),
     )
+
+
+def publish_reply_ending(*, schema: str, reply: Message, reply_to: uuid.UUID | None) -> bool:
+    """The ending of a stored reply whose run could not publish it (Redis went away between
+    storing the reply and announcing it): its ``done``, or the ``error`` of an error reply, as
+    the run would have sent it and under the run's key, so at most once however many try.
+    Whether this call published it."""
+    if reply.run_id is None:  # stored by no run: nothing to key its ending by
+        return False
+    payload: dict[str, Any]
+    if reply.status == Message.Status.ERROR:
+        payload = {"type": "error", "code": "agent_error", "message": "the assistant failed"}
+    else:
+        payload = done_payload(reply)
+    if reply_to is not None:
+        payload["reply_to"] = str(reply_to)
+    return append_ending(
+        schema=schema,
+        conversation_uuid=str(reply.conversation.uuid),
+        payload=payload,
+        once_key=turn_ending_key(schema, reply.run_id),
+    )

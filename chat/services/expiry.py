@@ -106,6 +106,29 @@ def stranded_turn_messages(*, older_than_seconds: int) -> list[Message]:
     )
 
 
+# How far back the sweep looks for a stored reply whose ending was never published: longer
+# than a restart of Redis (no sweep runs while it is down) with room to spare.
+UNANNOUNCED_HORIZON = timedelta(minutes=15)
+
+
+def recent_replies(*, older_than_seconds: int) -> list[Message]:
+    """The current tenant's replies stored ``older_than_seconds`` to ``UNANNOUNCED_HORIZON``
+    ago, oldest first (at most 50 times ``STRANDED_BATCH``): the replies whose ending might never
+    have been published. Whether it was is the caller's check (endings are kept in Redis)."""
+    now = timezone.now()
+    return list(
+        Message.objects.filter(
+            role=Message.Role.ASSISTANT,
+            run_id__isnull=False,
+            created_at__lte=now - timedelta(seconds=older_than_seconds),
+            created_at__gte=now - UNANNOUNCED_HORIZON,
+            conversation__deleted_at__isnull=True,
+        )
+        .select_related("conversation")
+        .order_by("created_at")[: STRANDED_BATCH * 50]
+    )
+
+
 def moved_past(message: Message) -> bool:
     """Whether the conversation has a later user message: answering this one now would put
     its reply after a later question's."""
