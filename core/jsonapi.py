@@ -9,6 +9,7 @@ A view decorated with ``api_view`` (plain views) or ``api_view_async`` (the SSE 
   that is not a valid bearer token of this tenant, is 401 ``unauthenticated``. The user is in
   ``api_caller(request)``;
 * the log context (tenant, user) around the view, and one log line per translated error;
+* 503 ``unavailable`` with ``Retry-After`` while PostgreSQL or Redis is away (never a 500);
 * one error shape, ``{"error": {"code": "...", "message": "..."}}``, for ``ApiError``, a body over
   ``DATA_UPLOAD_MAX_MEMORY_SIZE`` (413 ``too_large``, where Django alone answers an HTML 400),
   and every domain exception of the view's table (``{Exception: (status, code)}``, e.g.
@@ -29,7 +30,9 @@ import logging
 from collections.abc import Callable, Collection, Coroutine, Mapping
 from typing import Any, TypeVar
 
+import redis
 from asgiref.sync import sync_to_async
+from django import db
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.exceptions import RequestDataTooBig
@@ -147,9 +150,24 @@ def _csrf_failure(request: HttpRequest) -> HttpResponse | None:
     return checker.process_view(request, lambda r: HttpResponse(), (), {})
 
 
+# A server the request needs is away (restarting, or briefly unreachable): answered 503 with
+# a hint to retry, never a 500. Seen in the chaos run: decisions during Redis restarts were 500.
+_OUTAGES = (redis.RedisError, db.OperationalError, db.InterfaceError)
+OUTAGE_RETRY_AFTER_SECONDS = 5
+
+
 def _error_for(error: Exception, table: ErrorTable) -> JsonResponse | None:
     """The JSON answer to an exception the edge knows, or None to let it propagate (a 500)."""
     message = str(error)
+    if isinstance(error, _OUTAGES):
+        logger.warning("API unavailable: %s: %s", error.__class__.__name__, error)
+        response = error_response(
+            503,
+            "unavailable",
+            "a server this request needs is unavailable (restarting?); try again in a few seconds",
+        )
+        response["Retry-After"] = str(OUTAGE_RETRY_AFTER_SECONDS)
+        return response
     if isinstance(error, ApiError):
         status, code = error.status, error.code
     elif isinstance(error, RequestDataTooBig):

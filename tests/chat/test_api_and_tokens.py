@@ -8,12 +8,14 @@ from io import StringIO
 from typing import Any
 
 import pytest
+import redis
 from asgiref.sync import async_to_sync
 from django.contrib.auth.models import Group
 from django.core.management import CommandError, call_command
 from django.test import Client
 from django_tenants.utils import tenant_context
 
+from chat.locks import ConversationLock
 from chat.models import ApiToken, Conversation, PendingAction
 from chat.pending_actions import pending_action_propose
 from chat.tokens import api_token_create, api_token_revoke, user_for_token
@@ -149,6 +151,29 @@ def test_an_http_approve_with_empty_arguments_approves_the_proposal_unedited(
     assert response.status_code == 200
     decided = response.json()["action"]
     assert decided["status"] == "approved" and decided["arguments"] == action.arguments
+
+
+def test_an_approve_while_redis_restarts_is_a_503_to_retry_and_leaves_the_action_pending(
+    tenant_a: Tenant, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    action = _pending_action(tenant_a)
+    approver = make_user(tenant_a, "april", role=APPROVER)
+    with tenant_context(tenant_a):
+        _, token = api_token_create(user=approver, name="x")
+
+    def refused(self: ConversationLock) -> bool:
+        raise redis.ConnectionError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
+
+    monkeypatch.setattr(ConversationLock, "acquire", refused)  # the decision reserves the turn
+    response = _bearer(tenant_a, token).post(
+        f"/api/actions/{action.id}/approve", {}, content_type="application/json"
+    )
+
+    assert response.status_code == 503
+    assert response.json()["error"]["code"] == "unavailable"
+    assert response["Retry-After"] == "5"
+    action.refresh_from_db()
+    assert action.status == PendingAction.Status.PENDING  # nothing half-decided
 
 
 @pytest.mark.django_db(transaction=True)
