@@ -88,6 +88,11 @@ def turn_ending_key(schema: str, run_id: uuid.UUID | str) -> str:
     return f"cs:{_schema(schema)}:turn:{_uuid(run_id)}:ended"
 
 
+def message_announced_key(schema: str, message_uuid: uuid.UUID | str) -> str:
+    """Set when a stored user message's ``message`` event is published: once per message."""
+    return f"cs:{_schema(schema)}:turn:{_uuid(message_uuid)}:announced"
+
+
 def turn_claim_key(schema: str, run_id: uuid.UUID | str) -> str:
     """Which execution of a run took it over last: an earlier one stops at its next side effect
     (chat/locks.py)."""

@@ -88,6 +88,7 @@ def append_ending(
 ) -> bool:
     """Number, store and publish a turn's ending unless an ending under ``once_key`` (the run's,
     ``tenants.names.turn_ending_key``) was published before; whether this call published it.
+    Any event published once per key goes this way (a user message's, ``publish_message``).
     Check and append are one Lua call: there is no moment where one is done and not the other."""
     seq_key, stream_key = _keys(schema, conversation_uuid)
     event = {**payload, "conversation": conversation_uuid}

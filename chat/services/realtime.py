@@ -63,6 +63,7 @@ from chat.services.expiry import (
 from chat.services.turns import (
     ConversationNotFound,
     resume_queue,
+    turn_announce_paused,
     turn_cancel,
     turn_end_with_error,
     turn_paused,
@@ -508,9 +509,17 @@ class _RenewingEvents(PublishingEvents):
     also the run's fence: an execution another one took over (chat/locks.py) raises
     ``RunSuperseded`` instead of publishing."""
 
-    def __init__(self, *, lock: ConversationLock, paused: bool = False, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        *,
+        lock: ConversationLock,
+        paused: bool = False,
+        message: Message | None = None,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(**kwargs)
         self.lock = lock
+        self.message = message  # the user message a turn's run answers (None: a resume)
         self._renewed_at = time.monotonic()
         self.ended = False  # a done or error event was sent
         # The turn paused for a decision (in this run, or before it: a redelivery): its
@@ -522,6 +531,11 @@ class _RenewingEvents(PublishingEvents):
         self.ended = True
 
     def error(self, code: str, message: str) -> None:
+        if not self.paused and self.message is not None:
+            try:
+                self.paused = turn_announce_paused(self.message, self)
+            except Exception:  # the database is still away: the error it is
+                logger.warning("could not tell whether run %s had paused", self.run_id)
         if self.paused:
             logger.warning(
                 "run %s failed (%s) after its turn paused for a decision", self.run_id, code
@@ -593,6 +607,9 @@ def turn_execute(*, message_id: int) -> None:
     try:
         if _ended_without_reply(message):
             return
+        # Announced by its sender once committed; again here (once per message: a no-op when
+        # that worked) in case Redis was away then, so the question precedes its turn's events.
+        publish_message(schema=current_schema(), message=message)
         # Renewed between events too (a long model call emits none), so the lock lapses only
         # when this worker dies or stops.
         # A redelivered run of a paused turn ends nothing, whatever fails: asked before it
@@ -604,6 +621,7 @@ def turn_execute(*, message_id: int) -> None:
             events = _RenewingEvents(
                 lock=lock,
                 paused=paused,
+                message=message,
                 schema=current_schema(),
                 conversation=conversation,
                 run_id=message.uuid,

@@ -42,6 +42,7 @@ from chat.services.usage import Usage, run_usage, usage_of, usage_payload, usage
 from chat.snippets import word_snippet
 from core import tracing
 from core.celery import queue
+from core.db_wait import when_database_answers
 from core.logs import log_context
 from core.metrics import AGENT_ERRORS, TURN_DURATION
 from core.schema import current_schema
@@ -189,6 +190,7 @@ def turn_run(
         model=model,
         cache_key=cache_key,
         paused_before=turn_paused(message),
+        message=message,
     )
 
 
@@ -261,6 +263,27 @@ def turn_paused(message: Message) -> bool:
     return PendingAction.objects.filter(
         conversation_id=message.conversation_id, created_at__gte=message.created_at
     ).exists()
+
+
+def turn_announce_paused(message: Message, events: TurnEvents) -> bool:
+    """For a run of ``message`` that failed: whether it had proposed an action first (PostgreSQL
+    restarting as the interrupt was saved, or as the card was announced). If so the turn is
+    paused all the same, its card in the inbox: its undecided actions are announced to the
+    conversation now, and the decision's resume ends the turn, not an error (an error then was
+    a second ending in the chaos run). The database is often restarting just then, so it is
+    waited for (bounded; its error after that)."""
+    proposed = PendingAction.objects.filter(
+        conversation_id=message.conversation_id,
+        created_at__gte=message.created_at,
+        status__in=PendingAction.UNDECIDED,
+    ).order_by("created_at")
+    paused, undecided = when_database_answers(
+        lambda: (turn_paused(message), list(proposed)), what=f"the actions of message {message.pk}"
+    )
+    for action in undecided:
+        events.status("awaiting_approval")
+        events.pending(action)
+    return paused
 
 
 def _reply_cancelled_unrun(*, message: Message, events: TurnEvents) -> Message:
@@ -380,6 +403,12 @@ def turn_resume(
     action.refresh_from_db()  # loaded before the conversation lock was ours: read it again
     existing = Message.objects.filter(run_id=action.id, role=Message.Role.ASSISTANT).first()
     if existing is not None:
+        if action.status == PendingAction.Status.EXECUTING:
+            # A resume failed mid-execution (PostgreSQL restarting), stored its error reply and
+            # left the action executing: the reply stands, and the sends are finished here (we
+            # hold the conversation lock, so that run is dead), or the action stayed executing
+            # while the sweep resumed it again and again (seen in the chaos run).
+            _carried_out(action, events)
         events.done(existing)
         return existing
 
@@ -446,6 +475,7 @@ def _run(
     cache_key: str | None = None,
     ended_as: str | None = None,
     paused_before: bool = False,
+    message: Message | None = None,
 ) -> Message | None:
     started = time.monotonic()
     with _turn_scope(conversation, run_id):
@@ -456,6 +486,7 @@ def _run(
             cache_key=cache_key,
             ended_as=ended_as or Message.Status.COMPLETE,
             paused_before=paused_before,
+            message=message,
         )
         reply = _run_graph(run, first_input, model)
         outcome = _outcome_of(reply)
@@ -510,6 +541,8 @@ class _RunState:
     ended_as: str = Message.Status.COMPLETE
     # A later run (a redelivery) of a turn that had already paused for a decision.
     paused_before: bool = False
+    # The user message a turn's run answers (None: a resume, which answers an action).
+    message: Message | None = None
 
 
 def _run_graph(
@@ -549,6 +582,8 @@ def _run_graph(
         # A redelivered run of a paused turn failed (PostgreSQL restarting under it; logged and
         # counted by the runner): the decisions' resumes end the turn, so this run ends nothing.
         # An error now was a second ending in the chaos run.
+        return None
+    if run.message is not None and turn_announce_paused(run.message, run.events):
         return None
     run.events.error("agent_error", f"{result.text}: the assistant failed")
     run.events = _Silent()  # the client got the error event instead of the reply

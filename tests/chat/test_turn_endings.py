@@ -23,7 +23,7 @@ from django.utils import timezone
 
 from actions.models import Contact
 from chat import pending_actions
-from chat.agent import runner
+from chat.agent import nodes, runner
 from chat.events import publishing
 from chat.events.log import frames_after_async
 from chat.events.publishing import PublishingEvents
@@ -298,7 +298,7 @@ def test_an_execution_taken_over_before_it_announced_anything_publishes_nothing(
     frames = async_to_sync(frames_after_async)(
         schema=current_schema(), conversation_uuid=str(sms_sent.conversation.uuid), after=0
     )
-    assert [json.loads(f.text)["type"] for f in frames] == []  # not even its "thinking"
+    assert [json.loads(f.text)["type"] for f in frames] == ["message"]  # not its "thinking"
     assert not PendingAction.objects.filter(conversation=sms_sent.conversation).exists()
 
 
@@ -382,8 +382,12 @@ def test_a_redelivered_run_of_a_paused_turn_that_fails_ends_nothing(
 def _redis_away_while_announcing(monkeypatch: pytest.MonkeyPatch, accepted: Accepted) -> None:
     """The run stores its reply, then Redis is gone as it announces it (and its error)."""
 
-    def refused(**_: Any) -> bool:
-        raise redis.ConnectionError("Connection refused")
+    real_append_ending = publishing.append_ending
+
+    def refused(**kwargs: Any) -> bool:
+        if kwargs["payload"]["type"] in ("done", "error"):
+            raise redis.ConnectionError("Connection refused")
+        return real_append_ending(**kwargs)
 
     with monkeypatch.context() as away:
         away.setattr(publishing, "append_ending", refused)
@@ -434,3 +438,64 @@ def test_the_sweep_leaves_replies_that_were_announced_alone(accepted: Accepted) 
 
     assert unannounced_endings_publish() == 0
     assert [e["type"] for e in _endings(accepted.message)] == ["done"]
+
+
+def test_a_run_that_failed_after_proposing_announces_its_card_and_leaves_the_ending_to_it(
+    sms_sent: Accepted, people_a: People, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def restarting(value: Any) -> Any:  # as the interrupt is saved
+        raise OperationalError("terminating connection due to administrator command")
+
+    with monkeypatch.context() as failing:
+        failing.setattr(nodes, "interrupt", restarting)
+        turn_execute(message_id=sms_sent.message.pk)
+
+    frames = async_to_sync(frames_after_async)(
+        schema=current_schema(), conversation_uuid=str(sms_sent.conversation.uuid), after=0
+    )
+    assert "pending" in [json.loads(f.text)["type"] for f in frames]
+    assert _endings(sms_sent.message) == []
+    assert not Message.objects.filter(run_id=sms_sent.message.uuid).exists()
+    action = PendingAction.objects.get(conversation=sms_sent.conversation)
+    decide(action, user=people_a.approver, decision="reject")
+    resume_execute(action_id=str(action.id))
+
+    assert [e["type"] for e in _endings(sms_sent.message)] == ["done"]
+
+
+def test_a_resume_that_failed_mid_execution_has_its_sends_finished_by_the_next_one(
+    ask: TurnRunner, people_a: People, resumes_queued: list[str]
+) -> None:
+    action = sms_requested(ask)
+    decide(action, user=people_a.approver, decision="approve")
+    # The first resume claimed the action, then failed (PostgreSQL restarting) and stored its
+    # error reply before it sent anything.
+    PendingAction.objects.filter(pk=action.pk).update(status=PendingAction.Status.EXECUTING)
+    Message.objects.create(
+        conversation=action.conversation,
+        role=Message.Role.ASSISTANT,
+        content="Sorry — something went wrong while answering.",
+        run_id=action.id,
+        status=Message.Status.ERROR,
+    )
+
+    resume_execute(action_id=str(action.id))  # the sweep's, for an action left executing
+
+    action.refresh_from_db()
+    assert action.status == PendingAction.Status.EXECUTED
+    assert Message.objects.filter(run_id=action.id).count() == 1  # the reply stands
+
+
+def test_a_question_its_sender_could_not_announce_is_announced_once_before_its_turn(
+    accepted: Accepted,
+) -> None:
+    # The sender's announcement after commit failed (Redis away): nothing in the log yet.
+    turn_execute(message_id=accepted.message.pk)
+    turn_execute(message_id=accepted.message.pk)  # the broker's second delivery
+
+    frames = async_to_sync(frames_after_async)(
+        schema=current_schema(), conversation_uuid=str(accepted.conversation.uuid), after=0
+    )
+    kinds = [json.loads(f.text)["type"] for f in frames]
+    assert kinds.count("message") == 1
+    assert kinds[0] == "message"
