@@ -48,10 +48,11 @@ browsers:
 # servers, sockets and Chromium, so two processes use two cores. Each process has its own lane of
 # the embedded servers (core/infra.py). The tests marked `alone` stop or restart those servers,
 # so they run afterwards by themselves. Both parts always run; the first failure's code wins.
+# Each prints its slowest tests: CI's wall time is a budget (issue 30: under 45 minutes).
 TEST_PROCESSES ?= $(shell nproc 2>/dev/null || echo 1)
 test: install
-	@$(PY) -m pytest -n $(TEST_PROCESSES) --dist loadfile -m "not alone"; parallel=$$?; \
-	$(PY) -m pytest -m alone; alone=$$?; \
+	@$(PY) -m pytest -n $(TEST_PROCESSES) --dist loadfile -m "not alone" --durations=30; parallel=$$?; \
+	$(PY) -m pytest -m alone --durations=10; alone=$$?; \
 	if [ $$parallel -ne 0 ]; then exit $$parallel; fi; exit $$alone
 
 lint: install
