@@ -30,6 +30,7 @@ import logging
 from collections.abc import Callable, Collection, Coroutine, Mapping
 from typing import Any, TypeVar
 
+import kombu.exceptions
 import redis
 from asgiref.sync import sync_to_async
 from django import db
@@ -152,7 +153,12 @@ def _csrf_failure(request: HttpRequest) -> HttpResponse | None:
 
 # A server the request needs is away (restarting, or briefly unreachable): answered 503 with
 # a hint to retry, never a 500. Seen in the chaos run: decisions during Redis restarts were 500.
-_OUTAGES = (redis.RedisError, db.OperationalError, db.InterfaceError)
+_OUTAGES = (
+    redis.RedisError,
+    kombu.exceptions.OperationalError,  # the Celery broker (Redis) while queueing a task
+    db.OperationalError,
+    db.InterfaceError,
+)
 OUTAGE_RETRY_AFTER_SECONDS = 5
 
 

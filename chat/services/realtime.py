@@ -249,7 +249,22 @@ def _announce(action: PendingAction, *, resume: bool) -> None:
         conversation_lock(action.conversation, reservation_token(action.id)).acquire()
     _announce_after_commit(schema, action)
     if resume:
-        transaction.on_commit(lambda: resume_queue(action.id))
+        _queue_resume_after_commit(action)
+
+
+def _queue_resume_after_commit(action: PendingAction) -> None:
+    """Queue the decided action's resume once committed. The decision stands when the broker
+    is away (Redis restarting): the stranded-resume sweep queues the resume within
+    ``CHAT_STRANDED_RESUME_SECONDS``, so this logs instead of failing the request that decided
+    (a 500 in the chaos run)."""
+
+    def queue_resume() -> None:
+        try:
+            resume_queue(action.id)
+        except (redis.RedisError, kombu.exceptions.OperationalError):
+            logger.warning("could not queue the resume of action %s; the sweep will", action.id)
+
+    transaction.on_commit(queue_resume)
 
 
 def _announce_after_commit(schema: str, action: PendingAction) -> None:
@@ -280,7 +295,7 @@ def action_expire(*, action_id: uuid.UUID | str) -> PendingAction | None:
         schema = current_schema()
         conversation_lock(action.conversation, reservation_token(action.id)).acquire()
         _announce_after_commit(schema, action)
-        transaction.on_commit(lambda: resume_queue(action.id))
+        _queue_resume_after_commit(action)
     return action
 
 
@@ -405,7 +420,7 @@ def action_withdraw(
         schema = current_schema()
         conversation_lock(action.conversation, reservation_token(action.id)).acquire()
         _announce_after_commit(schema, action)
-        transaction.on_commit(lambda: resume_queue(action.id))
+        _queue_resume_after_commit(action)
     return action
 
 

@@ -7,6 +7,7 @@ import uuid
 from io import StringIO
 from typing import Any
 
+import kombu.exceptions
 import pytest
 import redis
 from asgiref.sync import async_to_sync
@@ -18,6 +19,8 @@ from django_tenants.utils import tenant_context
 from chat.locks import ConversationLock
 from chat.models import ApiToken, Conversation, PendingAction
 from chat.pending_actions import pending_action_propose
+from chat.services import realtime
+from chat.services.expiry import stranded_action_ids
 from chat.tokens import api_token_create, api_token_revoke, user_for_token
 from tenants.models import Tenant
 from tenants.roles import APPROVER, STAFF
@@ -174,6 +177,31 @@ def test_an_approve_while_redis_restarts_is_a_503_to_retry_and_leaves_the_action
     assert response["Retry-After"] == "5"
     action.refresh_from_db()
     assert action.status == PendingAction.Status.PENDING  # nothing half-decided
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_approve_whose_resume_cannot_be_queued_stands_for_the_sweep_to_resume(
+    tenant_a: Tenant, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    action = _pending_action(tenant_a)
+    approver = make_user(tenant_a, "april", role=APPROVER)
+    with tenant_context(tenant_a):
+        _, token = api_token_create(user=approver, name="x")
+
+    def broker_away(action_id: object) -> None:
+        raise kombu.exceptions.OperationalError("Error 111 connecting to 127.0.0.1:6379.")
+
+    monkeypatch.setattr(realtime, "resume_queue", broker_away)
+    response = _bearer(tenant_a, token).post(
+        f"/api/actions/{action.id}/approve", {}, content_type="application/json"
+    )
+
+    assert response.status_code == 200  # the decision was taken: it is not to be repeated
+    with tenant_context(tenant_a):
+        action.refresh_from_db()
+        assert action.status == PendingAction.Status.APPROVED
+        # what the stranded-resume sweep picks up once the action has waited long enough
+        assert action.pk in stranded_action_ids(older_than_seconds=0)
 
 
 @pytest.mark.django_db(transaction=True)
