@@ -176,7 +176,10 @@ def turn_run(
         if not runner.waits_for_decision(state) and turn_paused(message):
             # A redelivered run (its worker died before acknowledging it) of a turn that
             # paused for approval: the decision's resume owns the rest of the graph and the
-            # reply, so continuing here would send the confirmation a second time.
+            # reply, so continuing here would send the confirmation a second time. A worker
+            # killed between committing the proposal and saving the interrupt left a card
+            # nobody in the conversation heard of (the chaos run): it is announced now.
+            _announce_undecided(message, events)
             return runner.SUPERSEDED
         if _resume_queued_again(state):
             return runner.SUPERSEDED
@@ -272,18 +275,24 @@ def turn_announce_paused(message: Message, events: TurnEvents) -> bool:
     conversation now, and the decision's resume ends the turn, not an error (an error then was
     a second ending in the chaos run). The database is often restarting just then, so it is
     waited for (bounded; its error after that)."""
-    proposed = PendingAction.objects.filter(
+    paused = when_database_answers(
+        lambda: turn_paused(message), what=f"the actions of message {message.pk}"
+    )
+    if paused:
+        _announce_undecided(message, events)
+    return paused
+
+
+def _announce_undecided(message: Message, events: TurnEvents) -> None:
+    """Announce the cards of ``message``'s turn still waiting for a decision (again: a client
+    keys cards by action, so one it has already shown stays one)."""
+    for action in PendingAction.objects.filter(
         conversation_id=message.conversation_id,
         created_at__gte=message.created_at,
         status__in=PendingAction.UNDECIDED,
-    ).order_by("created_at")
-    paused, undecided = when_database_answers(
-        lambda: (turn_paused(message), list(proposed)), what=f"the actions of message {message.pk}"
-    )
-    for action in undecided:
+    ).order_by("created_at"):
         events.status("awaiting_approval")
         events.pending(action)
-    return paused
 
 
 def _reply_cancelled_unrun(*, message: Message, events: TurnEvents) -> Message:

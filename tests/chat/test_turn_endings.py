@@ -499,3 +499,27 @@ def test_a_question_its_sender_could_not_announce_is_announced_once_before_its_t
     kinds = [json.loads(f.text)["type"] for f in frames]
     assert kinds.count("message") == 1
     assert kinds[0] == "message"
+
+
+class _WorkerKilled(BaseException):
+    """SIGKILL, as far as the run can tell: nothing of it runs after this, not even its handlers."""
+
+
+def test_a_card_proposed_by_a_worker_killed_before_its_interrupt_is_announced_by_the_redelivery(
+    sms_sent: Accepted, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def killed(value: Any) -> Any:  # the proposal is committed; the interrupt is never saved
+        raise _WorkerKilled()
+
+    with monkeypatch.context() as dying, pytest.raises(_WorkerKilled):
+        dying.setattr(nodes, "interrupt", killed)
+        turn_execute(message_id=sms_sent.message.pk)
+    assert PendingAction.objects.filter(conversation=sms_sent.conversation).exists()
+
+    turn_execute(message_id=sms_sent.message.pk)  # the broker's redelivery
+
+    frames = async_to_sync(frames_after_async)(
+        schema=current_schema(), conversation_uuid=str(sms_sent.conversation.uuid), after=0
+    )
+    assert "pending" in [json.loads(f.text)["type"] for f in frames]
+    assert _endings(sms_sent.message) == []
