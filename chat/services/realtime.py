@@ -528,7 +528,6 @@ class _RenewingEvents(PublishingEvents):
         self,
         *,
         lock: ConversationLock,
-        paused: bool = False,
         message: Message | None = None,
         **kwargs: Any,
     ) -> None:
@@ -537,9 +536,10 @@ class _RenewingEvents(PublishingEvents):
         self.message = message  # the user message a turn's run answers (None: a resume)
         self._renewed_at = time.monotonic()
         self.ended = False  # a done or error event was sent
-        # The turn paused for a decision (in this run, or before it: a redelivery): its
-        # decisions' resumes end it, so a failure of this run publishes no error.
-        self.paused = paused
+        # The turn paused for a decision (this run announced a card, or a failure found that an
+        # earlier run had proposed one): its decisions' resumes end it, so this run publishes
+        # no error.
+        self.paused = False
 
     def done(self, message: Message) -> None:
         super().done(message)
@@ -627,16 +627,10 @@ def turn_execute(*, message_id: int) -> None:
         publish_message(schema=current_schema(), message=message)
         # Renewed between events too (a long model call emits none), so the lock lapses only
         # when this worker dies or stops.
-        # A redelivered run of a paused turn ends nothing, whatever fails: asked before it
-        # runs, waiting out a database that is restarting (what such a run usually meets).
-        paused = when_database_answers(
-            lambda: turn_paused(message), what=f"the turn of message {message_id}"
-        )
         with keeper.held(lock.renew):
             events = _RenewingEvents(
                 lock=lock,
-                paused=paused,
-                message=message,
+                message=message,  # a failure asks then whether the turn had paused
                 schema=current_schema(),
                 conversation=conversation,
                 run_id=message.uuid,
