@@ -17,6 +17,7 @@ from chat.agent.graph import reset_checkpointer
 from chat.agent.runner import CollectingEvents
 from chat.models import Conversation, Message
 from chat.services.turns import turn_run, turn_start
+from core.celery import app
 from core.tracing import tracing_reset, tracing_setup
 from tenants.models import Tenant
 from tenants.roles import APPROVER, STAFF
@@ -98,3 +99,19 @@ def ask(people_a: People) -> TurnRunner:
 
 def in_tenant(tenant: Tenant) -> object:
     return tenant_context(tenant)
+
+
+@pytest.fixture
+def turns_queued(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The message ids whose turn was queued (kept here instead of going to the broker)."""
+    queued: list[int] = []
+    monkeypatch.setattr(app.tasks["chat.run_turn"], "delay", queued.append)
+    return queued
+
+
+@pytest.fixture
+def resumes_queued(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The action ids whose resume was queued (kept here instead of going to the broker)."""
+    queued: list[str] = []
+    monkeypatch.setattr(app.tasks["chat.resume_turn"], "delay", queued.append)
+    return queued

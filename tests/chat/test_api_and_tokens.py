@@ -139,6 +139,14 @@ def _pending_action(tenant: Tenant) -> PendingAction:
         )
 
 
+def _approver_token(tenant: Tenant) -> str:
+    """An API token of a new approver of ``tenant``."""
+    approver = make_user(tenant, "april", role=APPROVER)
+    with tenant_context(tenant):
+        _, token = api_token_create(user=approver, name="x")
+    return token
+
+
 def test_an_http_approve_with_empty_arguments_approves_the_proposal_unedited(
     tenant_a: Tenant,
 ) -> None:
@@ -160,9 +168,7 @@ def test_an_approve_while_redis_restarts_is_a_503_to_retry_and_leaves_the_action
     tenant_a: Tenant, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     action = _pending_action(tenant_a)
-    approver = make_user(tenant_a, "april", role=APPROVER)
-    with tenant_context(tenant_a):
-        _, token = api_token_create(user=approver, name="x")
+    token = _approver_token(tenant_a)
 
     def refused(self: ConversationLock) -> bool:
         raise redis.ConnectionError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
@@ -184,9 +190,7 @@ def test_an_approve_whose_resume_cannot_be_queued_stands_for_the_sweep_to_resume
     tenant_a: Tenant, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     action = _pending_action(tenant_a)
-    approver = make_user(tenant_a, "april", role=APPROVER)
-    with tenant_context(tenant_a):
-        _, token = api_token_create(user=approver, name="x")
+    token = _approver_token(tenant_a)
 
     def broker_away(action_id: object) -> None:
         raise kombu.exceptions.OperationalError("Error 111 connecting to 127.0.0.1:6379.")

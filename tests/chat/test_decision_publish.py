@@ -10,16 +10,8 @@ import redis
 
 from chat.models import PendingAction
 from chat.services import realtime
-from core.celery import app
 from tests.chat.conftest import People, TurnRunner
 from tests.chat.stranded import decide, sms_requested
-
-
-@pytest.fixture
-def resumes_queued(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    queued: list[str] = []
-    monkeypatch.setattr(app.tasks["chat.resume_turn"], "delay", queued.append)
-    return queued
 
 
 @pytest.fixture

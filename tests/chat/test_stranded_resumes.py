@@ -39,7 +39,6 @@ from chat.pending_actions import (
 )
 from chat.services.realtime import stranded_resumes_requeue
 from chat.services.turns import resume_queue, turn_run
-from core.celery import app
 from tenants.models import Tenant
 from tenants.roles import APPROVER
 from tenants.tasks import fan_out
@@ -61,14 +60,6 @@ from tests.e2e.processes import start_worker
 from tests.tenants.factories import make_user
 
 SMS = {"to": ["Emma Wilson"], "body": "Class moved to 3pm"}
-
-
-@pytest.fixture
-def resumes_queued(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The action ids of the resumes queued (instead of sending them to the broker)."""
-    queued: list[str] = []
-    monkeypatch.setattr(app.tasks["chat.resume_turn"], "delay", queued.append)
-    return queued
 
 
 def _approved(tenant: Tenant, *, seconds_ago: float) -> PendingAction:

@@ -25,21 +25,12 @@ from chat.locks import conversation_lock, execution_token, reservation_token
 from chat.models import Message
 from chat.services.realtime import stranded_turns_requeue
 from chat.services.turns import ERROR_REPLY, turn_start
-from core.celery import app
 from core.schema import current_schema
 from tenants.models import Tenant
 from tenants.tasks import fan_out
 from tests.chat.conftest import People, TurnRunner
 from tests.chat.stranded import sms_requested
 from tests.tenants.factories import make_user
-
-
-@pytest.fixture
-def turns_queued(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """The message ids whose turn was queued (instead of sending them to the broker)."""
-    queued: list[int] = []
-    monkeypatch.setattr(app.tasks["chat.run_turn"], "delay", queued.append)
-    return queued
 
 
 def _lost_turn(tenant: Tenant, text: str, *, seconds_ago: float) -> Message:

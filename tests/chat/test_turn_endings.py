@@ -40,20 +40,11 @@ from chat.services.realtime import (
     turn_execute,
     unannounced_endings_publish,
 )
-from core.celery import app
 from core.redis_clients import sync_redis
 from core.schema import current_schema
 from tenants.names import turn_claim_key
 from tests.chat.conftest import People, TurnRunner
 from tests.chat.stranded import decide, sms_requested
-
-
-@pytest.fixture
-def turns_queued(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """The message ids whose turn was queued (kept here instead of going to the broker)."""
-    queued: list[int] = []
-    monkeypatch.setattr(app.tasks["chat.run_turn"], "delay", queued.append)
-    return queued
 
 
 @pytest.fixture
@@ -228,14 +219,6 @@ def test_a_done_names_the_message_it_answers(accepted: Accepted) -> None:
 
 
 # -- an execution that outlived its lease (found by the short chaos run) ------------------------
-
-
-@pytest.fixture
-def resumes_queued(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The action ids whose resume was queued (kept here: the test runs each one itself)."""
-    queued: list[str] = []
-    monkeypatch.setattr(app.tasks["chat.resume_turn"], "delay", queued.append)
-    return queued
 
 
 @pytest.fixture
