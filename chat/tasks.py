@@ -13,6 +13,7 @@ from chat.services.realtime import (
     stranded_resumes_requeue,
     stranded_turns_requeue,
     turn_execute,
+    unannounced_cards_publish,
     unannounced_endings_publish,
 )
 from core.celery import app
@@ -57,8 +58,9 @@ def requeue_stranded_resumes() -> int:
 def requeue_stranded_turns() -> int:
     """Queue again (or end with an error) the turns of messages left without a reply: their
     ``run_turn`` was lost; and announce replies stored without their ending (beat, through
-    ``tenants.fan_out``, every half of ``CHAT_STRANDED_TURN_SECONDS``)."""
-    return stranded_turns_requeue() + unannounced_endings_publish()
+    ``tenants.fan_out``, every half of ``CHAT_STRANDED_TURN_SECONDS``), and the cards of
+    paused turns that were never announced."""
+    return stranded_turns_requeue() + unannounced_endings_publish() + unannounced_cards_publish()
 
 
 @app.task(name="chat.run_eval")

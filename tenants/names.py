@@ -93,6 +93,12 @@ def message_announced_key(schema: str, message_uuid: uuid.UUID | str) -> str:
     return f"cs:{_schema(schema)}:turn:{_uuid(message_uuid)}:announced"
 
 
+def action_announced_key(schema: str, action_id: uuid.UUID | str) -> str:
+    """Set when a proposed action's ``pending`` card is published: once per action, whoever
+    announces it (its run, a redelivered run, or the next message's sender)."""
+    return f"cs:{_schema(schema)}:action:{_uuid(action_id)}:announced"
+
+
 def turn_claim_key(schema: str, run_id: uuid.UUID | str) -> str:
     """Which execution of a run took it over last: an earlier one stops at its next side effect
     (chat/locks.py)."""

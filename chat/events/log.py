@@ -88,8 +88,10 @@ def append_ending(
 ) -> bool:
     """Number, store and publish a turn's ending unless an ending under ``once_key`` (the run's,
     ``tenants.names.turn_ending_key``) was published before; whether this call published it.
-    Any event published once per key goes this way (a user message's, ``publish_message``).
-    Check and append are one Lua call: there is no moment where one is done and not the other."""
+    Any event published once per key goes this way (a user message's, ``publish_message``; an
+    action's card, ``publish_pending``, which also goes to the approvers' feed, as
+    ``append_event``'s do). Check and append are one Lua call: there is no moment where one is
+    done and not the other."""
     seq_key, stream_key = _keys(schema, conversation_uuid)
     event = {**payload, "conversation": conversation_uuid}
     seq = int(
@@ -103,6 +105,9 @@ def append_ending(
             ],
         )
     )
+    if seq > 0:
+        for send in _approvals_sends(schema, {**event, "seq": seq}):
+            send.result(timeout=_PUBLISH_TIMEOUT_SECONDS)
     return seq > 0
 
 
@@ -131,16 +136,17 @@ def append_event_nowait(
         )
     )
     event["seq"] = seq
-    sends = []
-    if event["type"] in _APPROVAL_EVENTS:
-        sends.append(
-            publisher.group_send(
-                approvals_group(schema), {"type": "approvals.event", "event": event}
-            )
-        )
-    for send in sends:
-        send.add_done_callback(_log_failed_publication)
-    return event, sends
+    return event, _approvals_sends(schema, event)
+
+
+def _approvals_sends(schema: str, event: dict[str, Any]) -> list[concurrent.futures.Future[None]]:
+    """An action's event also goes to the tenant's approvers (their inbox feed)."""
+    if event["type"] not in _APPROVAL_EVENTS:
+        return []
+    message = {"type": "approvals.event", "event": event}
+    send = publisher.group_send(approvals_group(schema), message)
+    send.add_done_callback(_log_failed_publication)
+    return [send]
 
 
 def _log_failed_publication(send: concurrent.futures.Future[None]) -> None:

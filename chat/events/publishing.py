@@ -13,7 +13,7 @@ from chat.events.log import append_ending, append_event
 from chat.events.payloads import action_payload, done_payload, message_payload
 from chat.models import Conversation, Message, PendingAction
 from core import tracing
-from tenants.names import message_announced_key, turn_ending_key
+from tenants.names import action_announced_key, message_announced_key, turn_ending_key
 
 
 class PublishingEvents:
@@ -86,8 +86,12 @@ class PublishingEvents:
         self._emit({"type": "status", "stage": stage})
 
     def pending(self, action: PendingAction) -> None:
+        """An action's card, once per action however many runs announce it."""
         self._send_buffered()
-        self._emit({"type": "pending", "action": action_payload(action, full=True)})
+        self._emit_once(
+            {"type": "pending", "action": action_payload(action, full=True)},
+            once_key=action_announced_key(self.schema, action.id),
+        )
 
     def action(self, action: PendingAction) -> None:
         self._send_buffered()
@@ -114,12 +118,15 @@ class PublishingEvents:
         if self.run_id is None:  # a sink that runs no turn of its own: nothing to key by
             self._emit(payload)
             return
+        self._emit_once(payload, once_key=turn_ending_key(self.schema, self.run_id))
+
+    def _emit_once(self, payload: dict[str, Any], *, once_key: str) -> None:
         with tracing.span(f"chat.publish {payload['type']}"):
             append_ending(
                 schema=self.schema,
                 conversation_uuid=self.conversation_uuid,
                 payload=payload,
-                once_key=turn_ending_key(self.schema, self.run_id),
+                once_key=once_key,
             )
 
 
@@ -133,6 +140,17 @@ def publish_message(*, schema: str, message: Message) -> None:
         conversation_uuid=str(message.conversation.uuid),
         payload=message_payload(message),
         once_key=message_announced_key(schema, message.uuid),
+    )
+
+
+def publish_pending(*, schema: str, action: PendingAction) -> bool:
+    """An undecided action's card, announced to its conversation (and the approvers) unless it
+    was before (``PublishingEvents.pending``, same key); whether this call published it."""
+    return append_ending(
+        schema=schema,
+        conversation_uuid=str(action.conversation.uuid),
+        payload={"type": "pending", "action": action_payload(action, full=True)},
+        once_key=action_announced_key(schema, action.id),
     )
 
 

@@ -129,6 +129,23 @@ def recent_replies(*, older_than_seconds: int) -> list[Message]:
     )
 
 
+def recent_undecided_actions(*, older_than_seconds: int) -> list[PendingAction]:
+    """The current tenant's actions proposed ``older_than_seconds`` to ``UNANNOUNCED_HORIZON``
+    ago and still undecided, oldest first (at most 50 times ``STRANDED_BATCH``): the cards that
+    might never have been announced. Whether one was is the caller's check (kept in Redis)."""
+    now = timezone.now()
+    return list(
+        PendingAction.objects.filter(
+            status__in=PendingAction.UNDECIDED,
+            created_at__lte=now - timedelta(seconds=older_than_seconds),
+            created_at__gte=now - UNANNOUNCED_HORIZON,
+            conversation__deleted_at__isnull=True,
+        )
+        .select_related("conversation")
+        .order_by("created_at")[: STRANDED_BATCH * 50]
+    )
+
+
 def moved_past(message: Message) -> bool:
     """Whether the conversation has a later user message: answering this one now would put
     its reply after a later question's."""

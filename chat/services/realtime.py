@@ -29,6 +29,7 @@ from chat.events.publishing import (
     PublishingEvents,
     publish_action,
     publish_message,
+    publish_pending,
     publish_reply_ending,
     publish_turn_error,
 )
@@ -57,6 +58,7 @@ from chat.services.expiry import (
     overdue_action_ids,
     pending_action_expire,
     recent_replies,
+    recent_undecided_actions,
     stranded_action_ids,
     stranded_turn_messages,
 )
@@ -79,7 +81,7 @@ from core.leases import keeper
 from core.metrics import AGENT_ERRORS
 from core.redis_clients import sync_redis
 from core.schema import current_schema
-from tenants.names import turn_ending_key, turn_requeues_key
+from tenants.names import action_announced_key, turn_ending_key, turn_requeues_key
 
 logger = logging.getLogger(__name__)
 
@@ -172,6 +174,7 @@ def _previous_unended(message: Message) -> bool:
     if _unanswered(previous):
         return True
     _announce_stored_reply(previous)
+    _announce_undecided_cards(previous)
     return False
 
 
@@ -187,6 +190,21 @@ def _announce_stored_reply(message: Message) -> None:
     if not ending_published(once_key=turn_ending_key(schema, message.uuid)):
         logger.warning("the reply to message %s was stored but never announced", message.pk)
         publish_reply_ending(schema=schema, reply=reply, reply_to=message.uuid)
+
+
+def _announce_undecided_cards(message: Message) -> None:
+    """Publish the cards of ``message``'s paused turn that no run announced (its worker was
+    killed between proposing and announcing), so the conversation hears the turn pause before
+    the next question. Seen in the chaos run: a redelivered run announced the card, but only
+    after the next message. Each card is published once whoever tries (``publish_pending``)."""
+    schema = current_schema()
+    for action in PendingAction.objects.filter(
+        conversation_id=message.conversation_id,
+        created_at__gte=message.created_at,
+        status__in=PendingAction.UNDECIDED,
+    ).order_by("created_at"):
+        if publish_pending(schema=schema, action=action):
+            logger.warning("action %s was proposed but its card never announced", action.pk)
 
 
 def _unanswered(message: Message) -> bool:
@@ -380,6 +398,27 @@ def unannounced_endings_publish() -> int:
             continue  # its message's first run ended the turn with an error
         logger.warning("reply %s was stored but never announced; announcing it", reply.pk)
         published += publish_reply_ending(schema=schema, reply=reply, reply_to=reply_to)
+    return published
+
+
+def unannounced_cards_publish() -> int:
+    """Publish the card of every recent undecided action of the current tenant that no run
+    announced: its worker was killed between committing the proposal and announcing it, and
+    nothing redelivered the run (the turn is paused, so the stranded-turn sweep leaves it
+    alone). The approvers' inbox lists it either way; this puts it in its conversation. How
+    many this call published; at most once each (``publish_pending``)."""
+    schema = current_schema()
+    actions = recent_undecided_actions(older_than_seconds=_UNANNOUNCED_AFTER_SECONDS)
+    if not actions:
+        return 0
+    pipeline = sync_redis().pipeline(transaction=False)
+    for action in actions:
+        pipeline.exists(action_announced_key(schema, action.id))
+    published = 0
+    for action, announced in zip(actions, pipeline.execute(), strict=True):
+        if not announced and publish_pending(schema=schema, action=action):
+            logger.warning("action %s was proposed but never announced; announcing it", action.pk)
+            published += 1
     return published
 
 
@@ -577,9 +616,9 @@ class _RenewingEvents(PublishingEvents):
             self.check_still_ours()
         super()._emit_token(payload)
 
-    def _emit_ending(self, payload: dict[str, Any]) -> None:
+    def _emit_once(self, payload: dict[str, Any], *, once_key: str) -> None:
         self.check_still_ours()
-        super()._emit_ending(payload)
+        super()._emit_once(payload, once_key=once_key)
 
 
 @contextlib.contextmanager

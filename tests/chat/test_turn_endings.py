@@ -38,6 +38,7 @@ from chat.services.realtime import (
     resume_execute,
     stranded_turns_requeue,
     turn_execute,
+    unannounced_cards_publish,
     unannounced_endings_publish,
 )
 from core.redis_clients import sync_redis
@@ -506,3 +507,74 @@ def test_a_card_proposed_by_a_worker_killed_before_its_interrupt_is_announced_by
     )
     assert "pending" in [json.loads(f.text)["type"] for f in frames]
     assert _endings(sms_sent.message) == []
+
+
+def _kinds(conversation_uuid: object) -> list[str]:
+    frames = async_to_sync(frames_after_async)(
+        schema=current_schema(), conversation_uuid=str(conversation_uuid), after=0
+    )
+    return [json.loads(frame.text)["type"] for frame in frames]
+
+
+def _killed_before_announcing(sms_sent: Accepted, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The worker dies after committing the proposal and before announcing its card."""
+
+    def killed(value: Any) -> Any:
+        raise _WorkerKilled()
+
+    with monkeypatch.context() as dying, pytest.raises(_WorkerKilled):
+        dying.setattr(nodes, "interrupt", killed)
+        turn_execute(message_id=sms_sent.message.pk)
+    assert "pending" not in _kinds(sms_sent.conversation.uuid)
+
+
+def test_the_next_message_announces_a_card_no_run_announced_before_it_is_stored(
+    sms_sent: Accepted, people_a: People, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Seen in the chaos run: the redelivered run announced the card only after the next message.
+    _killed_before_announcing(sms_sent, monkeypatch)
+    _lapse_reservation(sms_sent.message)
+
+    again = message_send(
+        user=people_a.staff,
+        text="also, what time is assembly tomorrow?",
+        conversation_uuid=str(sms_sent.conversation.uuid),
+        client_id=None,
+    )
+
+    # Published by the sender before its transaction commits: the new message's own event is
+    # published on commit, so after it.
+    kinds = _kinds(sms_sent.conversation.uuid)
+    assert again.created
+    assert kinds.count("pending") == 1
+    assert kinds[-1] == "pending"
+    _lapse_reservation(again.message)
+    turn_execute(message_id=sms_sent.message.pk)  # the broker's redelivery, after all that
+    assert _kinds(sms_sent.conversation.uuid).count("pending") == 1
+
+
+def test_the_sweep_announces_a_card_no_run_announced_once(
+    sms_sent: Accepted, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _killed_before_announcing(sms_sent, monkeypatch)
+    PendingAction.objects.filter(conversation=sms_sent.conversation).update(
+        created_at=timezone.now() - timedelta(seconds=30)
+    )
+
+    assert unannounced_cards_publish() == 1
+    assert unannounced_cards_publish() == 0  # the next sweep
+
+    assert _kinds(sms_sent.conversation.uuid).count("pending") == 1
+
+
+def test_a_card_is_announced_once_however_many_runs_of_its_turn_announce_it(
+    sms_sent: Accepted,
+) -> None:
+    turn_execute(message_id=sms_sent.message.pk)
+    turn_execute(message_id=sms_sent.message.pk)  # the broker's second delivery
+    PendingAction.objects.filter(conversation=sms_sent.conversation).update(
+        created_at=timezone.now() - timedelta(seconds=30)
+    )
+
+    assert unannounced_cards_publish() == 0
+    assert _kinds(sms_sent.conversation.uuid).count("pending") == 1

@@ -26,6 +26,7 @@ BUILDERS: dict[str, Callable[[str], str]] = {
     "turn_ending_key": lambda s: names.turn_ending_key(s, CONVERSATION),
     "turn_claim_key": lambda s: names.turn_claim_key(s, RUN),
     "message_announced_key": lambda s: names.message_announced_key(s, RUN),
+    "action_announced_key": lambda s: names.action_announced_key(s, RUN),
     "digest_scheduled_key": lambda s: names.digest_scheduled_key(s, 7),
     "approvals_group": lambda s: names.approvals_group(s),
     "session_user_group": lambda s: names.session_user_group(s, 7),
@@ -73,6 +74,7 @@ def test_the_stored_formats_stay_exactly_as_existing_data_and_streams_expect() -
     assert names.turn_ending_key("academy", c) == f"cs:academy:turn:{c}:ended"
     assert names.turn_claim_key("academy", c) == f"cs:academy:turn:{c}:claim"
     assert names.message_announced_key("academy", c) == f"cs:academy:turn:{c}:announced"
+    assert names.action_announced_key("academy", c) == f"cs:academy:action:{c}:announced"
     assert names.digest_scheduled_key("academy", 7) == "cs:academy:notify:7:scheduled"
     assert names.approvals_group("academy") == "academy.approvals"
     assert names.session_user_group("academy", 7) == "academy.session.user.7"
