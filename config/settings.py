@@ -445,6 +445,10 @@ ACTIONS_RETRY_MAX_SECONDS = env_float("ACTIONS_RETRY_MAX_SECONDS", 300.0, minimu
 # it is marked failed ("delivery unknown"), never sent again. Keep it above every provider
 # timeout (TWILIO_TIMEOUT, TELEGRAM_TIMEOUT, EMAIL_TIMEOUT: 10 s by default).
 ACTIONS_SENDING_ABANDONED_SECONDS = env_int("ACTIONS_SENDING_ABANDONED_SECONDS", 30, minimum=1)
+# A message still ``queued`` this long after it was created (or after its retry was due) lost
+# its delivery task (a worker died between taking it and acknowledging it): the reminder poll
+# queues it again. Harmless for a task that is only slow: the send's claim lets one through.
+ACTIONS_QUEUED_STALE_SECONDS = env_int("ACTIONS_QUEUED_STALE_SECONDS", 120, minimum=1)
 # How often beat looks for due reminders (only used when the schedule row is first created;
 # afterwards edit it in the platform admin).
 ACTIONS_REMINDER_POLL_SECONDS = env_int("ACTIONS_REMINDER_POLL_SECONDS", 30, minimum=1)

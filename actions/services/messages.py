@@ -224,11 +224,13 @@ def _announce_change(*, message_id: int, action_id: uuid.UUID) -> None:
     transaction.on_commit(send)
 
 
-def outbound_messages_requeue_stale(*, older_than: timedelta = timedelta(minutes=10)) -> int:
+def outbound_messages_requeue_stale() -> int:
     """Send again the queued messages whose task was lost (a worker died between recording a
-    retry and publishing it). Harmless when the task was not lost: the claim lets one
-    through. Rows stuck in ``sending`` are never touched: they may have left already."""
-    cutoff = timezone.now() - older_than
+    retry and publishing it, or between taking the task and acknowledging it: seen in the chaos
+    run) once they have waited ``ACTIONS_QUEUED_STALE_SECONDS``. Harmless when the task was not
+    lost: the claim lets one through. Rows stuck in ``sending`` are never touched: they may have
+    left already."""
+    cutoff = timezone.now() - timedelta(seconds=settings.ACTIONS_QUEUED_STALE_SECONDS)
     stale = list(
         OutboundMessage.objects.filter(status=Status.QUEUED)
         .filter(next_attempt_at__lt=cutoff)

@@ -9,11 +9,12 @@ from datetime import timedelta
 
 from celery.signals import task_postrun
 from django.db import connection
+from django.test import override_settings
 from django.utils import timezone
 from django_tenants.utils import tenant_context
 
 from actions.models import Announcement, Contact, ContactGroup, OutboundMessage, Reminder
-from actions.services.messages import outbound_message_deliver
+from actions.services.messages import outbound_message_deliver, outbound_messages_requeue_stale
 from actions.tasks import deliver_message, fire_due_reminders
 from actions.tools.base import ToolContext
 from actions.tools.registry import get_tool
@@ -195,6 +196,24 @@ def test_a_queued_message_whose_task_was_lost_is_sent_by_the_next_poll(
     wait_until(sent)
     with tenant_context(tenant_a):
         assert OutboundMessage.objects.get(pk=fresh.pk).status == Status.QUEUED
+
+
+@override_settings(ACTIONS_QUEUED_STALE_SECONDS=60)
+def test_a_queued_message_counts_as_lost_once_it_has_waited_the_configured_time(
+    in_tenant_a: Tenant,
+) -> None:
+    def queued(seconds_ago: int) -> None:
+        message = OutboundMessage.objects.create(
+            action_id=uuid.uuid4(), channel="sms", to_address="+12025550100", body="Hi"
+        )
+        OutboundMessage.objects.filter(pk=message.pk).update(
+            created_at=timezone.now() - timedelta(seconds=seconds_ago)
+        )
+
+    queued(90)
+    queued(30)
+
+    assert outbound_messages_requeue_stale() == 1
 
 
 def test_re_executing_after_an_opt_out_returns_the_same_messages_instead_of_failing(
