@@ -54,6 +54,8 @@ cleanup() {
   [ -f "$WORK/nginx/nginx.pid" ] && kill "$(cat "$WORK/nginx/nginx.pid")" 2>/dev/null
   redis-cli -p "$REDIS_PORT" shutdown nosave >/dev/null 2>&1
   "${as_pg[@]}" "$PG_BIN/pg_ctl" -D "$PG_DATA" stop -m fast >/dev/null 2>&1
+  [ -d "$WORK/pytest-infra" ] && COUNTERSIGN_DATA_DIR="$WORK/pytest-infra" \
+    "$PY" manage.py infra down >/dev/null 2>&1
   if [ "$status" != 0 ]; then
     echo "== deployment test failed; the servers' logs:"
     for log in "$WORK"/logs/*.log "$PG_DATA/server.log" "$WORK"/nginx/error.log; do
@@ -64,7 +66,7 @@ cleanup() {
   echo "== deployment test: $(($(date +%s) - started)) s, exit $status"
 }
 trap cleanup EXIT
-# Stopped from outside (.ci/run when its lint fails): clean up as on any exit.
+# Stopped from outside (.ci/run on its way out): clean up as on any exit.
 trap 'exit 143' TERM INT
 
 # --- the servers, as their own services ----------------------------------------------------
@@ -213,10 +215,12 @@ deployed || { echo "== the processes did not start"; exit 1; }
 
 echo "== deployed in $(($(date +%s) - started)) s; running tests/deploy/test_real_servers.py"
 # The test process talks to the deployment only through nginx, the web ports and the bin/
-# scripts; its own settings are the suite's (no database of its own is created).
+# scripts; its own settings are the suite's (no database of its own is created). The embedded
+# servers every pytest process starts are its own too (COUNTERSIGN_DATA_DIR): .ci/run runs the
+# suite at the same time, and a process that started the suite's would stop them when done.
 env -u DEBUG -u SECRET_KEY -u DATABASE_URL -u REDIS_URL -u ALLOWED_HOSTS -u LOG_FORMAT \
   -u PROMETHEUS_MULTIPROC_DIR -u READYZ_REQUIRE_WORKER -u SECURE_SSL_REDIRECT \
-  COUNTERSIGN_DEPLOY_TEST=1 \
+  COUNTERSIGN_DEPLOY_TEST=1 COUNTERSIGN_DATA_DIR="$WORK/pytest-infra" \
   DEPLOY_HTTPS_PORT="$HTTPS_PORT" DEPLOY_WEB_PORTS="$WEB1,$WEB2" DEPLOY_HOST=acme.example.com \
   DEPLOY_BIN="$WORK/bin" DEPLOY_WORKER_PIDS="$(IFS=,; echo "${WORKER_PIDS[*]}")" \
   DEPLOY_LOGS="$WORK/logs" \
