@@ -44,22 +44,15 @@ browsers:
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq chromium; \
 	  else sudo apt-get update -qq && sudo apt-get install -y -qq chromium; fi; }
 
-# One test process per core plus one (pytest-xdist, whole files per process): most of the suite
-# waits on servers, sockets and Chromium, and with one per core the cores sat idle a third of a
-# CI run. Each process has its own lane of the embedded servers (core/infra.py). The tests marked
-# `alone` stop or restart their servers, so they run beside the rest on servers of their own
-# (.data/test-alone), their output printed at the end. Both parts always run; the first
-# failure's code wins. Each prints its slowest tests: CI's wall time is a budget (issue 30: under
-# 45 minutes).
-TEST_PROCESSES ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
-ALONE_LOG := .data/test-alone.log
+# One test process per core (pytest-xdist, whole files per process): most of the suite waits on
+# servers, sockets and Chromium, so two processes use two cores. Each process has its own lane of
+# the embedded servers (core/infra.py). The tests marked `alone` stop or restart those servers,
+# so they run afterwards by themselves. Both parts always run; the first failure's code wins.
+# Each prints its slowest tests: CI's wall time is a budget (issue 30: under 45 minutes).
+TEST_PROCESSES ?= $(shell nproc 2>/dev/null || echo 1)
 test: install
-	@mkdir -p .data; \
-	COUNTERSIGN_DATA_DIR="$(CURDIR)/.data/test-alone" $(PY) -m pytest -m alone --durations=10 \
-	  >$(ALONE_LOG) 2>&1 & alone_pid=$$!; \
-	$(PY) -m pytest -n $(TEST_PROCESSES) --dist loadfile -m "not alone" --durations=30; parallel=$$?; \
-	wait $$alone_pid; alone=$$?; \
-	echo "== the tests marked alone, on servers of their own (exit $$alone):"; cat $(ALONE_LOG); \
+	@$(PY) -m pytest -n $(TEST_PROCESSES) --dist loadfile -m "not alone" --durations=30; parallel=$$?; \
+	$(PY) -m pytest -m alone --durations=10; alone=$$?; \
 	if [ $$parallel -ne 0 ]; then exit $$parallel; fi; exit $$alone
 
 lint: install

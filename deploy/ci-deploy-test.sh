@@ -66,7 +66,7 @@ cleanup() {
   echo "== deployment test: $(($(date +%s) - started)) s, exit $status"
 }
 trap cleanup EXIT
-# Stopped from outside (.ci/run on its way out): clean up as on any exit.
+# Stopped from outside (.ci/run when its lint fails): clean up as on any exit.
 trap 'exit 143' TERM INT
 
 # --- the servers, as their own services ----------------------------------------------------

@@ -11,6 +11,7 @@ must be ``executed`` or ``failed``, its messages must each be ``sent`` or ``fail
 from __future__ import annotations
 
 import contextlib
+import signal
 import time
 from pathlib import Path
 
@@ -99,6 +100,7 @@ def _kill_after_approval(
         with contextlib.suppress(Exception):  # nothing more arriving is what we want
             staff.until(lambda f: False, timeout=1)
     finally:
+        doomed.stop(signal.SIGKILL)  # already killed, unless the test failed before the kill
         if rescuer is not None:
             rescuer.stop()
         staff.close()

@@ -40,11 +40,16 @@ def test_a_turn_whose_worker_is_killed_finishes_on_another_worker_within_60_seco
             stack_env, LLM_BASE_URL=llm.base_url, LLM_MODEL="slow", LLM_API_KEY="k"
         )
         doomed = start_worker(env, tmp_path, "doomed")
-        client = WsClient(web, alpha.host, token=alpha.staff.token)
-        client.send_chat("Tell me about leave")
-        client.until(lambda f: f["type"] == "token")
-        doomed.popen.kill()  # SIGKILL: no chance to acknowledge or clean up
-        doomed.popen.wait()
+        try:
+            client = WsClient(web, alpha.host, token=alpha.staff.token)
+            client.send_chat("Tell me about leave")
+            client.until(lambda f: f["type"] == "token")
+        finally:
+            # SIGKILL: no chance to acknowledge or clean up. Also when the turn never started:
+            # a worker left running would take the lane's tasks for the rest of the run (seen
+            # in CI: every later turn of the lane failed, its scripted model gone).
+            doomed.popen.kill()
+            doomed.popen.wait()
         killed_at = time.monotonic()
         rescuer = start_worker(env, tmp_path, "rescuer")
         try:
@@ -64,13 +69,14 @@ def test_readyz_reports_no_live_worker_after_the_last_worker_is_killed(
 ) -> None:
     worker = start_worker(_production_env(stack_env), tmp_path, "lonely")
     readyz = f"http://127.0.0.1:{web}/readyz"
-    deadline = time.monotonic() + 30
-    while httpx.get(readyz).status_code != 200 and time.monotonic() < deadline:
-        time.sleep(0.5)
-    assert httpx.get(readyz).status_code == 200
-
-    worker.popen.kill()
-    worker.popen.wait()
+    try:
+        deadline = time.monotonic() + 30
+        while httpx.get(readyz).status_code != 200 and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert httpx.get(readyz).status_code == 200
+    finally:  # a worker left running would take the lane's tasks for the rest of the run
+        worker.popen.kill()
+        worker.popen.wait()
     deadline = time.monotonic() + 60
     while httpx.get(readyz).status_code == 200 and time.monotonic() < deadline:
         time.sleep(0.5)
