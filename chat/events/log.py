@@ -116,6 +116,14 @@ def ending_published(*, once_key: str) -> bool:
     return bool(sync_redis().exists(once_key))
 
 
+def endings_published(*, once_keys: list[str]) -> list[bool]:
+    """``ending_published`` for each key, in one round trip (a sweep asks about many)."""
+    pipeline = sync_redis().pipeline(transaction=False)
+    for key in once_keys:
+        pipeline.exists(key)
+    return [bool(found) for found in pipeline.execute()]
+
+
 def append_event_nowait(
     *, schema: str, conversation_uuid: str, payload: dict[str, Any]
 ) -> tuple[dict[str, Any], list[concurrent.futures.Future[None]]]:

@@ -24,7 +24,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from chat.events.log import ending_published
+from chat.events.log import ending_published, endings_published
 from chat.events.publishing import (
     PublishingEvents,
     publish_action,
@@ -72,6 +72,7 @@ from chat.services.turns import (
     turn_resume,
     turn_run,
     turn_start,
+    turn_undecided_actions,
 )
 from chat.services.usage import usage_budget_check
 from core import tracing
@@ -198,11 +199,7 @@ def _announce_undecided_cards(message: Message) -> None:
     the next question. Seen in the chaos run: a redelivered run announced the card, but only
     after the next message. Each card is published once whoever tries (``publish_pending``)."""
     schema = current_schema()
-    for action in PendingAction.objects.filter(
-        conversation_id=message.conversation_id,
-        created_at__gte=message.created_at,
-        status__in=PendingAction.UNDECIDED,
-    ).order_by("created_at"):
+    for action in turn_undecided_actions(message):
         if publish_pending(schema=schema, action=action):
             logger.warning("action %s was proposed but its card never announced", action.pk)
 
@@ -385,11 +382,11 @@ def unannounced_endings_publish() -> int:
     replies = recent_replies(older_than_seconds=_UNANNOUNCED_AFTER_SECONDS)
     if not replies:
         return 0
-    pipeline = sync_redis().pipeline(transaction=False)
-    for reply in replies:
-        pipeline.exists(turn_ending_key(schema, str(reply.run_id)))
+    announced_already = endings_published(
+        once_keys=[turn_ending_key(schema, str(reply.run_id)) for reply in replies]
+    )
     published = 0
-    for reply, announced in zip(replies, pipeline.execute(), strict=True):
+    for reply, announced in zip(replies, announced_already, strict=True):
         if announced:
             continue
         reply_to = _reply_to(reply)
@@ -411,11 +408,11 @@ def unannounced_cards_publish() -> int:
     actions = recent_undecided_actions(older_than_seconds=_UNANNOUNCED_AFTER_SECONDS)
     if not actions:
         return 0
-    pipeline = sync_redis().pipeline(transaction=False)
-    for action in actions:
-        pipeline.exists(action_announced_key(schema, action.id))
+    announced_already = endings_published(
+        once_keys=[action_announced_key(schema, action.id) for action in actions]
+    )
     published = 0
-    for action, announced in zip(actions, pipeline.execute(), strict=True):
+    for action, announced in zip(actions, announced_already, strict=True):
         if not announced and publish_pending(schema=schema, action=action):
             logger.warning("action %s was proposed but never announced; announcing it", action.pk)
             published += 1

@@ -283,14 +283,22 @@ def turn_announce_paused(message: Message, events: TurnEvents) -> bool:
     return paused
 
 
+def turn_undecided_actions(message: Message) -> list[PendingAction]:
+    """The actions ``message``'s turn proposed that still wait for a decision, oldest first
+    (any action of the conversation newer than the message is its turn's: ``turn_paused``)."""
+    return list(
+        PendingAction.objects.filter(
+            conversation_id=message.conversation_id,
+            created_at__gte=message.created_at,
+            status__in=PendingAction.UNDECIDED,
+        ).order_by("created_at")
+    )
+
+
 def _announce_undecided(message: Message, events: TurnEvents) -> None:
-    """Announce the cards of ``message``'s turn still waiting for a decision (again: a client
-    keys cards by action, so one it has already shown stays one)."""
-    for action in PendingAction.objects.filter(
-        conversation_id=message.conversation_id,
-        created_at__gte=message.created_at,
-        status__in=PendingAction.UNDECIDED,
-    ).order_by("created_at"):
+    """Announce the cards of ``message``'s turn still waiting for a decision (each once per
+    action, whoever announces it: ``PublishingEvents.pending``)."""
+    for action in turn_undecided_actions(message):
         events.status("awaiting_approval")
         events.pending(action)
 

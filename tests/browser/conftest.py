@@ -26,7 +26,8 @@ from tests.e2e.conftest import (  # noqa: F401 - fixtures shared with the end-to
     web,
     worker,
 )
-from tests.e2e.processes import ROOT
+from tests.e2e.processes import ROOT, Process, SharedProcesses
+from tests.fakes.openai_server import FakeOpenAIServer
 from tests.tenants.factories import PASSWORD
 from tests.unit.actions.fakes import FakeSmtpServer, FakeTwilioServer
 
@@ -96,6 +97,15 @@ def server_env(stack_env: dict[str, str]) -> dict[str, str]:  # noqa: F811
     # The offline model streams slowly enough that a person (or a test) sees the reply grow.
     env["OFFLINE_MODEL_CHUNK_MS"] = "60"
     return env
+
+
+def scripted_model_worker(
+    server_env: dict[str, str], llm: FakeOpenAIServer, shared: SharedProcesses, name: str
+) -> Process:
+    """A worker whose model is ``llm``, a local scripted OpenAI-compatible server (the real
+    ``ChatOpenAI`` client talks to it over HTTP)."""
+    env = {**server_env, "LLM_BASE_URL": llm.base_url, "LLM_MODEL": name, "LLM_API_KEY": "test-key"}
+    return shared.worker(env, name)
 
 
 @pytest.fixture(scope="package")

@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.browser.conftest import SignIn
+from tests.browser.conftest import SignIn, scripted_model_worker
 from tests.e2e.conftest import TenantSetup
 from tests.e2e.processes import Process, SharedProcesses
 from tests.fakes.openai_server import FakeOpenAIServer, ScriptedText
@@ -40,13 +40,7 @@ def hostile_model() -> Iterator[FakeOpenAIServer]:
 def worker(
     server_env: dict[str, str], hostile_model: FakeOpenAIServer, processes: SharedProcesses
 ) -> Process:
-    env = {
-        **server_env,
-        "LLM_BASE_URL": hostile_model.base_url,
-        "LLM_MODEL": "hostile",
-        "LLM_API_KEY": "test-key",
-    }
-    return processes.worker(env, "hostile")
+    return scripted_model_worker(server_env, hostile_model, processes, "hostile")
 
 
 def test_script_handlers_javascript_links_and_external_images_stay_inert(

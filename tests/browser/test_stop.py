@@ -13,7 +13,7 @@ import pytest
 from django_tenants.utils import tenant_context
 
 from chat.models import Message
-from tests.browser.conftest import SignIn
+from tests.browser.conftest import SignIn, scripted_model_worker
 from tests.e2e.conftest import TenantSetup
 from tests.e2e.processes import Process, SharedProcesses
 from tests.fakes.openai_server import FakeOpenAIServer, ScriptedText
@@ -36,13 +36,7 @@ def slow_model() -> Iterator[FakeOpenAIServer]:
 def worker(
     server_env: dict[str, str], slow_model: FakeOpenAIServer, processes: SharedProcesses
 ) -> Process:
-    env = {
-        **server_env,
-        "LLM_BASE_URL": slow_model.base_url,
-        "LLM_MODEL": "slow",
-        "LLM_API_KEY": "test-key",
-    }
-    return processes.worker(env, "slow")
+    return scripted_model_worker(server_env, slow_model, processes, "slow")
 
 
 def test_stop_ends_the_reply_and_keeps_what_was_written(
