@@ -28,7 +28,6 @@ from zoneinfo import ZoneInfo
 
 import numpy as np
 from django.conf import settings
-from django.utils import timezone
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models.chat_models import BaseChatModel
 from langchain_core.messages import (
@@ -47,6 +46,7 @@ from chat.builtin_model.search_query import derive_search_query
 from chat.builtin_model.understanding.context import understand_run
 from chat.tools.query_data import QUERY_DATA_TOOL_NAME
 from chat.tools.search_knowledge import SEARCH_TOOL_NAME
+from core import clock
 from knowledge.embedder import get_embedder
 from tenants.selectors import tenant_zone
 
@@ -105,7 +105,7 @@ def _data_question(text: str) -> DataQuestion | None:
     tenant time zone (the deployment's outside a run)."""
     schema = ensure_config().get("configurable", {}).get("schema")
     zone = tenant_zone(schema_name=schema) if schema else ZoneInfo(settings.TIME_ZONE)
-    return plan_data_question(text, now=timezone.now(), tz=zone)
+    return plan_data_question(text, now=clock.now(), tz=zone)
 
 
 def _confirmation(message: ToolMessage) -> str:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 import uuid
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.contrib.auth.models import User
@@ -31,6 +32,7 @@ from chat.evals.checks import Check, Observation, Proposal, judge
 from chat.models import AssistantPrompt, Conversation, Message, PendingAction
 from chat.services.prompts import assistant_prompt_activate
 from chat.services.turns import turn_run, turn_start
+from core import clock
 from core.schema import current_schema
 from knowledge.models import Document
 from tenants.roles import STAFF
@@ -64,7 +66,7 @@ def case_execute(
     """Run ``case`` in a rolled-back transaction and judge what came back."""
     conversation_uuid = uuid.uuid4()
     try:
-        with transaction.atomic():
+        with clock.frozen_at(eval_now()), transaction.atomic():
             outcome = _exchange(case, model, prompt, conversation_uuid)
             transaction.set_rollback(True)
     except Exception as error:  # one broken case is a result, not the end of the run
@@ -74,6 +76,15 @@ def case_execute(
     finally:
         checkpointer().delete_thread(thread_id(current_schema(), str(conversation_uuid)))
     return outcome
+
+
+def eval_now() -> datetime:
+    """The instant a case is read against: tomorrow at 10:00 in the tenant's zone. Fixed so a
+    verdict does not depend on when the run starts ("today at 4" is past at 18:00), and ahead
+    of the wall clock so every reminder it proposes is still in the future for the tool's own
+    check."""
+    tomorrow = timezone.localtime(timezone=tenant_zone()) + timedelta(days=1)
+    return tomorrow.replace(hour=10, minute=0, second=0, microsecond=0)
 
 
 def _exchange(
@@ -135,7 +146,7 @@ def _observe(
             PendingAction.objects.filter(conversation=conversation).values_list("status", flat=True)
         ),
         error="; ".join(errors),
-        now=timezone.localtime(timezone=tenant_zone()),
+        now=clock.now().astimezone(tenant_zone()),
     )
 
 

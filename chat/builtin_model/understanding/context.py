@@ -12,7 +12,6 @@ from collections.abc import Sequence
 from zoneinfo import ZoneInfo
 
 from django.contrib.auth import get_user_model
-from django.utils import timezone
 from django_tenants.utils import schema_context
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.runnables.config import ensure_config
@@ -23,6 +22,7 @@ from chat.builtin_model.understanding.directory import ContactEntry, Directory, 
 from chat.builtin_model.understanding.intent import IntentClassifier
 from chat.builtin_model.understanding.understand import Role, Understanding, understand
 from chat.builtin_model.vocabulary import tool_words
+from core import clock
 from knowledge.embedder import get_embedder
 from knowledge.embeddings import EmbeddingError
 from tenants.selectors import tenant_zone
@@ -96,7 +96,7 @@ def understand_run(messages: Sequence[BaseMessage]) -> Understanding | None:
             text,
             history=history,
             directory=directory,
-            now=timezone.now(),
+            now=clock.now(),
             tz=tz,
             classifier=classifier(),
         )

@@ -24,4 +24,5 @@ class Draft:
     title: str | None = None
     when: When | None = None
     missing_time: str | None = None
+    passed_time: str | None = None  # a stated time that has already gone by: ask again
     channel: str | None = None  # a reminder's channel, if the request named one

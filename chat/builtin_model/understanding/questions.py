@@ -55,6 +55,12 @@ def what_time(day: str, ko: bool) -> str:
     return f"{day} 몇 시에 보낼까요?" if ko else f"At what time {day}?"
 
 
+def time_passed(phrase: str, ko: bool) -> str:
+    if ko:
+        return f'말씀하신 시간("{phrase}")이 이미 지났어요. 언제 보낼까요? 예: "내일 오전 9시"'
+    return f'"{phrase}" has already passed. When should it go out? For example "tomorrow at 9am".'
+
+
 def no_address_for_me(words: ToolWords | None, ko: bool) -> str:
     if ko:
         return (

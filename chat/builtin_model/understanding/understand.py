@@ -232,9 +232,12 @@ def _scheduled_if_timed(draft: Draft, head: str, env: _Env) -> Draft:
     except MissingTime:
         return draft
     reminders = env.shaped("reminder")
-    if when is None or when.at <= env.now or not reminders:
+    if when is None or not reminders:
         return draft
-    return replace(draft, tool=reminders[0], channel=draft.tool, when=when)
+    scheduled = replace(draft, tool=reminders[0], channel=draft.tool)
+    if when.at <= env.now:  # "today at 4" at six: ask, rather than send now or schedule a past time
+        return replace(scheduled, passed_time=when.phrase)
+    return replace(scheduled, when=when)
 
 
 def _after_recipients(label: str, head: str, found: Found, env: _Env) -> str | None:
@@ -313,6 +316,8 @@ def _with_when(draft: Draft, head: str, text: str, env: _Env) -> Draft:
             when = find_when(source, now=env.now, tz=env.tz)
         except MissingTime as missing:
             return replace(draft, missing_time=missing.phrase)
+        if when is not None and when.at <= env.now:
+            return replace(draft, passed_time=when.phrase)
         if when is not None:
             return replace(draft, when=when)
     return draft
@@ -324,7 +329,7 @@ def _fill(draft: Draft, slot: Slot, answer: str, env: _Env) -> Draft:
         return replace(draft, body=korean_direct(answer) if draft.ko else tidy(answer))
     if slot == "when":
         phrase = f"{draft.missing_time} {answer}" if draft.missing_time else answer
-        return _with_when(replace(draft, missing_time=None), phrase, phrase, env)
+        return _with_when(replace(draft, missing_time=None, passed_time=None), phrase, phrase, env)
     if slot == "which":
         return replace(draft, found=_choose(draft.found, answer))
     found = find_recipients(answer, env.directory)
@@ -387,6 +392,8 @@ def _check_when(draft: Draft, env: _Env) -> Understanding | None:
         return None
     if draft.missing_time:
         return _ask(draft, say.what_time(draft.missing_time, draft.ko), "when")
+    if draft.passed_time:
+        return _ask(draft, say.time_passed(draft.passed_time, draft.ko), "when")
     return _ask(draft, say.when(draft.ko), "when")
 
 

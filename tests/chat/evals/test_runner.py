@@ -6,6 +6,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.core import mail
 from django.test import override_settings
+from django.utils import timezone
 from langchain_core.messages import AIMessage
 
 from actions.models import Announcement, OutboundMessage, Reminder, ToolPolicy
@@ -139,3 +140,29 @@ def test_a_run_uses_the_configured_openai_compatible_endpoint_and_records_its_na
 
     assert run.model_label == "scripted-gpt" and len(server.requests) == 2
     assert run.totals["passed"] == 2 and PendingAction.objects.count() == 0
+
+
+def _zone_where_it_is_now(hour: int) -> str:
+    """A fixed-offset zone whose local time is ``hour``:xx right now."""
+    offset = (hour - timezone.now().hour + 12) % 24 - 12  # -12..+11 hours from UTC
+    return f"Etc/GMT{-offset:+d}"  # Etc/GMT-5 is five hours *ahead* of UTC
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_case_reads_today_at_4_the_same_whatever_the_hour_the_run_starts(
+    in_tenant_a: Tenant, parents_group: object
+) -> None:
+    # It is six in the evening in the tenant's zone: on the wall clock "today at 4" has passed.
+    in_tenant_a.time_zone = _zone_where_it_is_now(18)
+    in_tenant_a.save(update_fields=["time_zone"])
+    case = {
+        "key": "today-at-4",
+        "message": "today at 4 text the parents that the meeting is starting in the hall",
+        "expect": {"tool": "schedule_reminder", "due": {"in_days": 0, "at": "16:00"}},
+    }
+
+    run = eval_run_execute(run_id=eval_run_create(case_set=case_set_of(case)).pk)
+
+    result = result_of(run, "today-at-4")
+    assert result.passed is True, result.checks
+    assert result.action["arguments"]["tool"] == "send_sms"

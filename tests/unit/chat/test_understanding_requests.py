@@ -156,6 +156,39 @@ def test_a_korean_message_with_a_sending_time_is_scheduled(classifier: IntentCla
     assert found.arguments["arguments"]["body"] == "숙제 확인하세요"
 
 
+def test_a_sending_time_that_already_passed_today_is_asked_about_not_sent_now(
+    classifier: IntentClassifier,
+) -> None:
+    # NOW is 10:00: "today at 8am" is two hours gone.
+    found = _ask(classifier, "today at 8am text Emma Wilson that the gym is closed")
+
+    assert (found.tool, found.slot) == (None, "when")
+    assert found.question == (
+        '"today 8am" has already passed. When should it go out? For example "tomorrow at 9am".'
+    )
+
+
+def test_the_answer_to_a_passed_time_schedules_the_message(classifier: IntentClassifier) -> None:
+    asked = "today at 8am text Emma Wilson that the gym is closed"
+    question = _ask(classifier, asked).question or ""
+
+    found = _ask(classifier, "at 5pm", [("user", asked), ("assistant", question)])
+
+    assert (found.tool, found.arguments["tool"]) == ("schedule_reminder", "send_sms")
+    assert found.arguments["due_at"] == "2026-11-23T17:00:00+09:00"
+    assert found.arguments["arguments"]["to"] == ["Emma Wilson"]
+
+
+def test_a_korean_reminder_for_a_time_already_gone_today_is_asked_about(
+    classifier: IntentClassifier,
+) -> None:
+    found = _ask(classifier, "오늘 오전 9시에 선생님들한테 회의 있다고 리마인더 보내줘")
+
+    assert (found.tool, found.slot) == (None, "when")
+    assert (found.question or "").startswith("말씀하신 시간(")
+    assert "이미 지났어요" in (found.question or "")
+
+
 def test_a_day_inside_the_message_does_not_schedule_it(classifier: IntentClassifier) -> None:
     found = _ask(classifier, "text Emma Wilson that the recital is on Friday")
 
