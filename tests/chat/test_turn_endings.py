@@ -20,6 +20,7 @@ import redis
 from asgiref.sync import async_to_sync
 from django.db import OperationalError
 from django.utils import timezone
+from django_tenants.utils import tenant_context
 
 from actions.models import Contact
 from chat import pending_actions
@@ -43,6 +44,7 @@ from chat.services.realtime import (
 )
 from core.redis_clients import sync_redis
 from core.schema import current_schema
+from tenants.models import Tenant
 from tenants.names import turn_claim_key
 from tests.chat.conftest import People, TurnRunner
 from tests.chat.stranded import decide, sms_requested
@@ -565,6 +567,21 @@ def test_the_sweep_announces_a_card_no_run_announced_once(
     assert unannounced_cards_publish() == 0  # the next sweep
 
     assert _kinds(sms_sent.conversation.uuid).count("pending") == 1
+
+
+def test_the_sweep_in_another_tenant_neither_sees_nor_announces_the_card(
+    sms_sent: Accepted, tenant_b: Tenant, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _killed_before_announcing(sms_sent, monkeypatch)
+    PendingAction.objects.filter(conversation=sms_sent.conversation).update(
+        created_at=timezone.now() - timedelta(seconds=30)
+    )
+
+    with tenant_context(tenant_b):
+        assert unannounced_cards_publish() == 0
+
+    assert "pending" not in _kinds(sms_sent.conversation.uuid)
+    assert unannounced_cards_publish() == 1  # its own tenant's sweep still does
 
 
 def test_a_card_is_announced_once_however_many_runs_of_its_turn_announce_it(
