@@ -668,6 +668,57 @@ def pull_reminders_forward() -> None:
         close_old_connections()
 
 
+def wait_until_settled(
+    hosts: dict[str, str], since: Any, *, at_least: float, at_most: float
+) -> None:
+    """Wait ``at_least`` seconds, then until the run's work is done in the database (two looks
+    in a row, a second apart), or ``at_most`` seconds in all: the checks then say what is not."""
+    started = time.monotonic()
+    quiet, left = 0, 0
+    while time.monotonic() - started < at_most:
+        time.sleep(1)
+        left = unsettled(hosts, since)
+        quiet = quiet + 1 if not left else 0
+        if quiet >= 2 and time.monotonic() - started >= at_least:
+            break
+    print(f"settle {time.monotonic() - started:.0f}s, {left} under way", file=sys.stderr)
+
+
+def unsettled(hosts: dict[str, str], since: Any) -> int:
+    """How many turns, actions, deliveries and due reminders of the run are still under way."""
+    from django.db import close_old_connections
+    from django.db.models import OuterRef, Subquery
+    from django.utils import timezone
+    from django_tenants.utils import schema_context
+
+    from actions.models import OutboundMessage, Reminder
+    from chat.models import Conversation, Message, PendingAction
+
+    states = PendingAction.Status
+    busy = (states.PENDING, states.EDITED, states.APPROVED, states.EXECUTING)
+    sending = (OutboundMessage.Status.QUEUED, OutboundMessage.Status.SENDING)
+    latest_role = Message.objects.filter(conversation=OuterRef("pk")).order_by("-created_at", "-pk")
+    try:
+        left = 0
+        for tenant in hosts:
+            with schema_context(tenant):
+                run = Conversation.objects.filter(created_at__gte=since)
+                left += (
+                    run.annotate(last=Subquery(latest_role.values("role")[:1]))
+                    .filter(last=Message.Role.USER)
+                    .count()
+                )
+                left += PendingAction.objects.filter(conversation__in=run, status__in=busy).count()
+                left += OutboundMessage.objects.filter(status__in=sending).count()
+                left += Reminder.objects.filter(
+                    status=Reminder.Status.SCHEDULED, due_at__lte=timezone.now()
+                ).count()
+        return left
+    except Exception:  # a server still coming back: not settled
+        close_old_connections()
+        return 1
+
+
 # -- faults --------------------------------------------------------------------------------------
 
 
@@ -1188,9 +1239,14 @@ def main(argv: list[str] | None = None) -> int:
         shared.stop.set()
         decider_thread.join(timeout=30)
         decider.settle()
-        time.sleep(VISIBILITY_TIMEOUT * 3)  # sweeps and redeliveries finish what is left
+        # Sweeps and redeliveries finish what is left: wait until the database says nothing is
+        # (no turn without a stored reply, no action or delivery under way), at least one
+        # visibility timeout (a lost task's redelivery) and at most three.
+        wait_until_settled(
+            hosts, since, at_least=VISIBILITY_TIMEOUT, at_most=VISIBILITY_TIMEOUT * 3
+        )
         pull_reminders_forward()
-        time.sleep(10)
+        wait_until_settled(hosts, since, at_least=2, at_most=10)  # the reminders fire and send
         catching_up = [threading.Thread(target=c.catch_up, daemon=True) for c in clients]
         for thread in catching_up:
             thread.start()
