@@ -189,3 +189,42 @@ def test_a_question_it_cannot_compile_falls_back_to_the_knowledge_search(
     assert reply_of(turn)
     assert "searching" in turn.events.of("status")
     assert "querying" not in turn.events.of("status")
+
+
+def test_a_question_about_a_contacts_email_is_answered_from_the_contacts_list(
+    in_tenant_a: Tenant, ask: TurnRunner
+) -> None:
+    Contact.objects.create(name="Emma Wilson", phone="+12025550104", email="emma@parents.example")
+
+    turn = ask("hey, what's Emma Wilson's email address again?", model=OfflineChatModel())
+
+    assert reply_of(turn) == "Emma Wilson's e-mail address is emma@parents.example."
+    assert PendingAction.objects.count() == 0  # a question, never a proposal to e-mail her
+
+
+def test_who_in_a_group_lacks_an_address_lists_them_in_korean(
+    class_a: ContactGroup, ask: TurnRunner
+) -> None:
+    Contact.objects.filter(name="Kim Minji").update(email="minji@parents.example")
+
+    turn = ask("A반 학부모 중에 이메일이 없는 사람 누구예요?", model=OfflineChatModel())
+
+    reply = reply_of(turn)
+    assert reply.startswith("Parents - Class A에서 이메일 주소가 없는 연락처 1명입니다")
+    assert "| Emma Wilson |" in reply and "Kim Minji" not in reply
+    assert "James Taylor" not in reply  # not in the group
+
+
+def test_a_contact_lookup_on_tenant_a_never_finds_tenant_b_contacts(
+    tenant_a: Tenant, tenant_b: Tenant, ask: TurnRunner
+) -> None:
+    with tenant_context(tenant_b):
+        Contact.objects.create(name="Oliver Brown", phone="+12025550999", email="b@beta.example")
+    with tenant_context(tenant_a):
+        Contact.objects.create(name="Oliver Brown", phone="+12025550105")
+
+        turn = ask("What's Oliver Brown's phone number?", model=OfflineChatModel())
+
+    reply = reply_of(turn)
+    assert reply == "Oliver Brown's phone number is +12025550105."
+    assert "0999" not in reply

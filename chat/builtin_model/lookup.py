@@ -1,0 +1,313 @@
+"""Questions about the tenant's contacts, read against its own directory. Pure: no Django.
+
+"What's Emma Wilson's email address?", "Oliver는 무슨 반 학부모야?", "who in class A can we reach
+on Telegram?", "이메일이 없는 사람 있어요?": staff ask about the people they message far more
+than about tables. A template for each sentence never generalises (issue 27), so a question is
+read as three slots instead, each found on its own:
+
+- **who**: the contacts and groups it names, found in the tenant's directory exactly as a send
+  request's recipients are (``recipients.py``: fuzzy, Korean particles and titles, aliases);
+- **what**: the fields it asks for (e-mail address, phone number, Telegram, groups, or all
+  contact details), by the nouns people use for them in English and Korean;
+- **which**: for a question about nobody in particular, whether it asks who *has* an address on
+  a channel ("reach on Telegram", "연락 가능한") or who *lacks* one ("don't have an email for",
+  "이메일이 없는").
+
+A message is a lookup only when it is a question (or "tell me …"), not a request to send, and
+the slots are filled: a named contact and a field, or a channel with "has" or "lacks". The SQL
+goes through ``query_data`` like any model's (guard, read-only role, row cap).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from sqlglot import exp
+
+from chat.builtin_model.dataqa import markdown_table
+from chat.builtin_model.understanding.directory import Directory
+from chat.builtin_model.understanding.recipients import find_recipients
+
+Field = Literal["email", "phone", "telegram", "groups"]
+_I = re.IGNORECASE
+_HANGUL = re.compile(r"[\uac00-\ud7af]")
+
+# What a question asks *for*: an address as a noun ("Emma's email", "her phone number",
+# "이메일 주소", "번호", "which class"). A channel named as the way to send ("by email",
+# "on Telegram", "이메일로", "텔레그램으로") is a request to send, and never makes a lookup.
+_FIELD_WORDS: dict[Field, re.Pattern[str]] = {
+    "email": re.compile(
+        r"\be-?mail\s+address(?:es)?\b|\bmail\s+address\b|'s\s+e-?mail\b|\be-?mail\s+(?:for|of)\b"
+        r"|\baddress(?:es)?\b|(?:이메일|메일)\s*주소|(?:이메일|메일)(?:이|은|는|가)(?=\s|$)|주소",
+        _I,
+    ),
+    "phone": re.compile(
+        r"\b(?:phone|mobile|cell)\s*(?:number|numbr|no\b|#)|'s\s+(?:phone|mobile|cell)\b"
+        r"|\bnumbe?rs?\b|\bnumbr\b|(?:전화|휴대폰|핸드폰)\s*번호|번호",
+        _I,
+    ),
+    "telegram": re.compile(
+        r"'s\s+telegram\b|\btelegram\s+(?:id|handle|account|chat)\b"
+        r"|텔레그램\s*(?:아이디|id|계정)|텔레그램(?:이|은|는|가)(?=\s|$)",
+        _I,
+    ),
+    "groups": re.compile(
+        r"\b(?:which|what)\s+(?:class|group)(?:es)?\b|\b(?:class|group)(?:es)?\s+(?:is|are)\b"
+        r"|(?:무슨|어느|어떤|몇)\s*(?:반|그룹)",
+        _I,
+    ),
+}
+# The channel a "who can we reach on …" / "who has no … " question is about.
+_CHANNEL_WORDS: dict[Field, re.Pattern[str]] = {
+    "email": re.compile(r"\be-?mails?\b|이메일|메일", _I),
+    "phone": re.compile(
+        r"\b(?:phone|mobile|cell|number|sms|text)\b|전화|휴대폰|핸드폰|번호|문자", _I
+    ),
+    "telegram": re.compile(r"\btelegram\b|텔레그램", _I),
+}
+_ALL_DETAILS = re.compile(r"\bcontact\s+(?:details|info(?:rmation)?)\b|\bdetails\b|연락처", _I)
+_HAS = re.compile(
+    r"\breach(?:able)?\b|\bget hold of\b|\bcontactable\b|\b(?:has|have|got)\s+(?:an?\s+)?"
+    r"(?:e-?mail|phone|number|telegram)|연락\s*(?:가능|되는|할\s*수|돼|되)|받을\s*수",
+    _I,
+)
+_LACKS = re.compile(
+    r"\b(?:don'?t|do not|doesn'?t|does not|dont|without|no|missing|lack(?:s|ing)?)\s+"
+    r"(?:have\s+|has\s+|got\s+)?(?:an?\s+|any\s+)?(?:e-?mail|phone|number|telegram)"
+    r"|(?:이메일|메일|전화\s*번호|번호|텔레그램)(?:\s*주소)?(?:이|가)?\s*(?:없는|없어|없나|안\s*되는|모르는)",
+    _I,
+)
+_EN_QUESTION = re.compile(
+    r"^\s*(?:what'?s|whats|what|which|who|whose|where|is|are|has|have|does|do|did|can|could|"
+    r"any|anyone|tell me|show me|give me|find|look up)\b|\?\s*$",
+    _I,
+)
+_KO_QUESTION = re.compile(
+    r"\?\s*$|뭐|무엇|누구|어느|무슨|어떤|몇|알려|있나|있어요|있어\s*$|인가|였지|이었|였나|예요|에요"
+    r"|야\s*$|니\s*$|죠\s*$|지\s*$|나요|까요"
+)
+# A request to send or post carries the same nouns ("email Emma her address", "번호로 문자
+# 보내줘"); it is a write, never a lookup. "Tell me" asks the assistant, so it is not one.
+_SENDS = re.compile(
+    r"^\s*(?:(?:please|pls|can you|could you|would you)\s+)?"
+    r"(?:e-?mail|text|txt|sms|send|tell(?!\s+me\b)|remind|announce|post|message|msg|"
+    r"telegram|notify|ping)\b|\b(?:saying|that says)\b"
+    r"|(?:보내|전해|전달해|남겨|올려|게시해|공지해)\s*(?:줘|주세요|줄래|주실|드려|달라)",
+    _I,
+)
+# "What if a parent doesn't have a phone?" asks the rules, not the contacts list.
+_ABOUT_RULES = re.compile(
+    r"\b(?:what if|can i|could i|may i|should|allowed|policy|procedure|how do|how to|need|"
+    r"required?)\b|해야|방법|규정|정책|필요|절차",
+    _I,
+)
+# Who has or lacks an address is asked about people: "who", "anyone", a group, "사람", "명단".
+_PEOPLE = re.compile(
+    r"\b(?:who|whom|anyone|anybody|which|contacts?|people|parents?|teachers?|staff)\b"
+    r"|누가|누구|사람|연락처|명단|분들?|학부모|선생님",
+    _I,
+)
+_OPTED_OUT = re.compile(
+    r"\bopted[- ]?out\b|\bopt(?:s|ing)?[- ]out\b|\bunsubscribed\b|\bdon'?t want (?:any )?"
+    r"(?:messages|texts)\b|수신\s*거부|수신을?\s*(?:거부|원하지)",
+    _I,
+)
+_COLUMN_SQL = {
+    "email": "c.email",
+    "phone": "c.phone",
+    "telegram": "c.telegram_chat_id AS telegram",
+}
+_JOINS = (
+    " LEFT JOIN actions_contact_groups cg ON cg.contact_id = c.id"
+    " LEFT JOIN actions_contactgroup g ON g.id = cg.contactgroup_id"
+)
+
+
+@dataclass(frozen=True)
+class Lookup:
+    """A question about contacts, as one SELECT and what the reply needs."""
+
+    sql: str
+    fields: tuple[Field, ...]
+    contacts: tuple[str, ...] = ()  # the stored names asked about
+    groups: tuple[str, ...] = ()  # the groups the question narrows to
+    lacking: bool = False  # who has no address on ``fields[0]``
+    korean: bool = False
+
+
+def find_lookup(text: str, directory: Directory) -> Lookup | None:
+    """The lookup ``text`` asks for, or None when it is not a question about contacts."""
+    text = " ".join(text.replace("\x00", " ").split())[:300]
+    korean = bool(_HANGUL.search(text))
+    question = _KO_QUESTION if korean else _EN_QUESTION
+    if not text or _SENDS.search(text) or _ABOUT_RULES.search(text):
+        return None
+    if not question.search(text):
+        return None
+    found = find_recipients(text, directory)
+    known = {entry.name for entry in directory.contacts}
+    # "Emma's email" with two Emmas: both are answered, there is nothing to choose between.
+    named = [*found.names, *(name for names in found.ambiguous for name in names)]
+    contacts = tuple(dict.fromkeys(name for name in named if name in known))
+    groups = tuple(
+        dict.fromkeys(
+            [
+                *(name for name in found.names if name in directory.groups),
+                *_by_part(text, directory),
+            ]
+        )
+    )
+    fields = _fields(text)
+    if contacts and fields:
+        return Lookup(_about(contacts, fields), fields, contacts=contacts, korean=korean)
+    channels = [f for f, words in _CHANNEL_WORDS.items() if words.search(text)]
+    lacking = bool(_LACKS.search(text))
+    asks_who = bool(groups or _PEOPLE.search(text))
+    if not contacts and asks_who and _OPTED_OUT.search(text):
+        return Lookup(
+            _holders("opted_out", groups, lacking=False), (), groups=groups, korean=korean
+        )
+    if not contacts and len(channels) == 1 and asks_who and (lacking or _HAS.search(text)):
+        sql = _holders(channels[0], groups, lacking=lacking)
+        return Lookup(sql, (channels[0],), groups=groups, lacking=lacking, korean=korean)
+    return None
+
+
+def _by_part(text: str, directory: Directory) -> list[str]:
+    """Groups named by the part of their name that tells them apart: "in class B" is
+    "Parents - Class B" when no other group has a part "Class B"."""
+    parts: dict[str, list[str]] = {}
+    for group in directory.groups:
+        for part in re.split(r"\s+-\s+|\s*[/:|]\s*", group):
+            if part and part != group:
+                parts.setdefault(part.lower(), []).append(group)
+    lowered = text.lower()
+    return [
+        groups[0]
+        for part, groups in parts.items()
+        if len(groups) == 1 and re.search(rf"(?<!\w){re.escape(part)}(?!\w)", lowered)
+    ]
+
+
+def _fields(text: str) -> tuple[Field, ...]:
+    named = tuple(field for field, words in _FIELD_WORDS.items() if words.search(text))
+    if not named and _ALL_DETAILS.search(text):
+        return ("phone", "email", "telegram")
+    return named
+
+
+def _about(contacts: tuple[str, ...], fields: tuple[Field, ...]) -> str:
+    plain = ["c.name", *(_COLUMN_SQL[f] for f in fields if f != "groups")]
+    names = ", ".join(_literal(name) for name in contacts)
+    where = f" WHERE c.name IN ({names})"
+    if "groups" not in fields:
+        return f"SELECT {', '.join(plain)} FROM actions_contact c{where} ORDER BY c.name"
+    grouped = ", ".join(column.split(" AS ")[0] for column in plain)
+    return (
+        f"SELECT {', '.join(plain)}, string_agg(g.name, ', ' ORDER BY g.name) AS groups"
+        f" FROM actions_contact c{_JOINS}{where} GROUP BY {grouped} ORDER BY c.name"
+    )
+
+
+def _holders(field: Field | Literal["opted_out"], groups: tuple[str, ...], *, lacking: bool) -> str:
+    """Who has (or lacks) an address on a channel, or who opted out, within ``groups``."""
+    if field == "opted_out":
+        where, shown = ["c.opted_out"], "c.name"
+    else:
+        column = _COLUMN_SQL[field].split(" AS ")[0]
+        where = [f"coalesce({column}, '') {'=' if lacking else '<>'} ''"]
+        shown = "c.name, c.opted_out" if lacking else f"c.name, {_COLUMN_SQL[field]}, c.opted_out"
+    source = "actions_contact c"
+    if groups:
+        source += _JOINS
+        where.append(f"g.name IN ({', '.join(_literal(g) for g in groups)})")
+    return f"SELECT DISTINCT {shown} FROM {source} WHERE {' AND '.join(where)} ORDER BY c.name"
+
+
+def _literal(value: str) -> str:
+    return str(exp.Literal.string(value).sql(dialect="postgres"))
+
+
+# -- the reply --------------------------------------------------------------------------------
+
+_EN_FIELD = {
+    "email": "e-mail address",
+    "phone": "phone number",
+    "telegram": "Telegram chat id",
+    "groups": "groups",
+}
+_KO_FIELD = {
+    "email": "이메일 주소",
+    "phone": "전화번호",
+    "telegram": "텔레그램 ID",
+    "groups": "그룹",
+}
+_KO_CHANNEL = {"email": "이메일", "phone": "전화번호", "telegram": "텔레그램"}
+
+
+def lookup_reply(lookup: Lookup, result: dict[str, Any]) -> str:
+    """One sentence for one contact and one field, else a short intro and a table."""
+    columns: list[str] = list(result.get("columns", []))
+    rows: list[list[Any]] = list(result.get("rows", []))
+    if lookup.contacts:
+        if len(rows) == 1 and len(lookup.fields) == 1:
+            return _one_fact(lookup, rows[0])
+        intro = "연락처에 저장된 내용입니다:" if lookup.korean else "From the contacts list:"
+        return f"{intro}\n\n{markdown_table(columns, rows)}"
+    return _holders_reply(lookup, columns, rows)
+
+
+def _one_fact(lookup: Lookup, row: list[Any]) -> str:
+    name, value, field = row[0], row[1], lookup.fields[0]
+    if lookup.korean:
+        if not value:
+            return f"{name}의 {_KO_FIELD[field]}는 저장되어 있지 않습니다."
+        return f"{name}의 {_KO_FIELD[field]}: {value}"
+    if not value:
+        return f"No {_EN_FIELD[field]} is stored for {name}."
+    if field == "groups":
+        return f"{name} is in {value}."
+    return f"{name}'s {_EN_FIELD[field]} is {value}."
+
+
+def _holders_reply(lookup: Lookup, columns: list[str], rows: list[list[Any]]) -> str:
+    if not lookup.fields:
+        return _opted_out_reply(lookup, rows)
+    field = lookup.fields[0]
+    within = f" in {', '.join(lookup.groups)}" if lookup.groups else ""
+    within_ko = f"{', '.join(lookup.groups)}에서 " if lookup.groups else ""
+    if not rows:
+        if lookup.korean:
+            state = "없는" if lookup.lacking else "있는"
+            return f"{within_ko}{_KO_CHANNEL[field]} 주소가 {state} 연락처는 없습니다."
+        state = "without" if lookup.lacking else "with"
+        return f"No contact{within} is {state} a stored {_EN_FIELD[field]}."
+    opted = sum(1 for row in rows if row[-1])
+    if lookup.korean:
+        state = "없는" if lookup.lacking else "있는"
+        intro = f"{within_ko}{_KO_CHANNEL[field]} 주소가 {state} 연락처 {len(rows)}명입니다"
+        note = f" (그중 {opted}명은 수신 거부)" if opted else ""
+    else:
+        state = "no" if lookup.lacking else "a"
+        people = "contact" if len(rows) == 1 else "contacts"
+        intro = f"{len(rows)} {people}{within} with {state} {_EN_FIELD[field]}"
+        note = f" ({opted} of them opted out of messages)" if opted else ""
+    return f"{intro}{note}:\n\n{markdown_table(columns, rows)}"
+
+
+def _opted_out_reply(lookup: Lookup, rows: list[list[Any]]) -> str:
+    names = ", ".join(str(row[0]) for row in rows)
+    within = f" in {', '.join(lookup.groups)}" if lookup.groups else ""
+    within_ko = f"{', '.join(lookup.groups)}에서 " if lookup.groups else ""
+    if lookup.korean:
+        return (
+            f"{within_ko}수신 거부한 연락처: {names}"
+            if rows
+            else f"{within_ko}수신 거부한 연락처는 없습니다."
+        )
+    if not rows:
+        return f"No contact{within} has opted out of messages."
+    verb = "has" if len(rows) == 1 else "have"
+    return f"{names}{within} {verb} opted out of messages."
