@@ -44,7 +44,11 @@ from chat.builtin_model.dataqa import DataQuestion, data_reply, plan_data_questi
 from chat.builtin_model.extractive import MIN_SCORE, compose_answer
 from chat.builtin_model.lookup import Lookup, find_lookup, lookup_reply
 from chat.builtin_model.search_query import derive_search_query
-from chat.builtin_model.understanding.context import history_of, load_directory, understand_run
+from chat.builtin_model.understanding.context import (
+    RunRequest,
+    run_request,
+    understand_request,
+)
 from chat.tools.query_data import QUERY_DATA_TOOL_NAME
 from chat.tools.search_knowledge import SEARCH_TOOL_NAME
 from core import clock
@@ -109,16 +113,10 @@ def _data_question(text: str) -> DataQuestion | None:
     return plan_data_question(text, now=clock.now(), tz=zone)
 
 
-def _lookup(messages: Sequence[BaseMessage]) -> Lookup | None:
-    """The question about contacts the run's latest user message asks, read against the run's
-    tenant directory, or None (outside a run, or not such a question)."""
-    configurable = ensure_config().get("configurable", {})
-    schema = configurable.get("schema")
-    text, _ = history_of(messages)
-    if not schema or not text.strip():
-        return None
-    directory, _ = load_directory(schema=schema, user_id=configurable.get("user_id"))
-    return find_lookup(text, directory)
+def _lookup(request: RunRequest | None) -> Lookup | None:
+    """The question about contacts the run's request asks, read against its tenant's
+    directory, or None (outside a run, or not such a question)."""
+    return find_lookup(request.text, request.directory) if request is not None else None
 
 
 def _confirmation(message: ToolMessage) -> str:
@@ -146,7 +144,7 @@ def _reply_after_tool(messages: Sequence[BaseMessage], tool: ToolMessage) -> str
         result = json.loads(str(tool.content))
         if "error" in result:
             return f"Sorry — I couldn't answer that from the data ({result['error']})."
-        lookup = _lookup(messages)  # the same reading that made the call
+        lookup = _lookup(run_request(messages))  # the same reading that made the call
         if lookup is not None:
             return lookup_reply(lookup, result)
         return data_reply(_data_question(_last_question(messages)), result)
@@ -180,10 +178,11 @@ class OfflineChatModel(BaseChatModel):
         if isinstance(last, ToolMessage):
             return AIMessage(_reply_after_tool(messages, last))
         text = str(last.content)
-        lookup = _lookup(messages) if QUERY_DATA_TOOL_NAME in self.tool_names else None
+        request = run_request(messages)
+        lookup = _lookup(request) if QUERY_DATA_TOOL_NAME in self.tool_names else None
         if lookup is not None:  # "what's Emma's email?": the contacts list, before any intent
             return _tool_call(QUERY_DATA_TOOL_NAME, {"sql": lookup.sql})
-        understood = understand_run(messages)
+        understood = understand_request(request) if request is not None else None
         if understood is not None and understood.label not in self.tool_names:
             understood = None  # a tool this run may not call
         if understood is not None and understood.tool and not understood.question:

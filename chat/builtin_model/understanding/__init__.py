@@ -2,8 +2,9 @@
 bodies and times, and the one short question when something is missing.
 
 Entry point: ``understand(text, *, history, directory, now, tz, classifier) -> Understanding``
-(pure, in ``understand.py``); ``context.understand_run(messages)`` calls it for a graph run,
-loading the run's tenant data from the run's config.
+(pure, in ``understand.py``). For a graph run, ``context.run_request(messages)`` reads the
+request with its tenant's data (from the run's config) and ``context.understand_request`` calls
+``understand`` on it.
 """
 
 from chat.builtin_model.understanding.directory import ContactEntry, Directory, Requester

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
+from dataclasses import dataclass
 from zoneinfo import ZoneInfo
 
 from django.contrib.auth import get_user_model
@@ -82,22 +83,38 @@ def history_of(messages: Sequence[BaseMessage]) -> tuple[str, list[tuple[Role, s
     return turns[-1][1], turns[:-1]
 
 
-def understand_run(messages: Sequence[BaseMessage]) -> Understanding | None:
-    """``understand`` for the current graph run, or None outside a run (no tenant known) or
-    when the embedding backend fails (the caller then searches the knowledge base)."""
+@dataclass(frozen=True)
+class RunRequest:
+    """The run's latest user text and earlier exchange, read with its tenant's directory."""
+
+    text: str
+    history: list[tuple[Role, str]]
+    directory: Directory
+    tz: ZoneInfo
+
+
+def run_request(messages: Sequence[BaseMessage]) -> RunRequest | None:
+    """The current graph run's request, or None outside a run (no tenant known) or when there
+    is no text to read."""
     configurable = ensure_config().get("configurable", {})
     schema = configurable.get("schema")
     text, history = history_of(messages)
     if not schema or not text.strip():
         return None
     directory, tz = load_directory(schema=schema, user_id=configurable.get("user_id"))
+    return RunRequest(text, history, directory, tz)
+
+
+def understand_request(request: RunRequest) -> Understanding | None:
+    """``understand`` for a run's request, or None when the embedding backend fails (the caller
+    then searches the knowledge base)."""
     try:
         return understand(
-            text,
-            history=history,
-            directory=directory,
+            request.text,
+            history=request.history,
+            directory=request.directory,
             now=clock.now(),
-            tz=tz,
+            tz=request.tz,
             classifier=classifier(),
         )
     except EmbeddingError:
