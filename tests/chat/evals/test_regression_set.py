@@ -48,6 +48,15 @@ def _failed_checks(checks: list[dict[str, Any]]) -> list[str]:
 
 def test_the_regression_set_holds_no_case_of_the_blind_test_half() -> None:
     assert "blind/test.yaml" not in regression_keys()
+    assert not [name for name in regression_keys() if name.startswith("blind/fresh/")]
+
+
+def test_fresh_blind_cases_never_join_even_when_they_pass(tmp_path: Path) -> None:
+    fresh = EVALS / "blind" / "fresh" / "en-2026-11-26.yaml"
+
+    added = regression_add(case_file=fresh, passed=["en-sms-001"], path=tmp_path / "r.yaml")
+
+    assert added == []
 
 
 def test_a_passing_case_joins_once_and_the_set_never_shrinks(tmp_path: Path) -> None:
