@@ -20,6 +20,7 @@ from django.test import override_settings
 from django_tenants.utils import tenant_context
 
 from actions.models import OutboundMessage
+from actions.services.messages import outbound_messages_requeue_stale
 from chat.models import Conversation, Message, PendingAction
 from chat.services.realtime import stranded_resumes_requeue
 from tests.e2e.conftest import TenantSetup, start_worker
@@ -146,6 +147,12 @@ def _wait_for_a_send(setup: TenantSetup, *, timeout: float) -> None:
 
 
 def _settled_action(setup: TenantSetup, conversation: str, *, deadline: float) -> PendingAction:
+    """Wait for the action and each of its messages to settle. A send retry is a countdown
+    task held by the worker that took it; when the kill takes that worker, the retry is lost
+    until the beat poll re-queues messages left ``queued`` (``fire_due_reminders`` →
+    ``outbound_messages_requeue_stale``; seen twice in CI on a loaded machine). This test has no
+    beat, so it runs that poll itself every few seconds, as beat would (at a short age)."""
+    swept = time.monotonic()
     with tenant_context(setup.tenant):
         while True:
             action = PendingAction.objects.get(conversation__uuid=conversation)
@@ -156,6 +163,10 @@ def _settled_action(setup: TenantSetup, conversation: str, *, deadline: float) -
             if final and statuses <= {"sent", "failed"}:
                 return action
             assert time.monotonic() < deadline, (action.status, statuses)
+            if time.monotonic() - swept > 5:
+                with override_settings(ACTIONS_QUEUED_STALE_SECONDS=5):
+                    outbound_messages_requeue_stale()
+                swept = time.monotonic()
             time.sleep(0.2)
 
 
