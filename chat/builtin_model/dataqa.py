@@ -290,17 +290,17 @@ def _conditions(
 ) -> list[str]:
     where: list[str] = []
     if channel:
-        where.append(f"c.channel = {_literal(channel)}")
+        where.append(f"c.channel = {sql_literal(channel)}")
     lowered = text.lower()
     for word, status in _STATUS_WORDS.items():
         if word in lowered and status in entity.statuses:
-            where.append(f"c.status = {_literal(status)}")
+            where.append(f"c.status = {sql_literal(status)}")
             break
     if period:
         start, end = period_bounds(period, now=now, tz=tz)
         column = f"c.{entity.time_column}"
-        where.append(f"{column} >= {_literal(start.isoformat())}")
-        where.append(f"{column} < {_literal(end.isoformat())}")
+        where.append(f"{column} >= {sql_literal(start.isoformat())}")
+        where.append(f"{column} < {sql_literal(end.isoformat())}")
     return where
 
 
@@ -361,12 +361,12 @@ def _group_condition(group: str) -> list[str]:
     """A group named in English is matched whole; one named in Korean ("B반 학부모") by the
     English words of its kind ("class b", "parents"), as the groups are named."""
     if not _HANGUL.search(group):  # "Teachers", or a part of the name: "class B"
-        return [f"lower(g.name) LIKE lower({_literal('%' + group + '%')})"]
+        return [f"lower(g.name) LIKE lower({sql_literal('%' + group + '%')})"]
     words = [gloss(word) for word in group.split() if gloss(word) != word.lower()]
-    return [f"lower(g.name) LIKE {_literal('%' + word + '%')}" for word in words]
+    return [f"lower(g.name) LIKE {sql_literal('%' + word + '%')}" for word in words]
 
 
-def _literal(value: str) -> str:
+def sql_literal(value: str) -> str:
     """A PostgreSQL string literal, quotes escaped by sqlglot (never by hand)."""
     return str(exp.Literal.string(value).sql(dialect="postgres"))
 

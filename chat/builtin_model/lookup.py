@@ -24,9 +24,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from sqlglot import exp
-
-from chat.builtin_model.dataqa import markdown_table
+from chat.builtin_model.dataqa import markdown_table, sql_literal
 from chat.builtin_model.understanding.directory import Directory
 from chat.builtin_model.understanding.recipients import find_recipients
 
@@ -200,7 +198,7 @@ def _fields(text: str) -> tuple[Field, ...]:
 
 def _about(contacts: tuple[str, ...], fields: tuple[Field, ...]) -> str:
     plain = ["c.name", *(_COLUMN_SQL[f] for f in fields if f != "groups")]
-    names = ", ".join(_literal(name) for name in contacts)
+    names = ", ".join(sql_literal(name) for name in contacts)
     where = f" WHERE c.name IN ({names})"
     if "groups" not in fields:
         return f"SELECT {', '.join(plain)} FROM actions_contact c{where} ORDER BY c.name"
@@ -222,12 +220,8 @@ def _holders(field: Field | Literal["opted_out"], groups: tuple[str, ...], *, la
     source = "actions_contact c"
     if groups:
         source += _JOINS
-        where.append(f"g.name IN ({', '.join(_literal(g) for g in groups)})")
+        where.append(f"g.name IN ({', '.join(sql_literal(g) for g in groups)})")
     return f"SELECT DISTINCT {shown} FROM {source} WHERE {' AND '.join(where)} ORDER BY c.name"
-
-
-def _literal(value: str) -> str:
-    return str(exp.Literal.string(value).sql(dialect="postgres"))
 
 
 # -- the reply --------------------------------------------------------------------------------
