@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -301,6 +302,20 @@ def action_to_withdraw(
     if tool is not None:
         pending = pending.filter(tool=tool)
     return pending.select_related("conversation").order_by("-created_at").first()
+
+
+def asking_message_uuid(*, action: PendingAction) -> uuid.UUID | None:
+    """The user message whose turn proposed ``action`` (its resume ends that turn)."""
+    return (
+        Message.objects.filter(
+            conversation_id=action.conversation_id,
+            role=Message.Role.USER,
+            created_at__lte=action.created_at,
+        )
+        .order_by("-created_at", "-pk")
+        .values_list("uuid", flat=True)
+        .first()
+    )
 
 
 def action_withdrawn_by(*, message: Message) -> PendingAction | None:

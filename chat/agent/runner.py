@@ -266,6 +266,9 @@ class RunResult:
     before: frozenset[str | None]  # ids of the checkpoint's messages when the run began
     text: str = ""  # NOTICE: the reply; CANCELLED: what was streamed; FAILED: the error's type
     ran: bool = False  # whether the graph ran (a PAUSED run that ran made model calls)
+    # CANCELLED: the actions the graph had just proposed and parked on when the run saw the
+    # cancel (the approval node committed them first); nobody has been told of them.
+    parked: tuple[str, ...] = ()
 
 
 def run_graph(
@@ -302,8 +305,15 @@ def run_graph(
         with between_reads(events.flush):  # one token frame per read of the model's stream
             _stream(graph, graph_input, config, events, forwarder.check_cancel)
     except TurnCancelled:
-        values = graph.get_state(config).values
-        return RunResult(Ending.CANCELLED, values, before, "".join(forwarder.streamed), ran=True)
+        state = graph.get_state(config)
+        return RunResult(
+            Ending.CANCELLED,
+            state.values,
+            before,
+            "".join(forwarder.streamed),
+            ran=True,
+            parked=parked_action_ids(state),
+        )
     except GraphRecursionError:
         logger.warning("recursion limit reached in %s", conversation.uuid)
         AGENT_ERRORS.labels(type="recursion_limit").inc()
@@ -388,11 +398,17 @@ def _values_after_failure(graph: Any, config: RunnableConfig) -> dict[str, Any]:
 
 
 def announce_pending(state: StateSnapshot, events: TurnEvents) -> None:
-    for task in state.tasks:
-        for pending in task.interrupts:
-            action = PendingAction.objects.get(pk=pending.value["action_id"])
-            events.status("awaiting_approval")
-            events.pending(action)
+    for action_id in parked_action_ids(state):
+        action = PendingAction.objects.get(pk=action_id)
+        events.status("awaiting_approval")
+        events.pending(action)
+
+
+def parked_action_ids(state: StateSnapshot) -> tuple[str, ...]:
+    """The ids of the actions the graph waits on (its approval node's interrupts)."""
+    return tuple(
+        str(pending.value["action_id"]) for task in state.tasks for pending in task.interrupts
+    )
 
 
 class _TokenForwarder(BaseCallbackHandler):

@@ -51,7 +51,7 @@ from chat.pending_actions import (
     pending_action_decide,
     pending_action_withdraw,
 )
-from chat.selectors import conversation_watchable, decidable_tools
+from chat.selectors import asking_message_uuid, conversation_watchable, decidable_tools
 from chat.services.expiry import (
     STRANDED_HORIZON,
     moved_past,
@@ -427,7 +427,7 @@ def _reply_to(reply: Message) -> uuid.UUID | None:
     if Message.objects.filter(uuid=reply.run_id, role=Message.Role.USER).exists():
         return reply.run_id
     action = PendingAction.objects.filter(pk=reply.run_id).first()
-    return _asked_by(action) if action is not None else None
+    return asking_message_uuid(action=action) if action is not None else None
 
 
 def _replied(message: Message) -> bool:
@@ -692,20 +692,6 @@ def _ended_without_reply(message: Message) -> bool:
     return True
 
 
-def _asked_by(action: PendingAction) -> uuid.UUID | None:
-    """The user message whose turn proposed ``action`` (its resume ends that turn)."""
-    return (
-        Message.objects.filter(
-            conversation_id=action.conversation_id,
-            role=Message.Role.USER,
-            created_at__lte=action.created_at,
-        )
-        .order_by("-created_at", "-pk")
-        .values_list("uuid", flat=True)
-        .first()
-    )
-
-
 def resume_execute(*, action_id: str) -> None:
     """Worker entry after a decision: resume the graph (the tool runs at most once)."""
     action = when_database_answers(
@@ -722,7 +708,7 @@ def resume_execute(*, action_id: str) -> None:
                 schema=current_schema(),
                 conversation=action.conversation,
                 run_id=action.id,
-                reply_to=_asked_by(action),
+                reply_to=asking_message_uuid(action=action),
             )
             with _ends_visibly(events):
                 turn_resume(action=action, events=events)

@@ -30,7 +30,8 @@ from chat.agent.outcome_replies import outcome_reply
 from chat.agent.runner import Ending, TurnEvents, cancel_request, cancel_requested
 from chat.locks import fence_check
 from chat.models import ActionEvent, Conversation, Message, PendingAction
-from chat.pending_actions import pending_action_execute
+from chat.pending_actions import ActionStateError, pending_action_execute, pending_action_withdraw
+from chat.selectors import asking_message_uuid
 from chat.services.answer_cache import (
     CachedAnswer,
     answer_cache_get,
@@ -592,6 +593,9 @@ def _run_graph(
     if ending is Ending.NOTICE:
         return _persist(run, result.text, [], {}, run.ended_as)
     if ending is Ending.CANCELLED:
+        parked = [action for action in result.parked if action != str(run.run_id)]
+        if parked:
+            return _cancel_parked(run, parked, result, model)
         return _persist(run, result.text, [], values, Message.Status.CANCELLED)
     if ending is Ending.LOOPED:
         return _persist(run, RECURSION_FALLBACK, [], values, Message.Status.COMPLETE)
@@ -644,6 +648,43 @@ def _this_turn(messages: list[Any]) -> list[Any]:
     return turn
 
 
+def _cancel_parked(
+    run: _RunState, parked: list[str], result: runner.RunResult, model: BaseChatModel | None
+) -> Message | None:
+    """End a turn whose cancel the run saw just after the graph proposed ``parked`` (the
+    approval node commits an action, then the run checks for a cancel): the user asked to stop,
+    so the proposals are withdrawn, as a cancel of a turn waiting for a decision does, and the
+    turn ends here, once, as cancelled. Withdrawal and reply commit together, and the withdrawal
+    names the turn's message, so no resume or sweep ends the turn again. Left pending, the
+    proposals' decision ended the turn a second time (seen in the short chaos run). One decided
+    meanwhile (an approver quicker than the cancel) keeps the turn paused: its resume ends it."""
+    asked = run.message.uuid if run.message is not None else None
+    try:
+        with transaction.atomic():
+            withdrawn = [
+                _withdraw_for_cancel(PendingAction.objects.get(pk=action_id), asked)
+                for action_id in parked
+            ]
+            reply = _store(run, result.text, [], result.values, Message.Status.CANCELLED)
+    except ActionStateError:
+        logger.info("a proposal was decided before the turn's cancel could withdraw it")
+        return None
+    for action in withdrawn:
+        run.events.action(action)
+        _close_out_quietly(action, model)
+    run.events.done(reply)
+    return reply
+
+
+def _withdraw_for_cancel(action: PendingAction, asked: uuid.UUID | None) -> PendingAction:
+    return pending_action_withdraw(
+        action_id=action.pk,
+        user=action.requested_by,
+        via="cancel",
+        message_id=asked or asking_message_uuid(action=action),
+    )
+
+
 def _persist(
     run: _RunState,
     content: str,
@@ -651,7 +692,20 @@ def _persist(
     values: dict[str, Any],
     status: str,
 ) -> Message:
-    """Store the reply with the whole turn's usage, and this run's usage, in one transaction."""
+    """Store the reply with the whole turn's usage, and this run's usage, in one transaction;
+    announce it."""
+    message = _store(run, content, citations, values, status)
+    run.events.done(message)
+    return message
+
+
+def _store(
+    run: _RunState,
+    content: str,
+    citations: list[dict[str, Any]],
+    values: dict[str, Any],
+    status: str,
+) -> Message:
     messages = values.get("messages", [])
     model = model_label()
     try:
@@ -675,7 +729,6 @@ def _persist(
             fence_check()  # a run taken over while it ran stores nothing (chat/locks.py)
     except IntegrityError:  # a redelivered run already stored its reply
         message = Message.objects.get(run_id=run.run_id, role=Message.Role.ASSISTANT)
-    run.events.done(message)
     return message
 
 

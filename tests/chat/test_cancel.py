@@ -12,32 +12,39 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
 from asgiref.sync import async_to_sync
 from django.contrib.auth.models import User
+from django.db.models.signals import post_save
 from django.test import override_settings
+from langchain_core.messages import AIMessage
 
 from actions.models import Contact, OutboundMessage
 from chat.agent.runner import CollectingEvents, cancel_request
 from chat.events.log import frames_after_async
+from chat.events.publishing import PublishingEvents
 from chat.models import ActionEvent, Conversation, Message, PendingAction
 from chat.pending_actions import ActionStateError
+from chat.services.expiry import stranded_action_ids, stranded_turn_messages
 from chat.services.realtime import (
     NothingToCancel,
     action_decide,
     conversation_cancel,
     message_send,
+    unannounced_cards_publish,
+    unannounced_endings_publish,
 )
-from chat.services.turns import turn_run
+from chat.services.turns import turn_resume, turn_run, turn_start
 from core.schema import current_schema
 from tenants.models import Tenant
 from tests.chat.conftest import People, TurnRunner
 from tests.chat.doors import token_client, wait_for_reply
-from tests.chat.scripted import ScriptedChatModel
-from tests.chat.stranded import SMS, sms_requested
+from tests.chat.scripted import ScriptedChatModel, tool_call
+from tests.chat.stranded import EMAIL, SMS, sms_model, sms_requested
 from tests.fakes.openai_server import FakeOpenAIServer, ScriptedText, ScriptedToolCall
 from tests.tenants.factories import make_user
 
@@ -337,3 +344,98 @@ def test_the_http_route_withdraws_the_action_a_turn_waits_on(
     assert reply.status == Message.Status.CANCELLED
     action.refresh_from_db()
     assert action.status == PendingAction.Status.WITHDRAWN
+
+
+@contextmanager
+def cancelled_as_proposed(
+    message: Callable[[], Message], *, run_id: Callable[[], Any] | None = None
+) -> Iterator[None]:
+    """The user's cancel of the run (the turn's, unless ``run_id`` names a resume) lands the
+    moment it commits a proposal, before it looks for a cancel again (the window the short
+    chaos run hit)."""
+
+    def cancel(sender: Any, instance: PendingAction, created: bool, **kwargs: Any) -> None:
+        if created:
+            asked = message()
+            cancel_request(
+                conversation=asked.conversation, run_id=run_id() if run_id else asked.uuid
+            )
+
+    post_save.connect(cancel, sender=PendingAction, weak=False)
+    try:
+        yield
+    finally:
+        post_save.disconnect(cancel, sender=PendingAction)
+
+
+def test_a_cancel_landing_as_the_proposal_is_committed_withdraws_it_and_ends_the_turn_once(
+    people_a: People, tenant_a: Tenant
+) -> None:
+    Contact.objects.create(name="Emma Wilson", phone="+12025550111")
+    conversation, message, _ = turn_start(
+        user=people_a.staff, text="Text Emma that class moved to 3pm", conversation_uuid=None
+    )
+    events = PublishingEvents(
+        schema=current_schema(),
+        conversation=conversation,
+        run_id=message.uuid,
+        reply_to=message.uuid,
+    )
+
+    with cancelled_as_proposed(lambda: message):
+        reply = turn_run(
+            conversation=conversation, message=message, events=events, model=sms_model()
+        )
+
+    assert reply is not None and reply.status == Message.Status.CANCELLED
+    action = PendingAction.objects.get(conversation=conversation)
+    assert action.status == PendingAction.Status.WITHDRAWN, (
+        "the user asked to stop: not left pending"
+    )
+    withdrawal = ActionEvent.objects.get(action=action, kind=ActionEvent.Kind.WITHDRAWN)
+    assert withdrawal.data["via"] == "cancel" and withdrawal.data["message"] == str(message.uuid)
+    with pytest.raises(ActionStateError, match="already withdrawn"):
+        action_decide(user=people_a.approver, action_id=str(action.id), decision="reject")
+    assert stranded_action_ids(older_than_seconds=0) == [], "no sweep resumes the withdrawal"
+    assert stranded_turn_messages(older_than_seconds=0) == [], "nor takes the turn for lost"
+    assert unannounced_endings_publish() == 0 and unannounced_cards_publish() == 0
+    endings = [f for f in _published(conversation) if f["type"] in ("done", "error")]
+    assert [(f["type"], f["status"]) for f in endings] == [("done", "cancelled")]
+    cards = [f["action"]["status"] for f in _published(conversation) if f["type"] == "action"]
+    assert cards == ["withdrawn"]
+    assert not OutboundMessage.objects.exists()
+
+
+def test_a_cancel_landing_as_a_resume_proposes_the_turns_second_action_ends_the_turn_once(
+    ask: TurnRunner, people_a: People, resumes_queued: list[str]
+) -> None:
+    Contact.objects.create(name="Emma Wilson", phone="+12025550111", email="emma@example.com")
+    sms, email = tool_call("send_sms", **SMS), tool_call("send_email", **EMAIL)
+    both = AIMessage("", tool_calls=[*sms.tool_calls, *email.tool_calls])
+    model = ScriptedChatModel(replies=[both, AIMessage("Both are done.")])
+    turn = ask("Text Emma and e-mail her about the trip", model=model)
+    first = PendingAction.objects.get(conversation=turn.conversation)
+    action_decide(user=people_a.approver, action_id=str(first.id), decision="approve")
+    first.refresh_from_db()
+    asked = Message.objects.get(conversation=turn.conversation, role=Message.Role.USER)
+    events = PublishingEvents(
+        schema=current_schema(),
+        conversation=turn.conversation,
+        run_id=first.id,
+        reply_to=asked.uuid,
+    )
+
+    with cancelled_as_proposed(lambda: asked, run_id=lambda: first.id):
+        reply = turn_resume(action=first, events=events, model=model)  # as the queued task would
+
+    assert reply is not None and reply.status == Message.Status.CANCELLED
+    second = PendingAction.objects.exclude(pk=first.pk).get(conversation=turn.conversation)
+    assert second.status == PendingAction.Status.WITHDRAWN
+    withdrawal = ActionEvent.objects.get(action=second, kind=ActionEvent.Kind.WITHDRAWN)
+    assert withdrawal.data["message"] == str(asked.uuid), "named after the turn it ends"
+    assert resumes_queued == [str(first.id)], "the withdrawal queues no resume of its own"
+    assert stranded_action_ids(older_than_seconds=0) == []
+    endings = [f for f in _published(turn.conversation) if f["type"] in ("done", "error")]
+    assert [(f["type"], f["status"], f["reply_to"]) for f in endings] == [
+        ("done", "cancelled", str(asked.uuid))
+    ]
