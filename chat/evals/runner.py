@@ -30,6 +30,7 @@ from chat.agent.runner import CollectingEvents
 from chat.evals.cases import CaseSpec
 from chat.evals.checks import Check, Observation, Proposal, judge
 from chat.models import AssistantPrompt, Conversation, Message, PendingAction
+from chat.services.answer_cache import answer_cache_bypassed
 from chat.services.prompts import assistant_prompt_activate
 from chat.services.turns import turn_run, turn_start
 from core import clock
@@ -66,7 +67,8 @@ def case_execute(
     """Run ``case`` in a rolled-back transaction and judge what came back."""
     conversation_uuid = uuid.uuid4()
     try:
-        with clock.frozen_at(eval_now()), transaction.atomic():
+        # Read against a fixed instant; never answered from (nor filling) the answer cache.
+        with clock.frozen_at(eval_now()), answer_cache_bypassed(), transaction.atomic():
             outcome = _exchange(case, model, prompt, conversation_uuid)
             transaction.set_rollback(True)
     except Exception as error:  # one broken case is a result, not the end of the run

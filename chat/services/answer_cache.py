@@ -25,6 +25,9 @@ from __future__ import annotations
 
 import hashlib
 import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -56,8 +59,25 @@ class CachedAnswer:
     sources: list[dict[str, Any]]
 
 
+_BYPASSED: ContextVar[bool] = ContextVar("answer_cache_bypassed", default=False)
+
+
+@contextmanager
+def answer_cache_bypassed() -> Iterator[None]:
+    """Turns run here neither read nor fill the cache: an evaluation judges the model, never
+    an answer stored by an earlier run (of other code: the built-in model's label stays the
+    same from one version to the next)."""
+    token = _BYPASSED.set(True)
+    try:
+        yield
+    finally:
+        _BYPASSED.reset(token)
+
+
 def answer_cache_key(*, conversation: Conversation, message: Message, model: str) -> str | None:
     """The cache key of a stored user message, or None when its answer may not be cached."""
+    if _BYPASSED.get():
+        return None
     if not settings.ANSWER_CACHE_ENABLED or not knowledge_settings().answer_cache_enabled:
         return None
     if route_message(message.content) is not None:

@@ -16,6 +16,8 @@ from langchain_core.messages import AIMessage
 
 from actions.models import Contact
 from chat.agent.runner import CollectingEvents
+from chat.evals.cases import CaseSpec
+from chat.evals.runner import case_execute
 from chat.models import Message, PendingAction
 from chat.services.answer_cache import answer_cache_get, answer_cache_offer
 from chat.services.prompts import assistant_prompt_publish
@@ -253,3 +255,19 @@ def test_tenant_b_never_gets_tenant_a_cached_answer(
     assert reply is not None and reply.content == "Beta staff get 20 days [1]."
     assert reply.usage["cached"] is False
     assert len(model_b.calls) == 2
+
+
+def test_an_evaluation_case_is_answered_by_the_model_never_by_the_cache(
+    leave_policy: Document, ask: TurnRunner
+) -> None:
+    ask(QUESTION, model=knowledge_model("Staff get 20 days of paid annual leave [1]."))
+    case = CaseSpec.model_validate(
+        {"key": "leave", "message": QUESTION, "expect": {"reply_contains": ["Twenty"]}}
+    )
+
+    outcome = case_execute(case=case, model=knowledge_model("Twenty days, says the policy [1]."))
+    again = ask(QUESTION, model=knowledge_model("unused"))
+
+    assert outcome.passed, outcome.reply
+    assert again.reply is not None and again.reply.usage["cached"] is True
+    assert again.reply.content == "Staff get 20 days of paid annual leave [1].", "nor stored"
