@@ -16,6 +16,7 @@ from pathlib import Path
 
 from django.conf import settings
 
+from knowledge.crosslingual import question_scale
 from knowledge.embeddings import Embedder
 from knowledge.fusion import is_weak
 from knowledge.imports import squad_paragraphs
@@ -107,6 +108,7 @@ def kb_evaluate(
             vector=vector,
             model=embedder.model_name,
             limit=settings.KB_CANDIDATES,
+            scale=question_scale(embedder, question.text, vector),
         )
         finished = time.perf_counter()
         weak += is_weak(candidates.best_distance, settings.KB_WEAK_DISTANCE)

@@ -23,6 +23,7 @@ from django.conf import settings
 from django.db import connection
 
 from core.metrics import KB_RETRIEVAL
+from knowledge.crosslingual import QuestionScale, question_scale
 from knowledge.embedder import get_embedder
 from knowledge.embeddings import Embedder
 from knowledge.fusion import is_weak, rrf_fuse
@@ -136,12 +137,14 @@ def kb_search(
         raise SearchInputError(f"k must be between 1 and {MAX_K}")
     started = time.perf_counter()
     embedder = embedder or get_embedder()
+    vector = embed_query_cached(embedder, query)
     candidates = kb_candidates(
         query=query,
-        vector=embed_query_cached(embedder, query),
+        vector=vector,
         model=embedder.model_name,
         limit=max(settings.KB_CANDIDATES, k),
         tags=tags,
+        scale=question_scale(embedder, query, vector),
     )
     hits = [_hit(candidates, chunk_id, score) for chunk_id, score in candidates.fused[:k]]
     elapsed = time.perf_counter() - started
@@ -164,12 +167,15 @@ def kb_candidates(
     tags: list[str] | None = None,
     use_vector: bool = True,
     use_text: bool = True,
+    scale: QuestionScale | None = None,
 ) -> Candidates:
     """Both candidate lists (``limit`` each) for an embedded query, in one SQL statement.
 
     Only chunks embedded by ``model`` take part in the vector list: vectors of another model
-    live in another space. ``kb_eval`` and the benchmarks use this directly to score each
-    list on its own.
+    live in another space. With the question's ``scale``, the vector list is ordered by
+    similarities comparable across languages (knowledge/crosslingual.py), and so is the
+    distance that says whether the best is weak. ``kb_eval`` and the benchmarks use this
+    directly to score each list on its own.
     """
     terms = query_words(query) if use_text else []
     params: dict[str, Any] = {
@@ -189,12 +195,26 @@ def kb_candidates(
         rows = {row[0]: CandidateRow(*row) for row in cursor.fetchall()}
     vector_ids = [row.id for row in sorted(rows.values(), key=_vector_order) if row.vector_rank]
     text_ids = [row.id for row in sorted(rows.values(), key=_text_order) if row.text_rank]
+    distances = {chunk_id: float(rows[chunk_id].distance or 0.0) for chunk_id in vector_ids}
+    if scale is not None and vector_ids:
+        similarities = scale.comparable(
+            [1.0 - distances[chunk_id] for chunk_id in vector_ids],
+            [rows[chunk_id].text for chunk_id in vector_ids],
+        )
+        distances = {
+            chunk_id: 1.0 - similarity
+            for chunk_id, similarity in zip(vector_ids, similarities, strict=True)
+        }
+        position = {chunk_id: index for index, chunk_id in enumerate(vector_ids)}
+        vector_ids = sorted(
+            vector_ids, key=lambda chunk_id: (distances[chunk_id], position[chunk_id])
+        )
     return Candidates(
         vector=vector_ids,
         text=text_ids,
         fused=rrf_fuse([vector_ids, text_ids], k=RRF_K),
         rows=rows,
-        best_distance=rows[vector_ids[0]].distance if vector_ids else None,
+        best_distance=distances[vector_ids[0]] if vector_ids else None,
     )
 
 

@@ -41,7 +41,7 @@ from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResu
 from langchain_core.runnables import ensure_config
 
 from chat.builtin_model.dataqa import DataQuestion, data_reply, plan_data_question
-from chat.builtin_model.extractive import MIN_SCORE, compose_answer
+from chat.builtin_model.extractive import MIN_SCORE, MIN_STANDING_ACROSS, compose_answer
 from chat.builtin_model.lookup import Lookup, find_lookup, lookup_reply
 from chat.builtin_model.search_query import derive_search_query
 from chat.builtin_model.understanding.context import (
@@ -52,7 +52,9 @@ from chat.builtin_model.understanding.context import (
 from chat.tools.query_data import QUERY_DATA_TOOL_NAME
 from chat.tools.search_knowledge import SEARCH_TOOL_NAME
 from core import clock
+from knowledge.crosslingual import QuestionScale, language_of, question_scale
 from knowledge.embedder import get_embedder
+from knowledge.embeddings import Embedder
 from tenants.selectors import tenant_zone
 
 OFFLINE_MODEL_NAME = "offline-extractive"
@@ -86,12 +88,33 @@ def extractive_answer(question: str, passages: list[dict[str, Any]], *, weak: bo
 
 
 def _similarity(question: str, texts: Sequence[str]) -> list[float]:
-    """Cosine similarity of each text to the question with the configured embedder.
+    """Cosine similarity of each text to the question with the configured embedder, a text in
+    another language than the question's put on its scale (knowledge/crosslingual.py:
+    otherwise any sentence in the question's language outranks the one that answers it). A
+    text in another language that does not stand ``MIN_STANDING_ACROSS`` above ordinary
+    sentences of its language counts as unrelated.
 
     Worker threads share the cache, so each call reads it once into its own dict: a clear by
     another thread can cost a recomputation, never a missing key."""
     embedder = get_embedder()
     query = np.asarray(embedder.embed_query(question))
+    scale = question_scale(embedder, question, query)
+    cosines = _cosines(embedder, query, texts)
+    return [
+        0.0 if _across(scale, text) and (standing or 0.0) < MIN_STANDING_ACROSS else similarity
+        for similarity, standing, text in zip(
+            scale.comparable(cosines, texts), scale.standing(cosines, texts), texts, strict=True
+        )
+    ]
+
+
+def _across(scale: QuestionScale, text: str) -> bool:
+    """Whether ``text`` is in another known language than the question's."""
+    language = language_of(text)
+    return None not in (language, scale.language) and language != scale.language
+
+
+def _cosines(embedder: Embedder, query: np.ndarray, texts: Sequence[str]) -> list[float]:
     keys = [(embedder.model_name, text) for text in texts]
     known = {key: vector for key in keys if (vector := _VECTORS.get(key)) is not None}
     missing = list(dict.fromkeys(key for key in keys if key not in known))

@@ -83,6 +83,40 @@ def test_it_answers_a_korean_question_from_a_korean_passage(
     assert "가장 가까운 비상구로 대피하십시오." in quote_of(turn)
 
 
+@pytest.fixture
+def every_demo_document(in_tenant_a: Tenant) -> None:
+    """The demo's five documents: English, Korean and Spanish side by side."""
+    for path in sorted(DEMO.glob("*.md")):
+        document_create_from_text(title=path.stem, text=path.read_text())
+    kb_reindex()
+
+
+@pytest.mark.parametrize(
+    ("question", "fact"),
+    [
+        ("출장 가서 호텔 잡으면 하룻밤에 얼마까지 돼요?", "hotels up to 150 EUR per night"),
+        ("회사 노트북 잃어버렸는데 어디에 알려야 해요?", "Report a lost or stolen laptop"),
+    ],
+)
+def test_a_korean_question_is_answered_from_the_english_passage_in_its_own_words(
+    every_demo_document: None, ask: TurnRunner, question: str, fact: str
+) -> None:
+    # Every Korean sentence of the lab rules used to rank above the English answer.
+    turn = ask(question, model=OfflineChatModel())
+
+    assert fact in quote_of(turn)
+    assert turn.reply is not None
+    assert [c["title"] for c in turn.reply.citations] in (["expenses-faq"], ["it-help"])
+
+
+def test_a_korean_question_no_document_answers_is_still_declined(
+    every_demo_document: None, ask: TurnRunner
+) -> None:
+    turn = ask("학교 식당 이번 주 점심 메뉴 뭐예요?", model=OfflineChatModel())
+
+    assert turn.reply is not None and turn.reply.content == NOT_COVERED
+
+
 def test_it_declines_rather_than_quote_an_unrelated_passage(
     demo_knowledge_base: None, ask: TurnRunner
 ) -> None:

@@ -34,10 +34,10 @@ def test_the_question_set_is_natural_bilingual_and_crosses_languages() -> None:
 
 
 # About 80 turns through the whole graph: a minute of CPU, far longer on a busy machine.
-# Not met yet (measured on the extractive step, 2026-11-26): strict, so the day it passes
-# CI says so.
+# Not met yet (agent_eval without the answer cache, 2026-11-26): strict, so the day it
+# passes CI says so.
 @pytest.mark.xfail(
-    strict=True, reason="issue 27 acceptance 3 open: about 40% right, 21% cited wrong today"
+    strict=True, reason="issue 27 acceptance 3 open: about 48% right, 18% cited wrong today"
 )
 @pytest.mark.timeout(1800)
 @pytest.mark.django_db(transaction=True)
