@@ -28,7 +28,7 @@ _ME = re.compile(
 )
 _PARTICLE_LIST = (
     "에게서 에게는 에게도 한테는 한테도 에게 한테 께서 께 님께 님들께 님들에게 님들한테 님에게 "
-    "님한테 님들 님 씨 들 이랑 랑 하고 와 과 을 를 은 는 이 가 도 의 으로 로"
+    "님한테 님들 님 씨 들 이랑 랑 하고 와 과 을 를 은 는 이 가 도 의 으로 로 에는 에"
 )
 _KO_PARTICLES = tuple(sorted(_PARTICLE_LIST.split(), key=len, reverse=True))
 # Korean words for the kinds of groups organisations keep, read as the English group names.
@@ -61,6 +61,7 @@ _TITLES = (
 _KO_CLASS = re.compile(r"^([a-z0-9])반$")
 _FILLER = frozenset({"of", "the", "in", "from", "for", "all", "group"})
 _LITERAL, _GLOSSED, _HEARD = 100.0, 95.0, 90.0
+_PART = 85.0  # a group named by the part of its name that tells it apart
 # Everyday words of Korean requests that happen to share a consonant skeleton with a name
 # ("내일" with Neil, "문자해줘" with Minji): never read as a name heard in Hangul.
 _NOT_NAMES = (
@@ -194,6 +195,29 @@ def _group_hits(directory: Directory, head: list[str]) -> Iterator[Hit]:
                 yield from _ordered_group_hits(
                     group, alias, weight, literal if weight == _LITERAL else glossed
                 )
+    stripped = [(i, [*forms, variants(forms[0])[-1]]) for i, forms in glossed]  # "Class B에"
+    for group, part in _telling_parts(directory):
+        for first in range(len(stripped) - len(part) + 1):
+            window = stripped[first : first + len(part)]
+            if _words_cover(part, [f for _, f in window]):
+                yield Hit(group, "group", window[0][0], window[-1][0] + 1, _PART)
+
+
+def _telling_parts(directory: Directory) -> list[tuple[str, tuple[str, ...]]]:
+    """Each group's name part that no other group has ("Class B" of "Parents - Class B"): staff
+    name a group by it ("text class B", "B반에 문자"). Parts shared by several ("Parents") and
+    one-word parts ("B") tell nothing."""
+    owners: dict[tuple[str, ...], list[str]] = {}
+    for group in directory.groups:
+        for part in re.split(r"\s+-\s+|\s*[/:|]\s*", group):
+            glossed = tuple(
+                w
+                for w in " ".join(gloss(w) for w in words(part.lower())).split()
+                if w not in _FILLER
+            )
+            if len(glossed) > 1 and part != group:
+                owners.setdefault(glossed, []).append(group)
+    return [(groups[0], part) for part, groups in owners.items() if len(groups) == 1]
 
 
 def _ordered_group_hits(

@@ -42,6 +42,18 @@ def test_it_reads_the_korean_group_phrase_as_the_group() -> None:
     assert find_recipients("B반 학부모님들께 문자 보내줘", ACADEMY).names == ["Parents - Class B"]
 
 
+def test_a_group_is_found_by_the_part_of_its_name_that_tells_it_apart() -> None:
+    assert find_recipients("text class B", ACADEMY).names == ["Parents - Class B"]
+    assert find_recipients("Class B에 문자 좀", ACADEMY).names == ["Parents - Class B"]
+    assert find_recipients("B반에 문자 보내줘", ACADEMY).names == ["Parents - Class B"]
+
+
+def test_a_part_two_groups_share_names_neither() -> None:
+    both = Directory(contacts=(), groups=("Parents - Class A", "Teachers - Class A"))
+
+    assert find_recipients("text class A", both).names == []
+
+
 def test_it_reports_two_equally_close_groups_as_ambiguous() -> None:
     found = find_recipients("text the parents", ACADEMY)
 
