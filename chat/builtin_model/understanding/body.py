@@ -52,13 +52,13 @@ _SUBJECT = re.compile(
 )
 # The closing verb phrase of a Korean request: an optional channel noun, then the verb.
 _KO_CHANNEL = (
-    r"(?:문자|메시지|메세지|카톡|텔레그램|이메일|메일|(?:전체\s*)?공지(?:사항)?|알림|리마인드)"
+    r"(?:문자|메시지|메세지|카톡|텔레그램|이메일|메일|(?:전체\s*)?공지(?:사항)?|알림|리마인더|리마인드)"
 )
 # The verb may be followed by "…도록 해줘"; a channel noun may itself be the verb ("문자해줘",
 # "공지해줘", "알림 설정해줘") or end a clipped request ("… 문자 좀").
 _KO_TAIL = re.compile(
     rf"\s*(?:(?:{_KO_CHANNEL}\s*(?:를|을|로|으로)?\s*)*(?:좀\s*)?"
-    r"(?:보내|전해|전달해|전달|알려|남겨|써|올려|게시해|등록해|리마인드\s*해|예약해|돌려|부탁|설정해)"
+    r"(?:보내|전해|전달해|전달|알려|남겨|써|올려|게시해|등록해|리마인드\s*해|예약해|돌려|부탁|설정해|걸어)"
     r"\S*(?:\s+해\S*)?"
     rf"|{_KO_CHANNEL}\s*(?:좀\s*)?(?:해\S*|부탁\S*)?)(?:\s+(?:줘|주세요|줄래|줄래요|주실래요)\S*)?"
     r"\s*[.!?~]*\s*$"
@@ -97,6 +97,13 @@ def split_message(text: str) -> Split:
         if found is not None and found.body:
             return found
     return Split(text, None)
+
+
+def request_words_removed(text: str) -> str:
+    """``text`` without the closing words of a request ("문자 좀 해줘", "리마인더 걸어줘",
+    "please"): what is left of a request that named no text is then nothing at all."""
+    text = _KO_TAIL.sub("", text) if re.search(r"[가-힣]", text) else text
+    return _CLOSING_THANKS.sub("", text).strip()
 
 
 def tidy(body: str) -> str:
@@ -175,6 +182,8 @@ def _korean(text: str) -> Split | None:
     lead = _KO_CHANNEL_LEAD.match(body)
     if lead:
         head, body = f"{head} {lead.group(0).strip()}", body[lead.end() :]
+    if len(body.split()) < 2 and not _KO_QUOTE_END.search(body):
+        return None  # "교재비 리마인더 걸어줘": a topic, not yet what to say ("휴강이라고" is)
     reported = korean_direct(body)
     return Split(f"{head} {verb}".strip(), reported) if reported else None
 

@@ -29,6 +29,7 @@ from chat.builtin_model.understanding import questions as say
 from chat.builtin_model.understanding.arguments import tool_arguments
 from chat.builtin_model.understanding.body import (
     korean_direct,
+    request_words_removed,
     split_message,
     subject_of,
     tidy,
@@ -246,7 +247,10 @@ def _after_recipients(label: str, head: str, found: Found, env: _Env) -> str | N
     if not env.is_a(label, "message") or not found.end:
         return None
     rest = re.sub(r"^\W+", "", head[found.end :]).strip()
-    if len(rest.split()) < 3 or _TIME_ONLY.match(rest):
+    # "Emma한테 문자 좀 해줘": three words after her name, all of them the request itself.
+    if len(request_words_removed(rest).split()) < 2 or _TIME_ONLY.match(rest):
+        return None
+    if len(rest.split()) < 3:
         return None
     return tidy(rest)
 

@@ -283,3 +283,22 @@ def test_an_unknown_name_and_no_message_asks_who_first(classifier: IntentClassif
     found = _ask(classifier, "text Zelda")
 
     assert (found.tool, found.slot, found.question) == (None, "to", "Who should get this SMS?")
+
+
+def test_a_request_that_names_no_text_asks_for_it_rather_than_sending_the_request(
+    classifier: IntentClassifier,
+) -> None:
+    # The words after the recipient are the request itself, not a message to deliver.
+    for text in ("Emma Wilson한테 문자 좀 해줘", "A반 학부모님들한테 교재비 리마인더 걸어줘"):
+        found = _ask(classifier, text)
+
+        assert found.tool is None and found.question is not None, (text, found.arguments)
+        assert "내용" in found.question or "언제" in found.question, found.question
+
+
+def test_words_after_the_recipient_that_say_something_are_still_the_message(
+    classifier: IntentClassifier,
+) -> None:
+    found = _ask(classifier, "Emma Wilson한테 내일 수업 없어요 문자 보내줘")
+
+    assert found.arguments == {"to": ["Emma Wilson"], "body": "내일 수업 없어요"}
