@@ -52,7 +52,8 @@ _SUBJECT = re.compile(
 )
 # The closing verb phrase of a Korean request: an optional channel noun, then the verb.
 _KO_CHANNEL = (
-    r"(?:문자|메시지|메세지|카톡|텔레그램|이메일|메일|(?:전체\s*)?공지(?:사항)?|알림|리마인더|리마인드)"
+    r"(?:문자|메시지|메세지|카톡|텔레그램|이메일|메일"
+    r"|(?:전체\s*)?공지(?:사항)?|알림|리마인더|리마인드)"
 )
 # The verb may be followed by "…도록 해줘"; a channel noun may itself be the verb ("문자해줘",
 # "공지해줘", "알림 설정해줘") or end a clipped request ("… 문자 좀").
