@@ -11,6 +11,7 @@ Real daphne, real worker, embedded PostgreSQL and Redis (tests/e2e's processes a
 from __future__ import annotations
 
 import json
+import time
 import uuid
 from typing import Any
 
@@ -18,7 +19,7 @@ import httpx
 import pytest
 from django_tenants.utils import tenant_context
 
-from actions.models import Contact, ContactGroup
+from actions.models import Contact, ContactGroup, OutboundMessage
 from chat.models import Conversation
 from tests.e2e.conftest import (  # noqa: F401  (fixtures)
     Api,
@@ -221,8 +222,21 @@ def test_the_documented_decide_frame_with_empty_arguments_approves_unedited(
         }
     )
     decided = staff.until(lambda f: f["type"] == "action" and f["action"]["status"] != "approved")
+    staff.until(lambda f: f["type"] == "done")  # the resume has told the conversation
+    _deliveries_settled(alpha)  # the worker is done with the tenant's tables before teardown
 
     assert decided[-1]["action"]["status"] == "executed"
     assert json.dumps(proposed["arguments"]) != "{}"
     staff.close()
     approver.close()
+
+
+def _deliveries_settled(setup: TenantSetup, timeout: float = 30) -> None:
+    """Wait until no outbound message is queued or sending. A test that ended while the worker
+    still delivered had its teardown's TRUNCATE deadlock with the worker's transaction (seen in
+    CI), which left its rows to the next tests."""
+    deadline = time.monotonic() + timeout
+    with tenant_context(setup.tenant):
+        while OutboundMessage.objects.filter(status__in=["queued", "sending"]).exists():
+            assert time.monotonic() < deadline, "deliveries still under way"
+            time.sleep(0.1)
