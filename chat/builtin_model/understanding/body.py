@@ -26,6 +26,12 @@ _SAYING = re.compile(
 # A few words before a colon that ask for nothing ("Quick one:", "참고로:"), and a request
 # that starts after it: the colon opens the request, it does not start the message.
 _PREAMBLE = re.compile(r"^(?:\S+\s*){1,3}$")
+_DASH = re.compile(r"\s+[-–—/]\s+")  # noqa: RUF001 (en and em dashes)
+_CHANNEL_WORD = re.compile(
+    r"\b(?:announce(?:ment)?|notice|text|sms|e-?mail|message|telegram|remind(?:er)?)\b"
+    r"|문자|메시지|메세지|텔레그램|이메일|메일|공지|알림|리마인더",
+    re.IGNORECASE,
+)
 _REQUEST_START = re.compile(
     r"\s*(?:please\s+|can you\s+|could you\s+)?(?:text|sms|send|email|e-mail|telegram|tell|"
     r"message|remind|announce|post|let)\b",
@@ -38,7 +44,7 @@ _CLOSING_THANKS = re.compile(
 )
 # "문자 좀 보내 주세요. 오늘 회의 30분 미뤄졌다고요": the request comes first, the message after.
 _KO_REQUEST_FIRST = re.compile(
-    r"^(?P<req>[^.!?~,]*?(?:보내|전해|전달해|알려|남겨|올려|넣어|해)\s*(?:줘|주세요|줄래요?|주실래요)"
+    r"^(?P<req>[^.!?~,]*?(?:보내|전해|전달해|알려|남겨|올려|넣어|해|써)\s*(?:줘|주세요|줄래요?|주실래요)"
     r"\s*[.!?~,]+)\s*(?P<rest>\S.*)$"
 )
 _THAT = re.compile(r"\s+that\s+", re.IGNORECASE)
@@ -93,7 +99,15 @@ def split_message(text: str) -> Split:
     first = _KO_REQUEST_FIRST.match(text)
     if first and re.search(r"[가-힣]", first["rest"]):
         return Split(first["req"], korean_direct(first["rest"]))
-    for finder in (_quoted, _after_colon, _after_marker, _korean, _after_remind_to, _after_that):
+    for finder in (
+        _quoted,
+        _after_colon,
+        _after_marker,
+        _korean,
+        _after_remind_to,
+        _after_that,
+        _after_dash,
+    ):
         found = finder(text)
         if found is not None and found.body:
             return found
@@ -132,6 +146,19 @@ def _after_colon(text: str) -> Split | None:
     head, rest = text[: match.start()].strip(), text[match.end() :]
     if _PREAMBLE.match(head) and _REQUEST_START.match(rest):
         return split_message(rest)  # "Quick one: text Emma that …": the request follows
+    return Split(head, tidy(rest))
+
+
+def _after_dash(text: str) -> Split | None:
+    """ "announcement for class A parents - picture day is next week", "B반 부모님들 공지 — 영어
+    연극 발표회 …", "공지 ㄱㄱ 제목 난방 점검 / 내일 …": a short request naming its channel, then
+    a dash or slash between spaces, then the text."""
+    match = _DASH.search(text)
+    if match is None:
+        return None
+    head, rest = text[: match.start()].strip(), text[match.end() :].strip()
+    if len(head.split()) > 8 or len(rest.split()) < 2 or not _CHANNEL_WORD.search(head):
+        return None
     return Split(head, tidy(rest))
 
 

@@ -62,6 +62,15 @@ _NAMED = (
 _NAMED_END = re.compile(
     r"\s+(?:on|at|in|by|about|tomorrow|today|tonight|next|this|to|that|via|please)\b.*$", re.I
 )
+# Everyone, said in so many words: an announcement with no audience. Not "all teachers" or "모든
+# 선생님" (a group), nor "전 직원" (staff, which may be one).
+_EVERYONE = re.compile(
+    r"\b(?:every(?:one|body)|all\s+(?:the\s+)?(?:parents|families|staff)\s+and\s+"
+    r"(?:staff|teachers|parents|families)|(?:the\s+)?whole\s+school)\b"
+    r"|모든\s*(?:분|사람)|(?:학부모님?|부모님)\S*\s*(?:이랑|와|과|하고)\s*(?:선생님|교직원)\S*\s*"
+    r"(?:모두|다)|(?<!\S)모두\s*(?:다\s*)?(?:보시게|볼\s*수)",
+    re.IGNORECASE,
+)
 _TIME_ONLY = re.compile(
     r"^(?:(?:tomorrow|today|tonight|at|on|in|by|next|this|morning|afternoon|evening|noon|"
     r"\w+day|\d{1,2}(?::\d{2})?\s*(?:am|pm)?)\b[\s,.]*)+$",
@@ -186,6 +195,8 @@ def _fresh(text: str, label: Label, confidence: float, env: _Env) -> _Result:
     subject = subject_of(split.head) if words is not None and words.subject else None
     people = re.split(r"\s+(?:about|subject|titled)\b", split.head, flags=re.IGNORECASE)[0]
     found = find_recipients(people, env.directory)
+    if env.is_a(label, "announcement"):
+        found = _everyone_if_said(found, text, env)
     if not _actionable(label, text, found, env):
         return _Result(Understanding("knowledge", confidence))
     after = None if split.body else _after_recipients(label, people, found, env)
@@ -210,6 +221,15 @@ def _fresh(text: str, label: Label, confidence: float, env: _Env) -> _Result:
         # The words after the recipients are the message: a time in them is content.
         draft = _scheduled_if_timed(draft, split.head[: found.end] if after else split.head, env)
     return _resolve(draft, env)
+
+
+def _everyone_if_said(found: Found, text: str, env: _Env) -> Found:
+    """ "for all parents and staff", "모든 분들 보시게": an announcement for everyone (no
+    audience), not one for a parents' group, nor a question about which."""
+    if not _EVERYONE.search(text):
+        return found
+    groups = env.directory.groups
+    return replace(found, names=[n for n in found.names if n not in groups], ambiguous=[])
 
 
 def _sent_now(draft: Draft, head: str, env: _Env) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from chat.builtin_model.understanding.body import (
+    Split,
     headline,
     korean_direct,
     split_message,
@@ -207,3 +208,20 @@ def test_a_korean_request_before_the_message_is_the_head(request_text: str, body
 )
 def test_a_reported_korean_request_becomes_a_polite_one(reported: str, direct: str) -> None:
     assert korean_direct(reported) == direct
+
+
+def test_a_short_request_then_a_dash_or_a_slash_gives_the_text_after_it() -> None:
+    assert split_message(
+        "notice for the teachers - the lift is out of order until Friday"
+    ) == Split("notice for the teachers", "The lift is out of order until Friday")
+    assert split_message("A반 학부모 공지 — 내일 현장학습은 우천으로 취소됩니다").body == (
+        "내일 현장학습은 우천으로 취소됩니다"
+    )
+    assert split_message("공지 부탁 / 금요일 3시 학부모 상담 주간 시작").body == (
+        "금요일 3시 학부모 상담 주간 시작"
+    )
+
+
+def test_a_dash_inside_a_name_or_without_a_channel_word_splits_nothing() -> None:
+    assert split_message("Jean-Luc - the meeting is at 3").body is None
+    assert split_message("Oliver Brown - Emma Wilson - James Taylor").body is None

@@ -302,3 +302,27 @@ def test_words_after_the_recipient_that_say_something_are_still_the_message(
     found = _ask(classifier, "Emma Wilson한테 내일 수업 없어요 문자 보내줘")
 
     assert found.arguments == {"to": ["Emma Wilson"], "body": "내일 수업 없어요"}
+
+
+def test_an_announcement_for_everyone_has_no_audience_rather_than_a_question(
+    classifier: IntentClassifier,
+) -> None:
+    for text in (
+        "Announce to all parents and staff that the car park is closed on Monday",
+        "학부모님이랑 선생님 모두 보시게 월요일 주차장 폐쇄 공지 올려줘",
+    ):
+        found = _ask(classifier, text)
+
+        assert found.tool == "create_announcement", (text, found.question)
+        assert found.arguments["audience"] is None
+
+
+def test_an_announcement_to_one_group_keeps_it(classifier: IntentClassifier) -> None:
+    for text in (
+        "Announce to the teachers that the car park is closed on Monday",
+        "모든 선생님께 월요일 주차장 폐쇄 공지 올려줘",
+    ):
+        found = _ask(classifier, text)
+
+        assert found.tool == "create_announcement", (text, found.question)
+        assert found.arguments["audience"] == "Teachers"
