@@ -65,5 +65,7 @@ def test_stream_bench_weighs_the_web_process_against_the_edge_floor(
 ) -> None:
     cpu = report["cpu_per_token"]
     assert cpu["floor_run"] == {"tokens_relayed": 20, "lost_tokens": 0, "errors": 0}
-    assert cpu["web_floor_us"] > 0
-    assert cpu["web_over_floor"] == round(cpu["web_us"] / cpu["web_floor_us"], 2)
+    # CPU time is read in 10 ms ticks: the floor's 20 tokens can cost less than one (seen in CI)
+    assert cpu["web_floor_us"] is not None and cpu["web_floor_us"] >= 0
+    ratio = cpu["web_us"] / cpu["web_floor_us"] if cpu["web_us"] and cpu["web_floor_us"] else None
+    assert cpu["web_over_floor"] == (round(ratio, 2) if ratio is not None else None)
