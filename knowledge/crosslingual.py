@@ -192,21 +192,30 @@ class QuestionScale:
     language: str | None
     cohort_similarities: Mapping[str, np.ndarray]
 
-    def comparable(self, similarities: Sequence[float], texts: Sequence[str]) -> list[float]:
-        """The similarities of ``texts`` to the question, on its scale."""
+    def comparable(
+        self,
+        similarities: Sequence[float],
+        texts: Sequence[str],
+        languages: Sequence[str | None] | None = None,
+    ) -> list[float]:
+        """The similarities of ``texts`` (in ``languages``, when already known) to the
+        question, on its scale."""
         return on_question_scale(
             similarities,
-            [language_of(text) for text in texts],
+            languages if languages is not None else [language_of(text) for text in texts],
             question_language=self.language,
             cohort_similarities=self.cohort_similarities,
         )
 
-    def standing(self, similarities: Sequence[float], texts: Sequence[str]) -> list[float | None]:
-        """How far each text stands above ordinary sentences of its language, as seen from the
-        question, in standard deviations of that cohort (None: no cohort for its language)."""
+    def standing(
+        self, similarities: Sequence[float], languages: Sequence[str | None]
+    ) -> list[float | None]:
+        """How far each text (in ``languages``) stands above ordinary sentences of its
+        language, as seen from the question, in standard deviations of that cohort (None: no
+        cohort for its language)."""
         standings: list[float | None] = []
-        for similarity, text in zip(similarities, texts, strict=True):
-            cohort = self.cohort_similarities.get(language_of(text) or "")
+        for similarity, language in zip(similarities, languages, strict=True):
+            cohort = self.cohort_similarities.get(language or "")
             if cohort is None or not cohort.std() > 0:
                 standings.append(None)
             else:

@@ -100,17 +100,20 @@ def _similarity(question: str, texts: Sequence[str]) -> list[float]:
     query = np.asarray(embedder.embed_query(question))
     scale = question_scale(embedder, question, query)
     cosines = _cosines(embedder, query, texts)
+    languages = [language_of(text) for text in texts]  # once: each is read three times
     return [
-        0.0 if _across(scale, text) and (standing or 0.0) < MIN_STANDING_ACROSS else similarity
-        for similarity, standing, text in zip(
-            scale.comparable(cosines, texts), scale.standing(cosines, texts), texts, strict=True
+        0.0 if _across(scale, language) and (standing or 0.0) < MIN_STANDING_ACROSS else similarity
+        for similarity, standing, language in zip(
+            scale.comparable(cosines, texts, languages),
+            scale.standing(cosines, languages),
+            languages,
+            strict=True,
         )
     ]
 
 
-def _across(scale: QuestionScale, text: str) -> bool:
-    """Whether ``text`` is in another known language than the question's."""
-    language = language_of(text)
+def _across(scale: QuestionScale, language: str | None) -> bool:
+    """Whether a text in ``language`` is in another known language than the question's."""
     return None not in (language, scale.language) and language != scale.language
 
 
