@@ -4,8 +4,9 @@
 file, with the date and the writers of the set) and the regression set only says which of them
 must keep passing. It grows, never shrinks: ``agent_eval --regression-add`` adds the keys of the
 cases a run passed. The blind set's test half never joins while it is the test half (its
-failures would be printed here, and whoever tunes the model must not learn them); when it is
-rewritten, the retired half's passing cases join like any other file's.
+failures would be printed here, and whoever tunes the model must not learn them), nor do the
+fresh cases waiting to replace it; when a test half is retired to ``blind/dev/``, its passing
+cases join like any other file's.
 """
 
 from __future__ import annotations
@@ -18,9 +19,12 @@ from chat.evals.cases import CaseFileError, CaseSetSpec, CaseSpec, case_set_load
 
 EVALS = Path(__file__).resolve().parent
 REGRESSION_FILE = EVALS / "regression.yaml"
-NEVER_JOINS = frozenset({"blind/test.yaml"})
+# The blind set (docs/agent.md "Blind sets"): each half is every case file in its folder.
+BLIND_DEV = "blind/dev/"
+BLIND_TEST = "blind/test/"
 # Fresh blind cases waiting to become the next test half: nobody tunes on them either.
 FRESH = "blind/fresh/"
+HELD_OUT = (BLIND_TEST, FRESH)
 
 _HEADER = """\
 # The regression set (docs/agent.md "Regression set"): every case that ever passed, named by
@@ -69,7 +73,7 @@ def regression_add(
         name = case_file.resolve().relative_to(EVALS).as_posix()
     except ValueError:
         raise CaseFileError(f"{case_file}: only case files under chat/evals join") from None
-    if name in NEVER_JOINS or name.startswith(FRESH):
+    if name.startswith(HELD_OUT):
         return []
     keys = regression_keys(path=path)
     known = set(keys.get(name, []))
@@ -78,4 +82,34 @@ def regression_add(
         keys[name] = keys.get(name, []) + added
         body = yaml.safe_dump(keys, allow_unicode=True, sort_keys=True, width=100)
         path.write_text(_HEADER + body, encoding="utf-8")
+    return added
+
+
+def blind_half(folder: str) -> CaseSetSpec:
+    """One half of the blind set as one case set: keys are prefixed by their file's set name."""
+    cases: list[CaseSpec] = []
+    for path in blind_half_files(folder):
+        spec = case_set_load(path)
+        cases += [case.model_copy(update={"key": f"{spec.name}/{case.key}"}) for case in spec.cases]
+    if not cases:
+        raise CaseFileError(f"{folder}: no case files")
+    half = folder.rstrip("/").replace("/", "-")
+    return CaseSetSpec(
+        name=half, description=f"Every case file in chat/evals/{folder}", cases=cases
+    )
+
+
+def blind_half_files(folder: str) -> list[Path]:
+    return sorted((EVALS / folder).glob("*.yaml"))
+
+
+def blind_dev_regression_add(*, passed: list[str], path: Path = REGRESSION_FILE) -> list[str]:
+    """``regression_add`` for a run of the dev half: its prefixed keys go back to their files."""
+    added: list[str] = []
+    for case_file in blind_half_files(BLIND_DEV):
+        prefix = f"{case_set_load(case_file).name}/"
+        mine = [key.removeprefix(prefix) for key in passed if key.startswith(prefix)]
+        added += [
+            prefix + key for key in regression_add(case_file=case_file, passed=mine, path=path)
+        ]
     return added

@@ -26,7 +26,7 @@ from tenants.models import Tenant
 from tests.chat.conftest import People
 
 EVALS = Path(__file__).resolve().parents[2] / "chat" / "evals"
-SETS = (EVALS / "blind" / "dev.yaml", EVALS / "demo_cases.yaml")
+SETS = (*sorted((EVALS / "blind" / "dev").glob("*.yaml")), EVALS / "demo_cases.yaml")
 
 # How people ask someone else to pass a message on, in English and Korean. Each pattern is one
 # habit of phrasing a request; a proposed text showing any of them still carries the request.

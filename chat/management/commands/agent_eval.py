@@ -18,7 +18,14 @@ from tqdm import tqdm
 
 from chat.evals.cases import CaseFileError, CaseSetSpec, case_set_load
 from chat.evals.models import EvalRun
-from chat.evals.regression import regression_add, regression_case_set
+from chat.evals.regression import (
+    BLIND_DEV,
+    BLIND_TEST,
+    blind_dev_regression_add,
+    blind_half,
+    regression_add,
+    regression_case_set,
+)
 from chat.evals.report import (
     answer_quality,
     compare_table,
@@ -36,9 +43,6 @@ from chat.evals.services import (
     squad_cases_checked,
 )
 from knowledge.management.commands.kb_import import tenant_by_schema
-
-# The blind set (docs/agent.md "Blind sets"): cases written by people who never read the model.
-BLIND = Path(__file__).resolve().parents[2] / "evals" / "blind"
 
 
 class Command(BaseCommand):
@@ -133,12 +137,15 @@ class Command(BaseCommand):
     def _blind(self, options: dict[str, Any]) -> dict[str, Any]:
         if options["cases"] is not None or options["squad"] is not None or options["compare"]:
             raise EvalInputError("--blind runs the blind set's own files: give no other cases")
-        dev = self._execute(case_set_load(BLIND / "dev.yaml"), options)
-        test = self._execute(case_set_load(BLIND / "test.yaml"), options)
+        # The blind set (docs/agent.md "Blind sets"): cases by people who never read the model.
+        dev = self._execute(blind_half(BLIND_DEV), options)
+        test = self._execute(blind_half(BLIND_TEST), options)
         table, gaps = gap_table(dev.totals, test.totals)
         report = _run_report(dev, squad=False)
         if options["regression_add"]:  # the dev half only: see chat/evals/regression.py
-            report["text"] += _joined(BLIND / "dev.yaml", report)
+            passed = [result["case"] for result in report["results"] if result["passed"]]
+            added = blind_dev_regression_add(passed=passed)
+            report["text"] += f"\n{len(added)} case(s) joined the regression set"
         # The test half's cases are never printed: whoever tunes the model must not learn them.
         report.update(
             test={"run": test.pk, "case_set": test.case_set.name, "totals": test.totals},

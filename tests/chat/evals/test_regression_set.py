@@ -15,6 +15,9 @@ import pytest
 from chat.evals.cases import CaseFileError
 from chat.evals.regression import (
     EVALS,
+    blind_dev_regression_add,
+    blind_half,
+    blind_half_files,
     regression_add,
     regression_case_set,
     regression_keys,
@@ -47,12 +50,13 @@ def _failed_checks(checks: list[dict[str, Any]]) -> list[str]:
 
 
 def test_the_regression_set_holds_no_case_of_the_blind_test_half() -> None:
-    assert "blind/test.yaml" not in regression_keys()
+    assert blind_half_files("blind/test/")  # the test half is there to be held out
+    assert not [name for name in regression_keys() if name.startswith("blind/test/")]
     assert not [name for name in regression_keys() if name.startswith("blind/fresh/")]
 
 
 def test_fresh_blind_cases_never_join_even_when_they_pass(tmp_path: Path) -> None:
-    fresh = EVALS / "blind" / "fresh" / "en-2026-11-26.yaml"
+    fresh = EVALS / "blind" / "fresh" / "next.yaml"  # whatever file waits there
 
     added = regression_add(case_file=fresh, passed=["en-sms-001"], path=tmp_path / "r.yaml")
 
@@ -84,12 +88,36 @@ def test_a_passing_case_joins_once_and_the_set_never_shrinks(tmp_path: Path) -> 
 def test_the_blind_test_half_never_joins(tmp_path: Path) -> None:
     regression = tmp_path / "regression.yaml"
 
-    added = regression_add(
-        case_file=EVALS / "blind" / "test.yaml", passed=["any-key"], path=regression
-    )
+    test_half = blind_half_files("blind/test/")
 
-    assert added == []
+    added = [
+        regression_add(case_file=path, passed=["any-key"], path=regression) for path in test_half
+    ]
+
+    assert added == [[] for _ in test_half]
     assert not regression.exists()
+
+
+def test_a_dev_half_run_sends_each_passing_case_back_to_its_own_file(tmp_path: Path) -> None:
+    regression = tmp_path / "regression.yaml"
+    half = blind_half("blind/dev/")
+    first, last = half.cases[0].key, half.cases[-1].key
+
+    added = blind_dev_regression_add(passed=[first, last], path=regression)
+
+    assert added == [first, last]
+    assert first.split("/")[0] != last.split("/")[0]  # two files, one run
+    files = {name: keys for name, keys in regression_keys(path=regression).items()}
+    assert sorted(files) == [f"blind/dev/{path.name}" for path in blind_half_files("blind/dev/")]
+    assert [case.key for case in regression_case_set(path=regression).cases] == [first, last]
+
+
+def test_the_blind_halves_hold_every_case_file_of_their_folders() -> None:
+    dev, test = blind_half("blind/dev/"), blind_half("blind/test/")
+
+    assert len(dev.cases) >= 300 and len(test.cases) >= 150
+    assert {case.language for case in test.cases} == {"en", "ko"}
+    assert not {case.key for case in dev.cases} & {case.key for case in test.cases}
 
 
 def test_a_key_that_names_no_case_is_a_clear_error(tmp_path: Path) -> None:
