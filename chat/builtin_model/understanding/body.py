@@ -42,10 +42,23 @@ _CLOSING_THANKS = re.compile(
     r"\s*[.!~]*$",
     re.IGNORECASE,
 )
-# "문자 좀 보내 주세요. 오늘 회의 30분 미뤄졌다고요": the request comes first, the message after.
-_KO_REQUEST_FIRST = re.compile(
-    r"^(?P<req>[^.!?~,]*?(?:보내|전해|전달해|알려|남겨|올려|넣어|해|써)\s*(?:줘|주세요|줄래요?|주실래요)"
-    r"\s*[.!?~,]+)\s*(?P<rest>\S.*)$"
+# "문자 좀 보내 주세요. 오늘 회의 30분 미뤄졌다고요": the request comes first, the message after;
+# a clipped request ("메일 좀.") ends the same way.
+_KO_ASKED = (
+    r"(?:(?:보내|전해|전달해|알려|남겨|올려|넣어|돌려|해|써)\s*(?:줘|주세요|줄래요?|주실래요)"
+    r"|(?:문자|메시지|메세지|메일|이메일|공지)\s*좀)"
+)
+_KO_REQUEST_FIRST = re.compile(rf"^(?P<req>[^.!?~,]*?{_KO_ASKED}\s*[.!?~,]+)\s*(?P<rest>\S.*)$")
+# "오늘 비가 많이 와서요, 올리버 아버님께 문자 하나만 넣어 주세요. 하원 차량이 …": the same, after
+# a clause that explains; the message must then be a sentence, not a closing word.
+_KO_REQUEST_LATER = re.compile(rf"^(?P<req>.*?{_KO_ASKED}\s*[.!?~,]+)\s*(?P<rest>\S.*)$")
+_KO_CLOSING = re.compile(r"^(?:감사|고마|부탁|땡큐|ㄱㅅ|ㄳ|수고)")
+# "Subject should be \"Absence on Monday\".", "제목 '11월 강사 회의',": a labelled, quoted heading.
+_LABELLED_HEADING = re.compile(
+    r"(?:\b(?:subject(?:\s+line)?|title)(?:\s+(?:should\s+be|is|will\s+be|as))?"
+    r"|\b(?:titled|called|headed)|제목(?:은|는|을)?)"
+    r"\s*[:：]?\s*[\"'“‘「『](?P<heading>[^\"'“”‘’「」『』]{2,80})[\"'”’」』]\s*[,.;]?",  # noqa: RUF001
+    re.IGNORECASE,
 )
 _THAT = re.compile(r"\s+that\s+", re.IGNORECASE)
 _REMIND_TO = re.compile(
@@ -74,7 +87,7 @@ _KO_TAIL = re.compile(
 _KO_CHANNEL_LEAD = re.compile(rf"^{_KO_CHANNEL}\s*(?:으로|로)\s+")
 _KO_QUOTE_END = re.compile(r"(?:이라고|라고|다고|자고|냐고|하고)(?:요)?\s*[.!~]*\s*$")
 _KO_LEADING_TIME = re.compile(
-    r"^(?:(?:오늘|내일|모레|다음\s*주|이번\s*주|[월화수목금토일]요일|\d+\s*월\s*\d+\s*일|오전|오후|아침|"
+    r"^(?:(?:오늘|내일|낼|모레|다음\s*주|이번\s*주|[월화수목금토일]요일|\d+\s*월\s*\d+\s*일|오전|오후|아침|"
     r"저녁|밤|\d{1,2}\s*시(?:\s*\d{1,2}\s*분|\s*반)?|\d+\s*(?:분|시간|일)\s*(?:후|뒤))(?:에)?\s*)+"
 )
 _KO_AUDIENCE = re.compile(r"^\S.{0,40}?\s(?:대상으로|앞으로)(?=\s)")
@@ -87,18 +100,28 @@ _KO_RECIPIENT = re.compile(
 
 @dataclass(frozen=True)
 class Split:
-    """A request cut into its head (recipients, time, verb) and the body to deliver."""
+    """A request cut into its head (recipients, time, verb) and the body to deliver;
+    ``heading`` is a subject or title the request labels and quotes ("제목 '교재 추가 주문'")."""
 
     head: str
     body: str | None
+    heading: str | None = None
 
 
 def split_message(text: str) -> Split:
     """Cut ``text`` into head and body; ``body`` is None when the request names no text."""
     text = text.strip()
+    labelled = _LABELLED_HEADING.search(text)
+    if labelled is not None:  # the quoted subject is not the body: split what is left
+        rest = f"{text[: labelled.start()].rstrip()} {text[labelled.end() :].lstrip()}"
+        split = split_message(rest)
+        return Split(split.head, split.body, heading=labelled["heading"].strip())
     first = _KO_REQUEST_FIRST.match(text)
     if first and re.search(r"[가-힣]", first["rest"]):
         return Split(first["req"], korean_direct(first["rest"]))
+    later = _KO_REQUEST_LATER.match(text)
+    if later and _a_message(later["rest"]):
+        return Split(later["req"], korean_direct(later["rest"]))
     for finder in (
         _quoted,
         _after_colon,
@@ -112,6 +135,14 @@ def split_message(text: str) -> Split:
         if found is not None and found.body:
             return found
     return Split(text, None)
+
+
+def _a_message(rest: str) -> bool:
+    """The words after a Korean request sentence are its message: Korean, a few words, and not
+    a closing thanks ("감사합니다") said to the assistant."""
+    return (
+        bool(re.search(r"[가-힣]", rest)) and len(rest.split()) >= 3 and not _KO_CLOSING.match(rest)
+    )
 
 
 def request_words_removed(text: str) -> str:
@@ -146,7 +177,7 @@ def _after_colon(text: str) -> Split | None:
     head, rest = text[: match.start()].strip(), text[match.end() :]
     if _PREAMBLE.match(head) and _REQUEST_START.match(rest):
         return split_message(rest)  # "Quick one: text Emma that …": the request follows
-    return Split(head, tidy(rest))
+    return Split(head, _direct(tidy(rest)))
 
 
 def _after_dash(text: str) -> Split | None:
@@ -159,7 +190,12 @@ def _after_dash(text: str) -> Split | None:
     head, rest = text[: match.start()].strip(), text[match.end() :].strip()
     if len(head.split()) > 8 or len(rest.split()) < 2 or not _CHANNEL_WORD.search(head):
         return None
-    return Split(head, tidy(rest))
+    return Split(head, _direct(tidy(rest)))
+
+
+def _direct(body: str) -> str:
+    """A Korean text after a colon or dash may still be reported ("— 상담 잊지 마시라고")."""
+    return korean_direct(body) or body if re.search(r"[가-힣]", body) else body
 
 
 def _after_marker(text: str) -> Split | None:

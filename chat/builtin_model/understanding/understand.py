@@ -192,7 +192,9 @@ def _pending(history: list[tuple[Role, str]], env: _Env, depth: int) -> tuple[Dr
 def _fresh(text: str, label: Label, confidence: float, env: _Env) -> _Result:
     split = split_message(text)
     words = env.words(label)
-    subject = subject_of(split.head) if words is not None and words.subject else None
+    subject = (
+        (split.heading or subject_of(split.head)) if words is not None and words.subject else None
+    )
     people = re.split(r"\s+(?:about|subject|titled)\b", split.head, flags=re.IGNORECASE)[0]
     found = find_recipients(people, env.directory)
     if env.is_a(label, "announcement"):
@@ -208,7 +210,7 @@ def _fresh(text: str, label: Label, confidence: float, env: _Env) -> _Result:
         named=[] if found.anyone else _named(people),
         body=split.body or after,
         subject=subject,
-        title=(title_of(split.head) or _leftover_title(split.head, found))
+        title=(split.heading or title_of(split.head) or _leftover_title(split.head, found))
         if env.is_a(label, "announcement")
         else None,
         channel=_channel(split.head, env),

@@ -86,8 +86,10 @@ _WEEKDAY = re.compile(
 )
 _NEXT_WEEK_ONLY = re.compile(r"\bnext\s+week\b|다음\s*주|담주", _I)
 _RELATIVE_DAY = re.compile(
-    r"\b(?P<en>(?:the\s+)?day\s+after\s+tomorrow|tomorrow|today|tonight|this\s+(?:morning|"
-    r"afternoon|evening))\b|(?P<ko>글피|모레|내일|오늘)",
+    r"\b(?P<en>(?:the\s+)?day\s+after\s+(?:tomorrow|tmrw?)|tomorrow|tomm?orr?ow|tmrw?|today|"
+    r"tonight|this\s+(?:morning|afternoon|evening))\b"
+    # "낼" is spoken "내일" ("보낼" is not: no syllable before it); "금일" is the formal "today".
+    r"|(?P<ko>글피|(?<![가-힣])낼\s*모레|모레|내일|(?<![가-힣])낼|오늘|금일)",
     _I,
 )
 _MONTHS = [
@@ -249,9 +251,11 @@ def _relative_day(text: str, today: date) -> _Day | None:
     match = _RELATIVE_DAY.search(text)
     if match is None:
         return None
-    word = match.group(0).lower()
-    days = {"글피": 3, "모레": 2, "내일": 1, "tomorrow": 1}.get(word, 0)
-    if "day after" in word:
+    word = re.sub(r"\s+", "", match.group(0).lower())
+    days = {"글피": 3, "낼모레": 2, "모레": 2, "내일": 1, "낼": 1}.get(word, 0)
+    if word.startswith(("tom", "tmr")):
+        days = 1
+    if "dayafter" in word:
         days = 2
     return _Day(match.group(0), today + timedelta(days=days), weekday=False)
 

@@ -225,3 +225,43 @@ def test_a_short_request_then_a_dash_or_a_slash_gives_the_text_after_it() -> Non
 def test_a_dash_inside_a_name_or_without_a_channel_word_splits_nothing() -> None:
     assert split_message("Jean-Luc - the meeting is at 3").body is None
     assert split_message("Oliver Brown - Emma Wilson - James Taylor").body is None
+
+
+def test_a_quoted_subject_is_the_subject_and_the_words_after_it_the_body() -> None:
+    split = split_message(
+        'Email James, subject line "Staff meeting moved". Let him know it is now in room 5.'
+    )
+
+    assert (split.heading, split.body) == ("Staff meeting moved", "It is now in room 5.")
+
+
+def test_a_quoted_korean_title_is_the_heading_and_the_reported_rest_the_body() -> None:
+    split = split_message("선생님들한테 메일 보내줘. 제목 '교무회의 안내', 내일 8시까지 오시라고")
+
+    assert (split.heading, split.body) == ("교무회의 안내", "내일 8시까지 오세요")
+
+
+def test_a_clipped_korean_request_ends_before_the_message() -> None:
+    split = split_message("업체 orders@books.example 로 메일 좀. 다음 주 교재 20권 더 필요하다고")
+
+    assert split.body == "다음 주 교재 20권 더 필요합니다"
+
+
+def test_a_korean_request_after_a_clause_that_explains_it_is_followed_by_the_message() -> None:
+    split = split_message(
+        "눈이 많이 와서요, 엠마 어머님께 문자 좀 보내 주세요. 오늘 수업은 온라인으로 한다고요."
+    )
+
+    assert split.body == "오늘 수업은 온라인으로 합니다"
+
+
+def test_a_thanks_after_the_request_is_not_the_message() -> None:
+    split = split_message("수업이 3시로 바뀌었어요, 엠마한테 전해줘. 감사합니다")
+
+    assert split.body != "감사합니다"
+
+
+def test_reported_speech_after_a_dash_is_turned_into_the_message() -> None:
+    split = split_message("B반 학부모 문자 — 내일 준비물 꼭 챙기라고")
+
+    assert split.body == "내일 준비물 꼭 챙기세요"

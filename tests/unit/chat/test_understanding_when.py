@@ -60,3 +60,12 @@ def test_it_finds_nothing_in_a_message_without_a_date() -> None:
 
 def test_it_ignores_words_that_dateparser_takes_for_dates() -> None:
     assert find_when("we may bring lunch", now=NOW, tz=SEOUL) is None
+
+
+def test_the_spoken_tomorrow_is_never_read_inside_a_verb() -> None:
+    seoul = ZoneInfo("Asia/Seoul")
+    now = datetime(2026, 11, 23, 10, 0, tzinfo=seoul)
+
+    when = find_when("엠마한테 보낼 문자 3시에", now=now, tz=seoul)
+
+    assert when is not None and when.at == datetime(2026, 11, 23, 15, 0, tzinfo=seoul)
