@@ -161,11 +161,19 @@ _ABUSE_EN = re.compile(
     r"mean (?:message|things)|make fun of|shame (?:her|him|them)|scare (?:her|him|them)|"
     r"hurt (?:her|him|them)|rude (?:message|things)|curse (?:at|her|him|them)|"
     r"stupid|idiot|ugly|useless|worthless|pathetic|deserves? it|we know where you live|"
-    r"i know where you live|regret it|you ll be sorry|spam)\b"
+    r"i know where you live|regret it|you ll be sorry|spam|watch (?:your|his|her|their) back|"
+    r"(?:we re|were|i m|im|we are|i am) watching (?:you|him|her|them)|"
+    r"make sure (?:\w+ ){0,4}(?:gets?|is|are) (?:thrown|kicked) out|"
+    # the same message over and over until someone gives in
+    r"(?:\d{2,}|fifty|a hundred|hundred|over and over)(?: times)?(?: in a row)? until|"
+    r"(?:\d{2,}|fifty|a hundred) times in a row)\b"
 )
 _ABUSE_KO = re.compile(
     r"욕|협박|모욕|비하|망신|저주|죽여|죽일|괴롭|조롱|따돌|겁을 주|겁주|혼쭐|스팸|멍청|뚱뚱|못생|"
-    r"가만 ?(?:안 ?[두둬둔]|두지 않|안 ?놔)|자격(?:도|이)? 없|못 버틸|후회하게"
+    r"가만 ?(?:안 ?[두둬둔]|두지 않|안 ?놔)|자격(?:도|이)? 없|못 버틸|후회하게|"
+    # "진상" is also "the truth" (진상 규명): only as a name for a person
+    r"(?:완전|개|진짜|엄청) ?진상|진상(?:이라고|이래|짓|고객|학부모|엄마|아빠)|"
+    r"밤길 ?조심|지켜보고 있"
 )
 
 

@@ -45,19 +45,45 @@ _CLOSING_THANKS = re.compile(
 # "문자 좀 보내 주세요. 오늘 회의 30분 미뤄졌다고요": the request comes first, the message after;
 # a clipped request ("메일 좀.") ends the same way.
 _KO_ASKED = (
-    r"(?:(?:보내|전해|전달해|알려|남겨|올려|넣어|돌려|해|써)\s*(?:줘|주세요|줄래요?|주실래요)"
-    r"|(?:문자|메시지|메세지|메일|이메일|공지)\s*좀)"
+    r"(?:(?:보내|전해|전달해|알려|남겨|올려|넣어|돌려|해|써)\s*"
+    r"(?:줘|주세요|줄래요?|주실래요|주십시오|주시겠어요|주시겠습니까)"
+    r"|(?:문자|메시지|메세지|메일|이메일|공지)\s*(?:좀|(?:하나|한\s*통)\s*부탁(?:해요|합니다|드려요|드립니다)?))"
 )
 _KO_REQUEST_FIRST = re.compile(rf"^(?P<req>[^.!?~,]*?{_KO_ASKED}\s*[.!?~,]+)\s*(?P<rest>\S.*)$")
 # "오늘 비가 많이 와서요, 올리버 아버님께 문자 하나만 넣어 주세요. 하원 차량이 …": the same, after
 # a clause that explains; the message must then be a sentence, not a closing word.
 _KO_REQUEST_LATER = re.compile(rf"^(?P<req>.*?{_KO_ASKED}\s*[.!?~,]+)\s*(?P<rest>\S.*)$")
+# "민지 엄마 … 진상이라고 전체 공지 올려. 다들 알아야 됨": the message was reported before the
+# request; what follows it is said to the assistant.
+_KO_QUOTE_INSIDE = re.compile(r"(?:라고|다고|자고|냐고)\s")
 _KO_CLOSING = re.compile(r"^(?:감사|고마|부탁|땡큐|ㄱㅅ|ㄳ|수고)")
+# "유나쌤 텔그좀 오늘 회식 7시반", "A반 학부모 전체 문자 ㄱㄱ 교재비 …", "실험실 안전 공지 올려!!
+# 슬리퍼 금지": a short head ending in a channel word and a clipped request (좀, ㄱㄱ, a bare verb
+# or a full stop), then the message with no closing verb of its own. The request word is needed:
+# "문자 받으셨는지 …" is a message.
+_KO_CHANNEL_ASKED = re.compile(
+    r"^(?P<req>(?:\S+\s+){0,6}?\S*?"
+    r"(?:문자|메시지|메세지|텔레그램|텔레|텔그|이메일|메일|공지(?:사항)?|알림|리마인더)"
+    r"(?:를|을|로|으로)?\s*(?:하나|한\s*통|한\s*개)?\s*"
+    r"(?:좀|ㄱㄱ|ㄱ|고고|(?:보내|올려|써|넣어|남겨|돌려|전해|띄워|부탁)\S*|(?=[.!]))"
+    r"(?:\s+(?:줘|주세요|줄래|해줘|해요|해주세요))?\s*[.!?~,:：]*)\s+(?P<rest>\S.*)$"  # noqa: RUF001
+)
+# "내용은 '환불 처리가 완료되었습니다'입니다", "내용은 이번 주 안에 …": a labelled body.
+_KO_CONTENT_LABEL = re.compile(
+    r"^(?:내용|본문)(?:은|는|:|：)?\s*[:：]?\s*(?:[\"'“‘](?P<q>[^\"'“”‘’]{2,})[\"'”’]"  # noqa: RUF001
+    r"\s*(?:입니다|이에요|예요|이요|요)?\s*[.!]*$)?"
+)
+# "…5시라고 써 주세요" after the request: the reported message, then the verb that asks for it.
+_KO_SAY_IT = re.compile(
+    r"(?<=고)\s*(?:좀\s*)?(?:써|전해|보내|넣어|남겨|적어|해)\s*(?:줘|주세요|주십시오|줄래요?|요)?\s*[.!~]*$"
+)
 # "Subject should be \"Absence on Monday\".", "제목 '11월 강사 회의',": a labelled, quoted heading.
 _LABELLED_HEADING = re.compile(
     r"(?:\b(?:subject(?:\s+line)?|title)(?:\s+(?:should\s+be|is|will\s+be|as))?"
     r"|\b(?:titled|called|headed)|제목(?:은|는|을)?)"
-    r"\s*[:：]?\s*[\"'“‘「『](?P<heading>[^\"'“”‘’「」『』]{2,80})[\"'”’」』]\s*[,.;]?",  # noqa: RUF001
+    r"\s*[:：]?\s*[\"'“‘「『](?P<heading>[^\"'“”‘’「」『』]{2,80})[\"'”’」』]"  # noqa: RUF001
+    # "제목은 '…'로 해 주시고", "제목 '…'이고": the words that attach it to the sentence.
+    r"(?:(?:으로|로)\s*(?:해\s*(?:주시고|주세요|줘|서)|하고|요)|이고|(?:이|가)?\s*좋겠고)?\s*[,.;]?",
     re.IGNORECASE,
 )
 _THAT = re.compile(r"\s+that\s+", re.IGNORECASE)
@@ -85,6 +111,7 @@ _KO_TAIL = re.compile(
 )
 # "텔레그램으로 …" at the start of the message part names the channel, not the message.
 _KO_CHANNEL_LEAD = re.compile(rf"^{_KO_CHANNEL}\s*(?:으로|로)\s+")
+_KO_CHANNEL_VIA = re.compile(rf"\s{_KO_CHANNEL}\s*(?:으로|로)\s+")
 _KO_QUOTE_END = re.compile(r"(?:이라고|라고|다고|자고|냐고|하고)(?:요)?\s*[.!~]*\s*$")
 _KO_LEADING_TIME = re.compile(
     r"^(?:(?:오늘|내일|낼|모레|다음\s*주|이번\s*주|[월화수목금토일]요일|\d+\s*월\s*\d+\s*일|오전|오후|아침|"
@@ -118,10 +145,10 @@ def split_message(text: str) -> Split:
         return Split(split.head, split.body, heading=labelled["heading"].strip())
     first = _KO_REQUEST_FIRST.match(text)
     if first and re.search(r"[가-힣]", first["rest"]):
-        return Split(first["req"], korean_direct(first["rest"]))
-    later = _KO_REQUEST_LATER.match(text)
-    if later and _a_message(later["rest"]):
-        return Split(later["req"], korean_direct(later["rest"]))
+        return Split(first["req"], _korean_message(first["rest"]))
+    later = _KO_REQUEST_LATER.match(text) or _KO_CHANNEL_ASKED.match(text)
+    if later and _a_message(later["rest"]) and not _KO_QUOTE_INSIDE.search(later["req"]):
+        return Split(later["req"], _korean_message(later["rest"]))
     for finder in (
         _quoted,
         _after_colon,
@@ -137,11 +164,25 @@ def split_message(text: str) -> Split:
     return Split(text, None)
 
 
+def _korean_message(rest: str) -> str:
+    """The message after a Korean request sentence: a label ("내용은 '…'입니다") and a closing
+    verb of its own ("…5시라고 써 주세요") are the request's, not the message's."""
+    label = _KO_CONTENT_LABEL.match(rest)
+    if label and label["q"]:
+        return label["q"].strip()
+    rest = rest[label.end() :] if label else rest
+    return korean_direct(_KO_SAY_IT.sub("", rest))
+
+
 def _a_message(rest: str) -> bool:
-    """The words after a Korean request sentence are its message: Korean, a few words, and not
-    a closing thanks ("감사합니다") said to the assistant."""
+    """The words after a Korean request sentence are its message: Korean, a few words, not a
+    closing thanks ("감사합니다") said to the assistant, and not "— 이름 — 내용" (see
+    ``_after_dash``: who may still follow)."""
     return (
-        bool(re.search(r"[가-힣]", rest)) and len(rest.split()) >= 3 and not _KO_CLOSING.match(rest)
+        bool(re.search(r"[가-힣]", rest))
+        and len(rest.split()) >= 3
+        and not _KO_CLOSING.match(rest)
+        and not _DASH.search(f" {rest}")
     )
 
 
@@ -241,6 +282,8 @@ def _korean(text: str) -> Split | None:
     elif recipients:
         who = recipients[0]
         body, head = clause[who.end() :].strip(), clause[: who.end()].strip()
+    elif via := _KO_CHANNEL_VIA.search(clause):  # "teachers 그룹 문자로 월말 정산 서류 제출 …"
+        body, head = clause[via.end() :].strip(), clause[: via.end()].strip()
     else:
         body, head = clause, ""
     lead = _KO_CHANNEL_LEAD.match(body)
@@ -278,7 +321,7 @@ def _said_with_rago(said: str, ending: str) -> str:
         return said  # a direct quote: "…휴교입니다라고"
     if ending == "라고" and said.endswith("달"):
         return said[:-1].rstrip() + " 주세요"  # "써 달라고" → "써 주세요": asked as a favour
-    if ending == "라고" and said.endswith("시"):
+    if ending == "라고" and said.endswith("시") and not _CLOCK_SI.search(said):
         return said[:-1] + "세요"  # "오시라고" → "오세요", "입금하시라고" → "입금하세요"
     if ending == "라고" and said.endswith("말"):
         return said[:-1] + "마세요"  # "늦지 말라고" → "늦지 마세요"
@@ -287,6 +330,10 @@ def _said_with_rago(said: str, ending: str) -> str:
     if said.endswith("으") and ending == "라고":
         return said + "세요"
     return said + "입니다"  # a noun: "휴교라고" / "휴교이라고" → "휴교입니다"
+
+
+# "5시라고", "열 시라고": an hour, a noun ("5시입니다"), not the honorific "-시" of "오시라고".
+_CLOCK_SI = re.compile(r"(?:\d|[한두세네섯곱덟홉열]|\s)시$")
 
 
 def _polite(plain: str) -> str:

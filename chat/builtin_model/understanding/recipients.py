@@ -59,6 +59,7 @@ _TITLES = (
     "어머님", "아버님", "어머니", "아버지", "학부모님", "부모님", "씨", "님",
 )  # fmt: skip
 _KO_CLASS = re.compile(r"^([a-z0-9])반$")
+_ATTACHED_TITLES = sorted((t for t in _TITLES if len(t) > 1 or t == "쌤"), key=len, reverse=True)
 _FILLER = frozenset({"of", "the", "in", "from", "for", "all", "group"})
 _LITERAL, _GLOSSED, _HEARD = 100.0, 95.0, 90.0
 _PART = 85.0  # a group named by the part of its name that tells it apart
@@ -120,6 +121,20 @@ def variants(word: str) -> list[str]:
             out.append(lowered[: -len(particle)])
             out.extend(v for v in variants(lowered[: -len(particle)])[1:] if v not in out)
             break
+    return out
+
+
+def _untitled(forms: list[str]) -> list[str]:
+    """A word's forms and, for a name written together with its title ("유나쌤", "제임스쌤한테",
+    "민지어머님"), the name alone; a one-syllable rest is a surname (see ``_titled_surnames``)."""
+    out = list(forms)
+    for form in forms:
+        for title in _ATTACHED_TITLES:
+            at = form.find(title, 2)
+            rest, particle = form[:at], form[at + len(title) :]
+            if at >= 2 and len(particle) <= 3 and _HANGUL.match(rest) and rest not in out:
+                out.append(rest)
+                break
     return out
 
 
@@ -337,7 +352,7 @@ def find_recipients(head: str, directory: Directory) -> Found:
     located = _words_at(_EMAIL.sub(blank, _PHONE.sub(blank, head)))[:_MAX_WORDS]
     tokens = [word for word, _ in located]
     titled, covered = _titled_surnames(directory, tokens)
-    hits = [*_contact_hits(directory, [variants(t) for t in tokens]), *titled]
+    hits = [*_contact_hits(directory, [_untitled(variants(t)) for t in tokens]), *titled]
     hits += [h for h in _group_hits(directory, tokens) if not covered & set(range(h.start, h.end))]
     for candidates in _titles_dropped(_pick(hits), tokens):
         names = list(dict.fromkeys(c.name for c in candidates))

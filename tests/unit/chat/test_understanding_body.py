@@ -265,3 +265,44 @@ def test_reported_speech_after_a_dash_is_turned_into_the_message() -> None:
     split = split_message("B반 학부모 문자 — 내일 준비물 꼭 챙기라고")
 
     assert split.body == "내일 준비물 꼭 챙기세요"
+
+
+def test_a_clipped_request_after_the_channel_word_is_followed_by_the_message() -> None:
+    assert split_message("A반 학부모님들 문자 ㄱㄱ 내일 시험 범위 3단원까지").body == (
+        "내일 시험 범위 3단원까지"
+    )
+    assert split_message("민호쌤 텔레좀 오늘 회의 4시반 302호").body == "오늘 회의 4시반 302호"
+    assert split_message("공지 올려!! 복도에서 뛰지 않기, 실내화 필수").body == (
+        "복도에서 뛰지 않기, 실내화 필수"
+    )
+
+
+def test_a_channel_word_inside_the_message_does_not_end_the_request() -> None:
+    split = split_message("민지 어머님께 문자 받으셨는지 꼭 확인해 달라고 전해줘")
+
+    assert split.body == "문자 받으셨는지 꼭 확인해 주세요"
+
+
+def test_a_message_reported_before_the_request_is_not_replaced_by_what_follows() -> None:
+    split = split_message("내일 휴강이라고 전체 공지 올려. 다들 알아야 돼")
+
+    assert split.body != "다들 알아야 돼"
+
+
+def test_a_labelled_content_and_a_reported_hour_are_the_message() -> None:
+    assert split_message(
+        "엠마 어머님께 텔레그램 메시지를 보내 주십시오. 내용은 '상담 일정이 확정되었습니다'입니다."
+    ).body == ("상담 일정이 확정되었습니다")
+    split = split_message(
+        "선생님들한테 메일 한 통 부탁해요~ 제목은 '교무 회의'로 해 주시고 "
+        "목요일 오후 4시라고 써 주세요"
+    )
+    assert (split.heading, split.body) == ("교무 회의", "목요일 오후 4시입니다")
+    assert korean_direct("목요일 오후 4시라고") == "목요일 오후 4시입니다"
+    assert korean_direct("내일 일찍 오시라고") == "내일 일찍 오세요"
+
+
+def test_a_group_named_before_the_channel_it_goes_by_stays_in_the_head() -> None:
+    split = split_message("내일 오후 6시에 teachers 그룹 문자로 출석부 제출 알림 부탁")
+
+    assert "teachers" in split.head and split.body == "출석부 제출"

@@ -172,3 +172,8 @@ def test_a_title_word_on_its_own_is_not_a_surname_with_a_title() -> None:
     found = find_recipients("B반 학부모님 전체에게 이메일 보내줘", ACADEMY)
 
     assert found.names == ["Parents - Class B"]
+
+
+def test_it_finds_a_contact_whose_name_is_written_together_with_a_title() -> None:
+    assert find_recipients("민지어머님한테 문자", ACADEMY).names == ["김민지 (Kim Minji)"]
+    assert find_recipients("올리버쌤 텔레그램 좀", ACADEMY).names == ["Oliver Brown"]
