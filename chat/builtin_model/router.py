@@ -161,6 +161,7 @@ _UNITS: tuple[tuple[SmallTalkKind | None, re.Pattern[str]], ...] = (
             r"(?: for (?:now|today))?|i ?m done(?: for today)?|all done|all good|"
             r"(?:오늘은 |이제 )?여기까지(?: ?(?:요|예요|할게요|하겠습니다|할래요|입니다|만))?|"
             r"수고하세요|수고하셨습니다|"
+            r"(?:오늘(?: 하루)?도? |하루도 )?수고 ?많(?:았어요?|았습니다|으셨어요|으셨습니다)|"
             r"수고해요?|잘 있어요?|다음에 (?:봐요|뵐게요|또)|또 봐요|안녕히 (?:계세요|가세요)|"
             r"ㅂㅂ+|ㅂㅇ+|바이|이제 됐어요?|다 됐어요?)"
         ),
@@ -172,7 +173,26 @@ _UNITS: tuple[tuple[SmallTalkKind | None, re.Pattern[str]], ...] = (
             r"처음이에요|처음입니다|i ?m new(?: here)?|(?:it ?s )?my first time(?: here)?|"
             r"first time here|hope (?:you ?re|you are) (?:well|doing well)|how are you(?: doing)?|"
             r"hope your day is going well|잘 지내셨어요|잘 지냈어요|좋은 하루(?: 보내세요)?|"
-            r"요|ㅎㅎ+|ㅋㅋ+|ㅠㅠ+|ok|okay|오케이|넵|네)"
+            r"요|ㅎㅎ+|ㅋㅋ+|ㅠㅠ+|ok|okay|오케이|넵|네|"
+            # praise for the help just given
+            r"(?:brilliant|great|awesome|perfect|amazing|lovely|wonderful|fantastic|excellent|"
+            r"superb|nice one|nice|cool|sweet)(?: stuff| work| job)?|"
+            r"you (?:just )?saved me(?: \S+){0,4}|you ?re (?:a lifesaver|a star|the best)|"
+            r"that was (?:quick|fast|easy|helpful)|that (?:helps|helped)(?: a lot)?|"
+            r"최고(?:예요|야|다|에요)?|짱(?:이다|이야)?|덕분에 살았(?:어요|다|어)?)"
+        ),
+    ),
+    (
+        "help",  # questions about the assistant itself, in pieces ("너는 누구야? 사람이야 봇이야")
+        _unit(
+            r"^(?:(?:are|r) (?:you|u) (?:a )?(?:real )?(?:person|human|bot|robot|ai|machine)"
+            r"(?: or (?:a )?(?:real )?(?:bot|robot|ai|person|human|machine))?|"
+            r"what (?:sorts?|kinds?|types?) of (?:things|stuff|tasks|questions|requests|jobs) "
+            r"(?:can|do|could) (?:you|i) (?:help (?:me |us )?with|do|ask(?: you)?|handle)|"
+            r"(?:너는 |넌 |당신은 )?(?:누구야|누구예요|누구세요|뭐야|정체가 뭐야)|"
+            r"(?:사람|봇|로봇|ai|기계)(?:이야|이에요|예요|야|인가요|임)|"
+            r"(?:이거 |이건 )?어떻게 (?:쓰는|사용하는) (?:거|건)(?:예요|에요|야|지|죠|인가요)?|"
+            r"예시(?:로|를|좀)? (?:\S+ ){0,5}(?:보여|알려)\S*)"
         ),
     ),
 )
@@ -208,7 +228,7 @@ def _small_talk_pieces(words: str) -> SmallTalk | None:
         else:
             break
     if not rest and any(kinds):
-        closing: tuple[SmallTalkKind, ...] = ("thanks", "goodbye", "greeting")
+        closing: tuple[SmallTalkKind, ...] = ("thanks", "goodbye", "greeting", "help")
         return SmallTalk(next(kind for kind in closing if kind in kinds), korean)
     if rest and (_HELP_REST.match(rest) or _HELP.match(rest)) and len(rest.split()) <= 8:
         return SmallTalk("help", korean)
@@ -303,13 +323,13 @@ _TOOL_NAMED_EN = re.compile(rf"\b(?P<tool>{_TOOL_NOUNS_EN})\b")
 _CANCEL_OPENING_KO = re.compile(
     unicodedata.normalize(
         "NFKC",
-        r"^(?:(?:아|아니|아니야|아니요|ㄴㄴ|노노|잠깐|잠깐만|잠깐만요|앗|음|그냥|죄송한데|죄송해요|"
-        r"미안|미안한데|미안해요|혹시|저기)\s*)*"
-        r"(?:(?:그거|그것|이거|저거|방금 거|방금 것|방금 그거|방금|아까 거|아까 그거|아까|그|이|저|"
-        r"그 요청|방금 요청|아까 요청)\s*)?"
+        r"^(?:(?:아|아니|아니다|아니야|아니요|ㄴㄴ|노노|잠깐|잠깐만|잠깐만요|앗|음|그냥|죄송한데|죄송해요|"
+        r"미안|미안한데|미안해요|혹시|저기|됐다|됐어|됐어요)\s*)*"
+        r"(?:(?:그거|그것|이거|저거|방금 거|방금 것|방금 그거|방금 건|아까 건|그 건|방금|아까 거|"
+        r"아까 그거|아까|그|이|저|그 요청|방금 요청|아까 요청)\s*)?"
         r"(?:(?P<tool_ko>문자|sms|텔레그램|이메일|메일|공지|알림|리마인더)(?:는|은|를|을|도)?\s*)?"
         r"(?:(?:취소|철회|보류)(?:\s?(?:해|할|하|좀|요|시켜|부탁))\S*|(?:취소|철회)$|"
-        r"보내지\s?(?:마|말)\S*|없던 (?:걸로|일로)\S*|"
+        r"보내지\s?(?:마|말)\S*|없던 (?:걸로|일로|거로)\S*|"
         r"안 보내도\s?\S+|올리지\s?(?:마|말)\S*)(?= |$)",
     )
 )
@@ -320,8 +340,32 @@ _NEW_REQUEST_EN = re.compile(
 _NEW_REQUEST_KO = re.compile(r"(?:보내|올려|예약|전해|공지해|대신)\s?(?:줘|주세요|줄래|주실|해)")
 _MAX_CANCEL_WITH_REASON = 200
 _QUESTION_EN = re.compile(
-    r"\b(?:what|how|who|when|where|which|why)\b|^ ?(?:can|could|is|are|do|does|will|should)\b"
+    r"\b(?:what|how|who|when|where|which|why)s?\b|^ ?(?:can|could|is|are|do|does|will|should)\b"
 )
+
+
+def _cancel_in_a_clause(text: str, *, korean: bool) -> Cancel | None:
+    """A cancel said as the first or last clause, its reason in the others: "never mind, the
+    drill got moved. cancel the reminder please", "oops wrong person. forget it", "hmm actually
+    don't, I'll call her myself. cancel". The other clauses must ask for nothing new."""
+    clauses = [c for c in (normalise(part) for part in _CLAUSES.split(text)) if c]
+    if len(clauses) < 2:
+        return None
+    for at in (0, len(clauses) - 1):
+        cancel = _CANCEL.match(clauses[at])
+        if cancel is None or clauses[at] in _VAGUE_ALONE:
+            continue
+        others = " ".join(clauses[:at] + clauses[at + 1 :])
+        if (_NEW_REQUEST_KO if korean else _NEW_REQUEST_EN).search(others):
+            continue  # "never mind, … drop the e-mail": the other end may be the cancel
+        if not korean and _QUESTION_EN.search(others):
+            continue
+        named = cancel.group("tool") or cancel.group("tool_ko")
+        return Cancel(tool=_tool_named(named) if named else None, korean=korean)
+    return None
+
+
+_CLAUSES = re.compile(r"[.,!?;:\n。…~]+|\s+[-–—]\s+")  # noqa: RUF001
 
 
 def _cancel_with_reason(words: str, *, korean: bool) -> Cancel | None:
@@ -376,6 +420,10 @@ def route_message(text: str) -> Route | None:
         whole = _whole_message_route(words, korean=korean)
         if whole is not None:
             return whole
+    if len(words) <= _MAX_CANCEL_WITH_REASON:
+        cancel = _cancel_in_a_clause(text, korean=korean)
+        if cancel is not None:
+            return cancel
     missing = unsupported_in(words, head=normalise(text.split(":", 1)[0]), korean=korean)
     if missing is not None:
         return CannotDo(missing)

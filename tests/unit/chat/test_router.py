@@ -261,7 +261,47 @@ def test_a_cancel_followed_by_its_reason_is_a_cancel(text: str, tool: str | None
         "취소 규정이 어떻게 되나요?",
         "그거 취소하고 대신 제임스한테 문자 보내줘",
         "never mind that, what is the leave policy?",
+        "forget it, what's the leave policy?",
+        "Email Oliver that the trip is off. never mind the permission slip",
+        "The trip is off, text the parents. cancel the bus too",
     ],
 )
 def test_a_cancel_of_something_else_or_with_a_new_request_is_not_a_cancel(text: str) -> None:
     assert not isinstance(route_message(text), Cancel)
+
+
+@pytest.mark.parametrize(
+    ("text", "tool"),
+    [
+        ("ugh, wrong class. forget it", None),
+        ("the date isn't fixed yet, I'll check with Yuna. cancel that", None),
+        ("never mind, she already knows. drop the e-mail please", "send_email"),
+        ("아 잘못 골랐다. 취소해줘", None),
+        ("아니다 됐다 보내지 마세요", None),
+        ("미안한데 아까 건 없던 거로 해주세요", None),
+    ],
+)
+def test_a_cancel_after_or_before_its_reason_in_its_own_clause_is_a_cancel(
+    text: str, tool: str | None
+) -> None:
+    route = route_message(text)
+
+    assert isinstance(route, Cancel) and route.tool == tool
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("perfect, thanks a lot, that was quick", "thanks"),
+        ("amazing, you're a lifesaver, thank you", "thanks"),
+        ("r u a bot or a real person", "help"),
+        ("what kinds of questions can I ask you?", "help"),
+        ("넌 누구야? 로봇이야?", "help"),
+        ("어떻게 사용하는 거야? 예시 좀 보여줘", "help"),
+        ("오늘 하루도 수고 많으셨어요", "goodbye"),
+    ],
+)
+def test_small_talk_in_several_pieces_is_small_talk(text: str, kind: str) -> None:
+    route = route_message(text)
+
+    assert isinstance(route, SmallTalk) and route.kind == kind
