@@ -363,6 +363,7 @@ _MEDIUM_KO = re.compile(
 _CONTENT_EN = re.compile(r"\b(?:saying|that|to say|telling|to tell|and tell|asking|about)\b")
 # Korean content ends at the last quotation ending; the command is what follows.
 _QUOTE_END_KO = re.compile(r"(?:라고|다고|자고|냐고|래요|대요|라는|다는)\s")
+_CONTENT_LABEL_KO = re.compile(r"(?:^|\s)(?:내용|본문)(?:은|는|이|:)?\s")
 
 
 def _channel_as_medium(words: str) -> re.Match[str] | None:
@@ -376,6 +377,8 @@ def _command_en(head: str) -> str:
 
 
 def _command_ko(head: str) -> str:
+    label = _CONTENT_LABEL_KO.search(head)  # "… 보내 주십시오 내용은 환불 처리가 완료되었습니다"
+    head = head[: label.start()] if label else head
     ends = list(_QUOTE_END_KO.finditer(head))
     return head[ends[-1].end() :] if ends else head
 

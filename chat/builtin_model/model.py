@@ -49,6 +49,7 @@ from chat.builtin_model.understanding.context import (
     run_request,
     understand_request,
 )
+from chat.builtin_model.understanding.questions import korean
 from chat.tools.query_data import QUERY_DATA_TOOL_NAME
 from chat.tools.search_knowledge import SEARCH_TOOL_NAME
 from core import clock
@@ -145,17 +146,26 @@ def _lookup(request: RunRequest | None) -> Lookup | None:
     return find_lookup(request.text, request.directory) if request is not None else None
 
 
-def _confirmation(message: ToolMessage) -> str:
+def _confirmation(message: ToolMessage, *, ko: bool) -> str:
+    """The outcome of a write tool, in the language the request was written in (the tool's
+    own summary or error stays as the tool wrote it)."""
     try:
         outcome = json.loads(str(message.content))
     except json.JSONDecodeError:
         return str(message.content)
     status = outcome.get("status")
     if status == "executed":
-        return f"Done: {outcome.get('summary', 'the action was carried out')}."
+        summary = outcome.get("summary", "the action was carried out")
+        return f"완료했어요: {summary}." if ko else f"Done: {summary}."
     if status == "rejected":
+        if ko:
+            return "알겠어요 — 그 작업은 거절되어 아무것도 하지 않았어요."
         return "Understood — that action was rejected, so nothing was done."
     if status == "invalid":
+        if ko:
+            return (
+                f"그 작업은 준비하지 못해서 아무것도 제안하지 않았어요: {outcome.get('message')}."
+            )
         return f"I couldn't prepare that action, so nothing was proposed: {outcome.get('message')}."
     return str(outcome.get("message") or outcome.get("summary") or message.content)
 
@@ -174,7 +184,7 @@ def _reply_after_tool(messages: Sequence[BaseMessage], tool: ToolMessage) -> str
         if lookup is not None:
             return lookup_reply(lookup, result)
         return data_reply(_data_question(_last_question(messages)), result)
-    return _confirmation(tool)
+    return _confirmation(tool, ko=korean(_last_question(messages)))
 
 
 def _tool_call(name: str, args: dict[str, Any]) -> AIMessage:

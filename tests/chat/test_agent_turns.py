@@ -286,3 +286,13 @@ def test_the_offline_model_explains_an_action_it_could_not_prepare(
         "to: no contact or group named 'Nobody Known'."
     )
     assert not PendingAction.objects.exists()
+
+
+def test_a_korean_request_hears_why_the_action_could_not_be_prepared_in_korean(
+    ask: TurnRunner, in_tenant_a: Tenant
+) -> None:
+    turn = ask("아무개 선생님한테 문자 보내줘. 내일 회의 취소됐다고", model=OfflineChatModel())
+
+    assert turn.reply is not None
+    assert turn.reply.content.startswith("그 작업은 준비하지 못해서 아무것도 제안하지 않았어요: ")
+    assert not PendingAction.objects.exists()

@@ -42,7 +42,8 @@ def _reminder(draft: Draft, directory: Directory, tools: Mapping[str, ToolWords]
     inner = _reminder_channel(draft, directory, tools)
     arguments: dict[str, Any] = {"to": _recipients(draft, directory), "body": draft.body}
     if tools[inner].subject:
-        arguments["subject"] = headline(f"{'알림' if draft.ko else 'Reminder'}: {draft.body}")
+        reminder = headline(f"{'알림' if draft.ko else 'Reminder'}: {draft.body}")
+        arguments["subject"] = draft.subject or reminder
     return {"due_at": draft.when.at.isoformat(), "tool": inner, "arguments": arguments}
 
 

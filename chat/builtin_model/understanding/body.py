@@ -14,6 +14,9 @@ import re
 from dataclasses import dataclass
 
 _QUOTED = re.compile(r"[\"“”«»「『](?P<body>[^\"“”«»」』]{2,})[\"“”«»」』]")
+# Korean writes quotes with apostrophes too ("… 텔레그램 가게 해줘 '내일 1교시 대강 부탁해요'"); in
+# English an apostrophe is mostly "don't", so only a span holding Hangul counts.
+_KO_SINGLE_QUOTED = re.compile(r"(?<!\w)'(?P<body>[^']*[가-힣][^']*)'(?!\w)")
 _COLON = re.compile(r"(?<!\d)[:：]\s*")  # noqa: RUF001 (the full-width colon Korean IMEs type)
 _SAYING = re.compile(
     r"\s*\b(?:saying|that says|which says|with the (?:text|message)|with text|and say|to say|"
@@ -45,8 +48,8 @@ _CLOSING_THANKS = re.compile(
 # "문자 좀 보내 주세요. 오늘 회의 30분 미뤄졌다고요": the request comes first, the message after;
 # a clipped request ("메일 좀.") ends the same way.
 _KO_ASKED = (
-    r"(?:(?:보내|전해|전달해|알려|남겨|올려|넣어|돌려|해|써)\s*"
-    r"(?:줘|주세요|줄래요?|주실래요|주십시오|주시겠어요|주시겠습니까)"
+    r"(?:(?:보내|전해|전달해|알려|남겨|올려|넣어|돌려|예약해|해|써)\s*"
+    r"(?:줘요?|주세요|줄래요?|주실래요|주십시오|주시겠어요|주시겠습니까)"
     r"|(?:문자|메시지|메세지|메일|이메일|공지)\s*(?:좀|(?:하나|한\s*통)\s*부탁(?:해요|합니다|드려요|드립니다)?))"
 )
 _KO_REQUEST_FIRST = re.compile(rf"^(?P<req>[^.!?~,]*?{_KO_ASKED}\s*[.!?~,]+)\s*(?P<rest>\S.*)$")
@@ -65,8 +68,9 @@ _KO_CHANNEL_ASKED = re.compile(
     r"^(?P<req>(?:\S+\s+){0,6}?\S*?"
     r"(?:문자|메시지|메세지|텔레그램|텔레|텔그|이메일|메일|공지(?:사항)?|알림|리마인더)"
     r"(?:를|을|로|으로)?\s*(?:하나|한\s*통|한\s*개)?\s*"
-    r"(?:좀|ㄱㄱ|ㄱ|고고|(?:보내|올려|써|넣어|남겨|돌려|전해|띄워|부탁)\S*|(?=[.!]))"
-    r"(?:\s+(?:줘|주세요|줄래|해줘|해요|해주세요))?\s*[.!?~,:：]*)\s+(?P<rest>\S.*)$"  # noqa: RUF001
+    r"(?:좀|ㄱㄱ|ㄱ|고고|(?:보내|올려|써|넣어|남겨|돌려|전해|띄워|부탁|예약)\S*|(?=[.!]))"
+    r"(?:\s+(?:줘|주세요|줄래|해줘|해요|해주세요|해\s?놔|해\s?둬|해\s?줘요))?\s*[.!?~,:：]*)"  # noqa: RUF001
+    r"\s+(?:[ㄱ-ㅣ]\s+)?(?P<rest>\S.*)$"  # a stray jamo typed on the way ("예약 해놔 ㅓ 오늘 …")
 )
 # "내용은 '환불 처리가 완료되었습니다'입니다", "내용은 이번 주 안에 …": a labelled body.
 _KO_CONTENT_LABEL = re.compile(
@@ -111,7 +115,7 @@ _KO_TAIL = re.compile(
 )
 # "텔레그램으로 …" at the start of the message part names the channel, not the message.
 _KO_CHANNEL_LEAD = re.compile(rf"^{_KO_CHANNEL}\s*(?:으로|로)\s+")
-_KO_CHANNEL_VIA = re.compile(rf"\s{_KO_CHANNEL}\s*(?:으로|로)\s+")
+_KO_CHANNEL_VIA = re.compile(rf"\s(?:단체|전체)?{_KO_CHANNEL}\s*(?:으로|로)\s+")
 _KO_QUOTE_END = re.compile(r"(?:이라고|라고|다고|자고|냐고|하고)(?:요)?\s*[.!~]*\s*$")
 _KO_LEADING_TIME = re.compile(
     r"^(?:(?:오늘|내일|낼|모레|다음\s*주|이번\s*주|[월화수목금토일]요일|\d+\s*월\s*\d+\s*일|오전|오후|아침|"
@@ -121,7 +125,9 @@ _KO_AUDIENCE = re.compile(r"^\S.{0,40}?\s(?:대상으로|앞으로)(?=\s)")
 # Groups take plain "에" ("교사 그룹에", "선생님들 전체에", "A반에"); other words ending in "에"
 # are mostly times and places ("11시에", "주말에"), so only group-like words count.
 _KO_RECIPIENT = re.compile(
-    r"\S+?(?:에게|한테|께)(?:는|도)?(?=\s|$)|\S*(?:그룹|전체|반|팀|님들|들)에(?:는|도)?(?=\s|$)"
+    r"\S+?(?:에게|한테|께)(?:는|도)?(?=\s|$)"
+    # "A반에" is a class; a bare "반에" is half past the hour ("8시 반에")
+    r"|(?:\S+(?:그룹|전체|반|팀|님들|들)|그룹|전체|팀|님들)에(?:는|도)?(?=\s|$)"
 )
 
 
@@ -204,7 +210,7 @@ def tidy(body: str) -> str:
 
 
 def _quoted(text: str) -> Split | None:
-    match = _QUOTED.search(text)
+    match = _QUOTED.search(text) or _KO_SINGLE_QUOTED.search(text)
     if match is None:
         return None
     head = (text[: match.start()] + " " + text[match.end() :]).strip()

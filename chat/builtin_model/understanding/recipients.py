@@ -67,7 +67,7 @@ _PART = 85.0  # a group named by the part of its name that tells it apart
 # ("내일" with Neil, "문자해줘" with Minji): never read as a name heard in Hangul.
 _NOT_NAMES = (
     "오늘", "내일", "모레", "오전", "오후", "아침", "저녁",
-    "문자", "메일", "메시지", "이메일", "공지", "알림", "좀",
+    "문자", "메일", "메시지", "이메일", "공지", "알림", "좀", "텔레", "텔그", "텔레그램",
 )  # fmt: skip
 _HANGUL = re.compile(r"[가-힣]")
 _MIN_SCORE = 80.0
@@ -132,7 +132,8 @@ def _untitled(forms: list[str]) -> list[str]:
         for title in _ATTACHED_TITLES:
             at = form.find(title, 2)
             rest, particle = form[:at], form[at + len(title) :]
-            if at >= 2 and len(particle) <= 3 and _HANGUL.match(rest) and rest not in out:
+            named = _HANGUL.match(rest) or (rest.isascii() and rest.isalpha())  # "유나", "yuna"
+            if at >= 2 and len(particle) <= 3 and named and rest not in out:
                 out.append(rest)
                 break
     return out

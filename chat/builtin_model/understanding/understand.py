@@ -192,9 +192,9 @@ def _pending(history: list[tuple[Role, str]], env: _Env, depth: int) -> tuple[Dr
 def _fresh(text: str, label: Label, confidence: float, env: _Env) -> _Result:
     split = split_message(text)
     words = env.words(label)
-    subject = (
-        (split.heading or subject_of(split.head)) if words is not None and words.subject else None
-    )
+    # A labelled, quoted subject counts for any e-mail, a scheduled one too.
+    asks_subject = words is not None and words.subject
+    subject = split.heading or (subject_of(split.head) if asks_subject else None)
     people = re.split(r"\s+(?:about|subject|titled)\b", split.head, flags=re.IGNORECASE)[0]
     found = find_recipients(people, env.directory)
     if env.is_a(label, "announcement"):
@@ -263,12 +263,20 @@ def _scheduled_if_timed(draft: Draft, head: str, env: _Env) -> Draft:
     return replace(scheduled, when=when)
 
 
+# After a Korean name, its title and particle and the channel it goes by ("박지우 학부모님께 텔레로
+# …", "민지 어머님한테 문자로 …") still address the message; the message starts after them.
+_ADDRESSED_BY = re.compile(
+    r"^(?:\S*(?:님|쌤|씨)(?:께|에게|한테)?\s+)?"
+    r"(?:(?:문자|텔레그램|텔레|텔그|메일|이메일|메시지|메세지)(?:로|으로)\s+)?"
+)
+
+
 def _after_recipients(label: str, head: str, found: Found, env: _Env) -> str | None:
     """ "tell Oliver the trip is cancelled": with no marker, the words after the last named
     recipient are the message, if they are a sentence rather than a stray word or a time."""
     if not env.is_a(label, "message") or not found.end:
         return None
-    rest = re.sub(r"^\W+", "", head[found.end :]).strip()
+    rest = _ADDRESSED_BY.sub("", re.sub(r"^\W+", "", head[found.end :]).strip())
     # "Emma한테 문자 좀 해줘": three words after her name, all of them the request itself.
     if len(request_words_removed(rest).split()) < 2 or _TIME_ONLY.match(rest):
         return None

@@ -201,3 +201,9 @@ def test_threats_name_calling_and_message_floods_are_refused_as_abuse(text: str)
 
 def test_the_truth_of_an_affair_is_not_name_calling() -> None:
     assert not isinstance(route_message("사고 진상 규명 결과 공지 올려줘"), Refuse)
+
+
+def test_what_a_labelled_korean_text_says_is_not_the_command() -> None:
+    text = "엠마 어머님께 텔레그램 보내 주십시오. 내용은 '환불 처리가 완료되었습니다'입니다."
+
+    assert not isinstance(route_message(text), Refuse | CannotDo)

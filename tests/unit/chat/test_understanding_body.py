@@ -306,3 +306,31 @@ def test_a_group_named_before_the_channel_it_goes_by_stays_in_the_head() -> None
     split = split_message("내일 오후 6시에 teachers 그룹 문자로 출석부 제출 알림 부탁")
 
     assert "teachers" in split.head and split.body == "출석부 제출"
+
+
+def test_a_korean_text_in_apostrophes_is_the_message_but_an_english_apostrophe_is_not() -> None:
+    assert split_message(
+        "민호쌤한테 오늘 밤 9시에 텔레그램 가게 해줘 '내일 1교시 대강 부탁해요'"
+    ).body == ("내일 1교시 대강 부탁해요")
+    english = split_message("text Emma that the kids' trip isn't on, it's postponed")
+    assert english.body == "The kids' trip isn't on, it's postponed"
+
+
+def test_half_past_the_hour_is_a_time_not_a_class() -> None:
+    split = split_message("내일 아침 8시 반에 민지 님께 체육복 챙겨 오라고 문자로 알려 주세요")
+
+    assert "민지" in split.head and split.body == "체육복 챙겨 오세요"
+
+
+def test_a_scheduled_text_clipped_after_its_verb_and_a_stray_jamo_keeps_the_message() -> None:
+    split = split_message(
+        "모레 오전 8시에 B반 학부모 문자 예약 해놔 ㅓ 내일 소풍 도시락 챙겨 주세요"
+    )
+
+    assert split.body == "내일 소풍 도시락 챙겨 주세요"
+
+
+def test_a_group_glued_to_the_channel_it_goes_by_stays_in_the_head() -> None:
+    split = split_message("A반 부모님들 단체문자로 내일 시험이라 일찍 재우시라고 보내주세요")
+
+    assert "부모님들" in split.head and split.body == "내일 시험이라 일찍 재우세요"

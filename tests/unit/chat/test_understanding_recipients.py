@@ -177,3 +177,13 @@ def test_a_title_word_on_its_own_is_not_a_surname_with_a_title() -> None:
 def test_it_finds_a_contact_whose_name_is_written_together_with_a_title() -> None:
     assert find_recipients("민지어머님한테 문자", ACADEMY).names == ["김민지 (Kim Minji)"]
     assert find_recipients("올리버쌤 텔레그램 좀", ACADEMY).names == ["Oliver Brown"]
+
+
+def test_a_latin_name_written_with_a_korean_title_is_the_person() -> None:
+    assert find_recipients("oliver쌤 문자 좀", ACADEMY).names == ["Oliver Brown"]
+
+
+def test_the_short_word_for_telegram_is_never_a_name() -> None:
+    directory = Directory(contacts=(ContactEntry("James Taylor"),), groups=())
+
+    assert find_recipients("지우 학부모님께 텔레로 차량 시간 바뀜", directory).names == []
