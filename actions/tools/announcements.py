@@ -48,7 +48,10 @@ class CreateAnnouncement(WriteTool[AnnouncementArgs]):
         example="Announce Sports day: Sports day is on Friday",
         example_ko="운동회 공지 올려줘: 운동회는 금요일입니다",
         cue=re.compile(
-            r"\bannounce|\bannouncement|\bnotice\b|\bnews (?:item|post)\b|\bbulletin\b|공지|게시판",
+            r"\ban+oun+c|\bnotice\b|\bnews (?:item|post)\b|\bbulletin\b|공지|게시판"
+            # "put something on the board", "parents should see this on the board" (not "the
+            # photos are up on the board": that is what a message says)
+            r"|\b(?:put|post|pin|stick|see this|see it)\b[^.:]{0,30}\bon the (?:notice ?)?board\b",
             re.IGNORECASE,
         ),
         cues=("announcement", "announce", "notice", "공지"),

@@ -167,8 +167,8 @@ class SendTelegram(_MessageTool):
         request="send a Telegram message",
         example="Send a telegram to Emma Wilson saying the bus is late",
         example_ko="엠마에게 버스가 늦는다고 텔레그램 보내줘",
-        # Typed in a hurry: "telegrm", "텔그", "텔레로" (not 텔레비전).
-        cue=re.compile(r"tele?gra?m|텔레그램|텔그|텔레(?!비)", re.IGNORECASE),
+        # Typed in a hurry: "telegrm", "tg", "텔그", "텔레로" (not 텔레비전).
+        cue=re.compile(r"tele?gra?m|\btg\b|텔레그램|텔그|텔레(?!비)", re.IGNORECASE),
         cues=("telegram", "텔레그램"),
         exemplars=(
             "send a telegram message to the drivers",

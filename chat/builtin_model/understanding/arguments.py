@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from actions.tools.words import ToolWords
@@ -40,6 +41,9 @@ def tool_arguments(
 def _reminder(draft: Draft, directory: Directory, tools: Mapping[str, ToolWords]) -> dict[str, Any]:
     assert draft.when is not None  # _check_when asked for it otherwise
     inner = _reminder_channel(draft, directory, tools)
+    if tools[inner].shape == "announcement":  # a scheduled announcement: its own arguments
+        now = tool_arguments(replace(draft, tool=inner, when=None), directory, tools)
+        return {"due_at": draft.when.at.isoformat(), "tool": inner, "arguments": now}
     arguments: dict[str, Any] = {"to": _recipients(draft, directory), "body": draft.body}
     if tools[inner].subject:
         reminder = headline(f"{'알림' if draft.ko else 'Reminder'}: {draft.body}")

@@ -26,6 +26,15 @@ _SAYING = re.compile(
     r"the message|message reads?|body)\b\s*:?\s*",
     re.IGNORECASE,
 )
+# "send Emma and Oliver an email, the class B newsletter …": the channel noun, a comma, the text.
+_CHANNEL_COMMA = re.compile(
+    r"^(?P<head>[^,]*?\b(?:an?|the)\s+(?:e-?mail|text(?: message)?|sms|message"
+    r"|telegram(?: message)?|an+oun+cement|notice)(?:\s+(?:for|to)\s+[^,]{1,40})?),"
+    r"\s+(?P<body>[^,].+)$",
+    re.IGNORECASE,
+)
+# "…an email to Emma, Oliver and James": more recipients after the comma, not a text.
+_MORE_NAMES = re.compile(r"^[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*)?\s*(?:,|and\b|&)")
 # A few words before a colon that ask for nothing ("Quick one:", "참고로:"), and a request
 # that starts after it: the colon opens the request, it does not start the message.
 _PREAMBLE = re.compile(r"^(?:\S+\s*){1,3}$")
@@ -92,11 +101,14 @@ _LABELLED_HEADING = re.compile(
 )
 _THAT = re.compile(r"\s+that\s+", re.IGNORECASE)
 _REMIND_TO = re.compile(
-    r"\bremind\b.*?\s(?:to|that|about)\s+(?!me\b|him\b|her\b|them\b|us\b)", re.IGNORECASE
+    r"\bremind\b.*?\s(?:to|that|about)\s+(?!me\b|him\b|her\b|them\b|us\b)"
+    # "at quarter to nine", "ten to five": a clock, not what to be reminded of
+    r"(?<!quarter to )(?<!ten to )(?<!five to )(?<!twenty to )(?<!half to )",
+    re.IGNORECASE,
 )
 _SUBJECT = re.compile(
     r"\b(?:subject(?: line)?|titled|title)\s*:?\s*(?P<s>.+?)\s*$"
-    r"|\babout\s+(?P<about>.+?)\s*[?.!]*$",
+    r"|\b(?:about|re:?|regarding)\s+(?P<about>.+?)\s*[?.!]*$",
     re.IGNORECASE,
 )
 # The closing verb phrase of a Korean request: an optional channel noun, then the verb.
@@ -162,6 +174,7 @@ def split_message(text: str) -> Split:
         _korean,
         _after_remind_to,
         _after_that,
+        _after_channel_comma,
         _after_dash,
     ):
         found = finder(text)
@@ -243,6 +256,17 @@ def _after_dash(text: str) -> Split | None:
 def _direct(body: str) -> str:
     """A Korean text after a colon or dash may still be reported ("— 상담 잊지 마시라고")."""
     return korean_direct(body) or body if re.search(r"[가-힣]", body) else body
+
+
+def _after_channel_comma(text: str) -> Split | None:
+    """ "send Emma and Oliver an email, the class B newsletter for December is out": a short
+    request ending in its channel noun, a comma, then the text (a group named in it is content)."""
+    match = _CHANNEL_COMMA.match(text)
+    if match is None or len(match["head"].split()) > 10 or len(match["body"].split()) < 3:
+        return None
+    if _MORE_NAMES.match(match["body"]):
+        return None
+    return Split(match["head"], tidy(match["body"]))
 
 
 def _after_marker(text: str) -> Split | None:

@@ -24,7 +24,18 @@ _WORD = re.compile(r"[\w+@.-]+", re.UNICODE)
 _PHONE = re.compile(r"(?<![\w])\+?\d[\d\s().-]{5,}\d(?![\w])")
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _ME = re.compile(
-    r"\b(?:me|myself)\b|(?:^|\s)(?:나|저|내|제)(?:에게|한테)|(?:^|\s)(?:내게|제게)", re.IGNORECASE
+    # "do me a favour", "give me a hand", "let me know", "excuse me": not a recipient
+    r"(?<!\blet )(?<!\bexcuse )\b(?:me|myself)\b(?! a favou?r| a hand| a sec)"
+    r"|(?:^|\s)(?:나|저|내|제)(?:에게|한테)|(?:^|\s)(?:내게|제게)",
+    re.IGNORECASE,
+)
+# A name in the possessive is someone the message is about, unless it names their family or
+# their address ("Minji's mom", "Oliver's phone"): those are how staff name a recipient.
+_POSSESSIVE = re.compile(
+    r"\b[A-Za-z]+['’]s\b(?!\s+(?:mom|mum|mother|dad|father|parents?|family|guardian|"  # noqa: RUF001
+    r"grandma|grandmother|grandpa|grandfather|aunt|uncle|folks|"
+    r"phone|mobile|cell|number|e-?mail|inbox|address|telegram))",
+    re.IGNORECASE,
 )
 _PARTICLE_LIST = (
     "에게서 에게는 에게도 한테는 한테도 에게 한테 께서 께 님께 님들께 님들에게 님들한테 님에게 "
@@ -350,6 +361,7 @@ def find_recipients(head: str, directory: Directory) -> Found:
         found.addresses.append(address.group(0).strip())
         found.end = max(found.end, address.end())
     blank = lambda m: " " * len(m.group(0))  # noqa: E731 (keeps character positions)
+    head = _POSSESSIVE.sub(blank, head)  # "cover James's class": James is not asked
     located = _words_at(_EMAIL.sub(blank, _PHONE.sub(blank, head)))[:_MAX_WORDS]
     tokens = [word for word, _ in located]
     titled, covered = _titled_surnames(directory, tokens)

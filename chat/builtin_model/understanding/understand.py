@@ -215,13 +215,26 @@ def _fresh(text: str, label: Label, confidence: float, env: _Env) -> _Result:
         else None,
         channel=_channel(split.head, env),
     )
-    if env.is_a(label, "reminder") and _sent_now(draft, split.head, env):
+    if (
+        env.is_a(label, "reminder")
+        and not _LATER.search(text)
+        and _sent_now(draft, split.head, env)
+    ):
         draft = replace(draft, tool=cast(Label, draft.channel), channel=None)
     elif env.is_a(label, "reminder"):
         draft = _with_when(draft, split.head, text, env)
     elif env.is_a(label, "message"):
         # The words after the recipients are the message: a time in them is content.
         draft = _scheduled_if_timed(draft, split.head[: found.end] if after else split.head, env)
+        if draft.tool == label and _LATER.search(split.head) and env.shaped("reminder"):
+            # "schedule a telegram to Yuna saying …": for later, and no time said: ask when
+            draft = replace(draft, tool=env.shaped("reminder")[0], channel=label)
+    elif env.is_a(label, "announcement"):
+        # "put up an announcement for everyone in 5 days at 9:00 saying …": scheduled; the
+        # words left in the head are the time, not a title.
+        scheduled = _scheduled_if_timed(draft, split.head, env)
+        if scheduled is not draft:
+            draft = replace(scheduled, title=split.heading or title_of(split.head))
     return _resolve(draft, env)
 
 
@@ -232,6 +245,10 @@ def _everyone_if_said(found: Found, text: str, env: _Env) -> Found:
         return found
     groups = env.directory.groups
     return replace(found, names=[n for n in found.names if n not in groups], ambiguous=[])
+
+
+# "schedule a telegram to Yuna saying …" with no time asks when; it is never sent at once.
+_LATER = re.compile(r"\bschedul\w*|\bfor later\b|예약", re.IGNORECASE)
 
 
 def _sent_now(draft: Draft, head: str, env: _Env) -> bool:
@@ -312,7 +329,7 @@ def _named(head: str) -> list[str]:
 # title only when it reads as one: "Announce Holiday: …" → "Holiday", "휴교 안내 공지 올려줘: …"
 # → "휴교 안내"; never the rest of a sentence about the asking ("We need", "하나").
 _ANNOUNCE_WORDS = re.compile(
-    r"\b(?:please|can you|could you|announce(?:ment)?|post|publish|put up|make|an?|the|notice|"
+    r"\b(?:please|pls|plz|can you|could you|an+oun+c\w*|post|publish|put up|make|an?|the|notice|"
     r"for|to|titled|called|everyone)\b|전체|공지(?:사항)?(?:를|을)?|올려\S*|게시\S*|등록\S*|"
     r"해\s*줘\S*|해\s*주세요|주세요|좀|(?<!\S)(?:줘|줄래|줄래요|주실래요)(?!\S)",
     re.IGNORECASE,
@@ -328,6 +345,8 @@ _NOT_A_TITLE = re.compile(
 def _leftover_title(head: str, found: Found) -> str | None:
     for name in found.names:
         head = re.sub(re.escape(name), " ", head, flags=re.IGNORECASE)
+        for word in re.findall(r"\w+", name):  # "class a parents" names "Parents - Class A"
+            head = re.sub(rf"\b{re.escape(word)}\b", " ", head, flags=re.IGNORECASE)
     title = re.sub(r"\s+", " ", _ANNOUNCE_WORDS.sub(" ", head)).strip(" ,.:-")
     if not title or len(title.split()) > 6 or _NOT_A_TITLE.search(title):
         return None
@@ -396,8 +415,8 @@ def _check_recipients(draft: Draft, env: _Env) -> Understanding | None:
     found = draft.found
     if found.ambiguous:
         return _ask(draft, say.which(found.ambiguous[0], draft.ko), "which")
-    if env.is_a(draft.tool, "announcement"):
-        return None
+    if env.is_a(draft.tool, "announcement") or env.is_a(draft.channel, "announcement"):
+        return None  # an announcement, now or scheduled, has an audience or none
     if found.me and not _reaches_requester(draft, env):
         return _ask(draft, say.no_address_for_me(env.words(draft.tool), draft.ko), None)
     if found.me and not (env.directory.requester and env.directory.requester.email):

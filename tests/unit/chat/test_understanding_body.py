@@ -334,3 +334,7 @@ def test_a_group_glued_to_the_channel_it_goes_by_stays_in_the_head() -> None:
     split = split_message("A반 부모님들 단체문자로 내일 시험이라 일찍 재우시라고 보내주세요")
 
     assert "부모님들" in split.head and split.body == "내일 시험이라 일찍 재우세요"
+
+
+def test_re_names_the_subject_of_an_email() -> None:
+    assert subject_of("email james.taylor@academy.example re the lab rota") == "The lab rota"

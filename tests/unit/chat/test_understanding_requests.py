@@ -326,3 +326,55 @@ def test_an_announcement_to_one_group_keeps_it(classifier: IntentClassifier) -> 
 
         assert found.tool == "create_announcement", (text, found.question)
         assert found.arguments["audience"] == "Teachers"
+
+
+def test_an_announcement_with_a_time_is_scheduled_for_then(classifier: IntentClassifier) -> None:
+    found = _ask(
+        classifier, "post an announcement for everyone in 3 days at 9:00 saying the gym reopens"
+    )
+
+    assert found.tool == "schedule_reminder" and found.arguments is not None
+    assert found.arguments["due_at"] == "2026-11-26T09:00:00+09:00"
+    assert found.arguments["tool"] == "create_announcement"
+    assert found.arguments["arguments"]["body"] == "The gym reopens"
+    assert found.arguments["arguments"]["audience"] is None
+
+
+def test_a_message_to_schedule_with_no_time_asks_when(classifier: IntentClassifier) -> None:
+    found = _ask(classifier, "schedule a text to Emma Wilson saying the books are in")
+
+    assert (found.tool, found.slot) == (None, "when")
+
+
+def test_a_name_in_the_possessive_is_who_the_message_is_about(
+    classifier: IntentClassifier,
+) -> None:
+    found = _ask(classifier, "email Oliver Brown that Emma's lunchbox is in the office")
+
+    assert found.arguments is not None and found.arguments["to"] == ["Oliver Brown"]
+
+
+def test_a_comma_after_the_channel_starts_the_message(classifier: IntentClassifier) -> None:
+    found = _ask(classifier, "send Emma Wilson an email, the class A trip photos are online")
+
+    assert found.arguments is not None
+    assert (found.arguments["to"], found.arguments["body"]) == (
+        ["Emma Wilson"],
+        "The class A trip photos are online",
+    )
+
+
+def test_hurried_channel_words_name_their_tools(classifier: IntentClassifier) -> None:
+    assert _ask(classifier, "tg emma wilson the bus is late").tool == "send_telegram"
+    assert _ask(classifier, "pls post an anouncement, the gym is closed today").tool == (
+        "create_announcement"
+    )
+    assert _ask(classifier, "put something on the board: the gym is closed today").tool == (
+        "create_announcement"
+    )
+
+
+def test_do_me_a_favour_does_not_make_me_the_recipient(classifier: IntentClassifier) -> None:
+    found = _ask(classifier, "could you do me a favour and text Emma Wilson that class is at 4pm")
+
+    assert found.arguments is not None and found.arguments["to"] == ["Emma Wilson"]
