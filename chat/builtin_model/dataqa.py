@@ -125,6 +125,12 @@ _COUNT = re.compile(r"\bhow many\b|\bnumber of\b|\bcount\b|\btotal\b|몇|개수|
 _LIST = re.compile(
     r"\b(list|show|which|what|who|give me|display)\b|목록|보여|알려|어떤|누가|누구|뭐|무엇", re.I
 )
+# "how many groups have we got and what are they called?": the count and the names.
+_NAMES_TOO = re.compile(
+    r"\bwhat are (?:they|their names) called\b|\bwhat are their names\b|\bname them\b"
+    r"|\bwhich (?:ones|are they)\b|\band what are they\b|이름(?:은|이|도)?|뭐뭐|어떤 (?:것|거)",
+    re.I,
+)
 _BY_STATUS = re.compile(r"\b(by|per|for each) status\b|상태별|상태 별", re.I)
 _BY_CHANNEL = re.compile(r"\b(by|per|for each) channel\b|채널별", re.I)
 _BY_GROUP = re.compile(r"\b(by|per|in each|for each) group\b|그룹별|그룹마다", re.I)
@@ -223,6 +229,10 @@ def plan_data_question(text: str, *, now: datetime, tz: tzinfo) -> DataQuestion 
     named_group = _group_name(text) or _role(text)
     if found is None and named_group and (_LIST.search(text) or _COUNT.search(text)):
         found = (_ENTITIES["contacts"], "")  # "list the parents in class B"
+    if found is None and _HANGUL.search(text) and _COUNT.search(text):
+        kinds = [w for w in text.split() if _names_a_kind_of_group(w)]
+        if kinds:
+            found = (_ENTITIES["contacts"], "")  # "A반 학부모 몇 명이야?"
     if found is None:
         return None
     entity, channel = found
@@ -258,10 +268,10 @@ def _shape(text: str, entity: Entity, group: str) -> Shape | None:
         return "breakdown"
     if _BY_GROUP.search(text) and entity.key in ("contacts", "groups"):
         return "breakdown"
-    if _COUNT.search(text):
+    if _COUNT.search(text) and not _NAMES_TOO.search(text):
         return "count"
     if _LIST.search(text) or group:
-        return "rows"
+        return "rows"  # "… and what are they called?": the rows, counted in the intro
     return None
 
 
@@ -357,11 +367,30 @@ def _names_a_kind_of_group(phrase: str) -> bool:
     return any(gloss(word) != word.lower() for word in phrase.split())
 
 
+_FILLER = frozenset({"the", "group", "of", "in", "our", "a", "an"})
+
+
+def _words(group: str) -> list[str]:
+    """The parts a group's name must hold: "parents class b" → "parents", "class b" (a class
+    keeps its letter: "b" alone would match any name with a b in it)."""
+    out: list[str] = []
+    for word in (w for w in re.findall(r"\w+", group.lower()) if w not in _FILLER):
+        if out and out[-1] == "class":
+            out[-1] = f"class {word}"
+        else:
+            out.append(word)
+    return out
+
+
 def _group_condition(group: str) -> list[str]:
     """A group named in English is matched whole; one named in Korean ("B반 학부모") by the
     English words of its kind ("class b", "parents"), as the groups are named."""
-    if not _HANGUL.search(group):  # "Teachers", or a part of the name: "class B"
-        return [f"lower(g.name) LIKE lower({sql_literal('%' + group + '%')})"]
+    if not _HANGUL.search(group):  # "Teachers", "class B"; "parents class b": each part
+        whole = f"lower(g.name) LIKE lower({sql_literal('%' + group + '%')})"
+        parts = [f"lower(g.name) LIKE {sql_literal('%' + word + '%')}" for word in _words(group)]
+        if len(parts) < 2:
+            return [whole]
+        return [f"({whole} OR ({' AND '.join(parts)}))"]
     words = [gloss(word) for word in group.split() if gloss(word) != word.lower()]
     return [f"lower(g.name) LIKE {sql_literal('%' + word + '%')}" for word in words]
 
@@ -451,6 +480,8 @@ def _table_intro(plan: DataQuestion | None, shown: int, truncated: bool) -> str:
         return f"{_scope_ko(plan)}{plan.entity.korean} 결과입니다:"
     if plan.shape == "breakdown":
         return f"Here are the {plan.entity.english[1]}{_scope(plan)}, counted{more}:"
+    if not more and shown > 1:  # the whole list: say how many it holds
+        return f"Here are the {shown} {plan.entity.english[1]}{_scope(plan)}:"
     return f"Here are the {plan.entity.english[1]}{_scope(plan)}{more}:"
 
 

@@ -79,12 +79,17 @@ _LACKS = re.compile(
 )
 _EN_QUESTION = re.compile(
     r"^\s*(?:what'?s|whats|what|which|who|whose|where|is|are|has|have|does|do|did|can|could|"
-    r"any|anyone|tell me|show me|give me|find|look up)\b|\?\s*$",
+    r"any|anyone|tell me|show me|give me|find|look up)\b|\?\s*$"
+    # asked as a bare noun phrase: "Ms Choi's email please", "Oliver's number pls"
+    r"|^[\w .'’-]{1,40}?['’]s\s+(?:e-?mail(?:\s+address)?|phone(?:\s+number)?|mobile|number"  # noqa: RUF001
+    r"|telegram(?:\s+id)?|contact details)\s*(?:please|pls|plz)?\s*[.!]*$",
     _I,
 )
 _KO_QUESTION = re.compile(
     r"\?\s*$|뭐|무엇|누구|어느|무슨|어떤|몇|알려|있나|있어요|있어\s*$|인가|였지|이었|였나|예요|에요"
     r"|야\s*$|니\s*$|죠\s*$|지\s*$|나요|까요"
+    # "테일러 쌤 번호 좀", "민지 어머님 메일 주소요": the noun, asked for
+    r"|(?:번호|전화\s*번호|이메일(?:\s*주소)?|메일\s*주소|연락처|텔레그램\s*아이디)\s*(?:좀|요|주세요)?\s*[.!]*$"
 )
 # A request to send or post carries the same nouns ("email Emma her address", "번호로 문자
 # 보내줘"); it is a write, never a lookup. "Tell me" asks the assistant, so it is not one.

@@ -95,7 +95,7 @@ def test_it_lists_the_contacts_of_a_group_as_a_table(
     turn = ask("Which contacts are in Parents - Class A?", model=OfflineChatModel())
 
     reply = reply_of(turn)
-    assert reply.startswith("Here are the contacts in ‘Parents - Class A’:\n\n| name |")  # noqa: RUF001
+    assert reply.startswith("Here are the 2 contacts in ‘Parents - Class A’:\n\n| name |")  # noqa: RUF001
     assert "| Emma Wilson |" in reply and "| Kim Minji |" in reply
     assert "James Taylor" not in reply
 

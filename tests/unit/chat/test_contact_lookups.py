@@ -44,6 +44,9 @@ def lookup(text: str) -> Lookup:
         ("김민지 어머님 전화번호 좀 알려줘", "김민지 (Kim Minji)", "phone"),
         ("이서준 학부모 이메일 주소가 뭐예요?", "이서준 (Lee Seojun)", "email"),
         ("최유나 선생님은 어느 그룹이에요?", "최유나 (Choi Yuna)", "groups"),
+        ("Emma Wilson's email please", "Emma Wilson", "email"),
+        ("oliver's number pls", "Oliver Brown", "phone"),
+        ("김민지 어머님 번호 좀", "김민지 (Kim Minji)", "phone"),
     ],
 )
 def test_a_question_about_a_named_contact_asks_for_that_field(

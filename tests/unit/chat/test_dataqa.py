@@ -252,3 +252,27 @@ def test_a_role_question_lists_the_members_of_that_kind_of_group(question: str, 
 
     assert "JOIN actions_contactgroup g" in sql
     assert f"'%{group}%'" in sql.lower()
+
+
+def test_a_group_named_in_other_words_than_its_own_is_matched_part_by_part() -> None:
+    sql = compiled("how many ppl in parents class b") or ""
+
+    assert "lower(g.name) LIKE '%parents%' AND lower(g.name) LIKE '%class b%'" in sql
+    assert validate_select(sql, allowed_tables=TABLES)
+
+
+def test_a_count_asked_with_the_names_lists_them_and_says_how_many() -> None:
+    plan = plan_data_question(
+        "how many contact groups have we got and what are they called?", now=NOW, tz=SEOUL
+    )
+    result = {"columns": ["name"], "rows": [["Teachers"], ["Parents - Class A"]]}
+
+    assert plan is not None and plan.shape == "rows"
+    assert data_reply(plan, result).startswith("Here are the 2 groups:")
+
+
+def test_a_korean_count_of_a_kind_of_group_counts_its_contacts() -> None:
+    plan = plan_data_question("A반 학부모 몇 명이야?", now=NOW, tz=SEOUL)
+
+    assert plan is not None and plan.shape == "count" and plan.entity.key == "contacts"
+    assert "class a" in plan.sql
