@@ -48,7 +48,10 @@ class CreateAnnouncement(WriteTool[AnnouncementArgs]):
         example="Announce Sports day: Sports day is on Friday",
         example_ko="운동회 공지 올려줘: 운동회는 금요일입니다",
         cue=re.compile(
-            r"\ban+oun+c|\bnotice\b|\bnews (?:item|post)\b|\bbulletin\b|공지|게시판"
+            # "how much notice", "give notice", "at short notice": a notice period, not a post
+            r"\ban+oun+c|(?<!much )(?<!advance )(?<!short )(?<!give )(?<!giving )(?<!enough )"
+            r"(?<!weeks )(?<!days )(?<!weeks' )(?<!days' )\bnotice\b(?! period)"
+            r"|\bnews (?:item|post)\b|\bbulletin\b|공지|게시판"
             # "put something on the board", "parents should see this on the board" (not "the
             # photos are up on the board": that is what a message says)
             r"|\b(?:put|post|pin|stick|see this|see it)\b[^.:]{0,30}\bon the (?:notice ?)?board\b",

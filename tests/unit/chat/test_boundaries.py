@@ -207,3 +207,8 @@ def test_what_a_labelled_korean_text_says_is_not_the_command() -> None:
     text = "엠마 어머님께 텔레그램 보내 주십시오. 내용은 '환불 처리가 완료되었습니다'입니다."
 
     assert not isinstance(route_message(text), Refuse | CannotDo)
+
+
+def test_an_allowance_for_the_internet_is_a_question_not_a_web_search() -> None:
+    assert route_message("재택하면 인터넷비 지원 나와요? 얼마까지요?") is None
+    assert isinstance(route_message("인터넷에서 체험학습 장소 좀 찾아줘"), CannotDo)

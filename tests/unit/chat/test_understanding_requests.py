@@ -378,3 +378,9 @@ def test_do_me_a_favour_does_not_make_me_the_recipient(classifier: IntentClassif
     found = _ask(classifier, "could you do me a favour and text Emma Wilson that class is at 4pm")
 
     assert found.arguments is not None and found.arguments["to"] == ["Emma Wilson"]
+
+
+def test_a_notice_period_is_not_an_announcement(classifier: IntentClassifier) -> None:
+    found = _ask(classifier, "how much notice do teachers need to give for a day off?")
+
+    assert found.tool is None and found.question is None
