@@ -275,15 +275,26 @@ def test_cancel_stops_a_running_turn_and_keeps_the_partial_reply_as_cancelled(
     assert long_answer.startswith(reply.content)
 
 
-def test_the_offline_model_explains_an_action_it_could_not_prepare(
+def test_the_offline_model_says_it_knows_nobody_by_that_name_and_asks_who(
     ask: TurnRunner, in_tenant_a: Tenant
 ) -> None:
     turn = ask("Send an SMS to Nobody Known saying hello", model=OfflineChatModel())
 
     assert turn.reply is not None
     assert turn.reply.content == (
+        "I don't know anyone called “Nobody Known”. Who should get this SMS?"
+    )
+    assert not PendingAction.objects.exists()
+
+
+def test_the_offline_model_explains_an_action_it_could_not_prepare(
+    ask: TurnRunner, in_tenant_a: Tenant
+) -> None:
+    turn = ask("Text +1 555 0100 saying hello, twice over: " + "x" * 2000, model=OfflineChatModel())
+
+    assert turn.reply is not None
+    assert turn.reply.content.startswith(
         "I couldn't prepare that action, so nothing was proposed: "
-        "to: no contact or group named 'Nobody Known'."
     )
     assert not PendingAction.objects.exists()
 
@@ -291,7 +302,7 @@ def test_the_offline_model_explains_an_action_it_could_not_prepare(
 def test_a_korean_request_hears_why_the_action_could_not_be_prepared_in_korean(
     ask: TurnRunner, in_tenant_a: Tenant
 ) -> None:
-    turn = ask("아무개 선생님한테 문자 보내줘. 내일 회의 취소됐다고", model=OfflineChatModel())
+    turn = ask("010-2345-6789 번호로 문자 보내줘. 내일 회의 취소됐다고", model=OfflineChatModel())
 
     assert turn.reply is not None
     assert turn.reply.content.startswith("그 작업은 준비하지 못해서 아무것도 제안하지 않았어요: ")

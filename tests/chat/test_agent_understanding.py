@@ -106,7 +106,7 @@ def test_a_contact_of_another_tenant_is_never_matched(
 
     turn = ask("text Zoe Carter that the class moved", model=OfflineChatModel())
 
-    assert turn.reply is not None and "no contact or group named 'Zoe Carter'" in (
+    assert turn.reply is not None and "I don't know anyone called “Zoe Carter”" in (
         turn.reply.content
     )
     assert not PendingAction.objects.filter(conversation=turn.conversation).exists()

@@ -34,6 +34,15 @@ def who(words: ToolWords | None, ko: bool) -> str:
     return f"Who should get this {noun(words, ko)}?"
 
 
+def unknown(named: list[str], words: ToolWords | None, ko: bool) -> str:
+    """Nobody has the name(s) the request gave: say so, and ask who it is for."""
+    if ko:
+        listed = ", ".join(f"'{name}'" for name in named)
+        return f"{listed}(이)라는 연락처나 그룹이 없어요. {who(words, ko)}"
+    listed = " or ".join(f"“{name}”" for name in named)
+    return f"I don't know anyone called {listed}. {who(words, ko)}"
+
+
 def which(names: list[str], ko: bool) -> str:
     listed = ", ".join(names[:-1]) + (" 또는 " if ko else " or ") + names[-1]
     return f"{listed} 중 누구를 말씀하시는 건가요?" if ko else f"Did you mean {listed}?"

@@ -59,6 +59,7 @@ _NAMED = (
         re.IGNORECASE,
     ),
 )
+_KO_TITLE = r"(?:어머님|아버님|어머니|아버지|학부모님|선생님|쌤|님)"
 _NAMED_END = re.compile(
     r"\s+(?:on|at|in|by|about|tomorrow|today|tonight|next|this|to|that|via|please)\b.*$", re.I
 )
@@ -315,11 +316,11 @@ def _actionable(label: str, text: str, found: Found, env: _Env) -> bool:
 
 
 def _named(head: str) -> list[str]:
-    """Recipient words that matched nobody ("Nobody Known"), passed on as written so the
-    tool's own validation says plainly that no such contact exists."""
+    """Recipient words that matched nobody ("Nobody Known"), as written: the question that
+    follows names them."""
     match = _NAMED[0].search(head) or _NAMED[1].search(head)
-    if match is None:
-        return [w for w in re.findall(r"(\S+?)(?:에게|한테|께)(?=\s|$)", head)][:1]
+    if match is None:  # "민수 어머님께": the name with its title
+        return re.findall(rf"((?:\S+\s+(?={_KO_TITLE}))?\S+?)(?:에게|한테|께)(?=\s|$)", head)[:1]
     who = _NAMED_END.sub("", match["who"]).strip(" ,.?!")
     parts = [p.strip() for p in re.split(r"\s*,\s*|\s+and\s+|\s*및\s*", who) if p.strip()]
     return [p for p in parts if p.lower() not in {"me", "us", "them", "him", "her"}]
@@ -423,10 +424,10 @@ def _check_recipients(draft: Draft, env: _Env) -> Understanding | None:
         return _ask(draft, say.no_email_on_account(draft.ko), None)
     if not (found.names or found.addresses or found.me or draft.named):
         return _ask(draft, say.who(env.words(draft.tool), draft.ko), "to")
-    if draft.named and not found.anyone and not draft.body:
-        # Only names nobody has, and nothing to send yet: who it is for is what to ask first
-        # (with a text, the tool's own check says plainly that no such contact exists).
-        return _ask(draft, say.who(env.words(draft.tool), draft.ko), "to")
+    if draft.named and not found.anyone:
+        # Only names nobody has ("Daniel's mum", "the principal", "민수 어머님"): say so and ask
+        # who it is for; the answer completes the same draft.
+        return _ask(draft, say.unknown(draft.named, env.words(draft.tool), draft.ko), "to")
     return None
 
 

@@ -282,7 +282,11 @@ def test_a_korean_announcement_with_a_spaced_verb_has_a_real_title(
 def test_an_unknown_name_and_no_message_asks_who_first(classifier: IntentClassifier) -> None:
     found = _ask(classifier, "text Zelda")
 
-    assert (found.tool, found.slot, found.question) == (None, "to", "Who should get this SMS?")
+    assert (found.tool, found.slot, found.question) == (
+        None,
+        "to",
+        "I don't know anyone called “Zelda”. Who should get this SMS?",
+    )
 
 
 def test_a_request_that_names_no_text_asks_for_it_rather_than_sending_the_request(
@@ -384,3 +388,24 @@ def test_a_notice_period_is_not_an_announcement(classifier: IntentClassifier) ->
     found = _ask(classifier, "how much notice do teachers need to give for a day off?")
 
     assert found.tool is None and found.question is None
+
+
+def test_a_name_nobody_has_is_said_and_the_answer_to_who_completes_the_request(
+    classifier: IntentClassifier,
+) -> None:
+    first = _ask(classifier, "text the principal that I'll be 10 minutes late")
+    history = [("user", "text the principal that I'll be 10 minutes late")]
+    history.append(("assistant", first.question or ""))
+
+    found = _ask(classifier, "Emma Wilson", history)
+
+    assert first.question == "I don't know anyone called “the principal”. Who should get this SMS?"
+    assert found.arguments == {"to": ["Emma Wilson"], "body": "I'll be 10 minutes late"}
+
+
+def test_a_korean_name_nobody_has_is_said_with_its_title(classifier: IntentClassifier) -> None:
+    found = _ask(classifier, "민수 어머님께 문자: 내일 보강 있습니다")
+
+    assert (
+        found.question == "'민수 어머님'(이)라는 연락처나 그룹이 없어요. 문자를 누구에게 보낼까요?"
+    )
