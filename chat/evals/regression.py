@@ -87,10 +87,11 @@ def regression_add(
 
 def blind_half(folder: str) -> CaseSetSpec:
     """One half of the blind set as one case set: keys are prefixed by their file's set name."""
-    cases: list[CaseSpec] = []
-    for path in blind_half_files(folder):
-        spec = case_set_load(path)
-        cases += [case.model_copy(update={"key": f"{spec.name}/{case.key}"}) for case in spec.cases]
+    cases = [
+        case.model_copy(update={"key": f"{spec.name}/{case.key}"})
+        for _, spec in _blind_half_sets(folder)
+        for case in spec.cases
+    ]
     if not cases:
         raise CaseFileError(f"{folder}: no case files")
     half = folder.rstrip("/").replace("/", "-")
@@ -103,11 +104,15 @@ def blind_half_files(folder: str) -> list[Path]:
     return sorted((EVALS / folder).glob("*.yaml"))
 
 
+def _blind_half_sets(folder: str) -> list[tuple[Path, CaseSetSpec]]:
+    return [(path, case_set_load(path)) for path in blind_half_files(folder)]
+
+
 def blind_dev_regression_add(*, passed: list[str], path: Path = REGRESSION_FILE) -> list[str]:
     """``regression_add`` for a run of the dev half: its prefixed keys go back to their files."""
     added: list[str] = []
-    for case_file in blind_half_files(BLIND_DEV):
-        prefix = f"{case_set_load(case_file).name}/"
+    for case_file, spec in _blind_half_sets(BLIND_DEV):
+        prefix = f"{spec.name}/"
         mine = [key.removeprefix(prefix) for key in passed if key.startswith(prefix)]
         added += [
             prefix + key for key in regression_add(case_file=case_file, passed=mine, path=path)

@@ -227,9 +227,10 @@ def _fresh(text: str, label: Label, confidence: float, env: _Env) -> _Result:
     elif env.is_a(label, "message"):
         # The words after the recipients are the message: a time in them is content.
         draft = _scheduled_if_timed(draft, split.head[: found.end] if after else split.head, env)
-        if draft.tool == label and _LATER.search(split.head) and env.shaped("reminder"):
+        reminders = env.shaped("reminder")
+        if draft.tool == label and _LATER.search(split.head) and reminders:
             # "schedule a telegram to Yuna saying …": for later, and no time said: ask when
-            draft = replace(draft, tool=env.shaped("reminder")[0], channel=label)
+            draft = replace(draft, tool=reminders[0], channel=label)
     elif env.is_a(label, "announcement"):
         # "put up an announcement for everyone in 5 days at 9:00 saying …": scheduled; the
         # words left in the head are the time, not a title.

@@ -110,7 +110,8 @@ class Command(BaseCommand):
         run = self._execute(spec, options)
         report = _run_report(run, squad=options["squad"] is not None)
         if options["regression_add"]:
-            report["text"] += _joined(options["cases"], report)
+            added = regression_add(case_file=options["cases"], passed=_passed(report))
+            report["text"] += _joined(added)
         if compared:
             comparison = _comparison(compared[0], run)
             report["compare"], report["text"] = (
@@ -143,9 +144,7 @@ class Command(BaseCommand):
         table, gaps = gap_table(dev.totals, test.totals)
         report = _run_report(dev, squad=False)
         if options["regression_add"]:  # the dev half only: see chat/evals/regression.py
-            passed = [result["case"] for result in report["results"] if result["passed"]]
-            added = blind_dev_regression_add(passed=passed)
-            report["text"] += f"\n{len(added)} case(s) joined the regression set"
+            report["text"] += _joined(blind_dev_regression_add(passed=_passed(report)))
         # The test half's cases are never printed: whoever tunes the model must not learn them.
         report.update(
             test={"run": test.pk, "case_set": test.case_set.name, "totals": test.totals},
@@ -176,9 +175,11 @@ class Command(BaseCommand):
             return eval_run_execute(run_id=run.pk, progress=lambda _: bar.update())
 
 
-def _joined(case_file: Path, report: dict[str, Any]) -> str:
-    passed = [result["case"] for result in report["results"] if result["passed"]]
-    added = regression_add(case_file=case_file, passed=passed)
+def _passed(report: dict[str, Any]) -> list[str]:
+    return [result["case"] for result in report["results"] if result["passed"]]
+
+
+def _joined(added: list[str]) -> str:
     return f"\n{len(added)} case(s) joined the regression set"
 
 
