@@ -117,7 +117,7 @@ def _spread(items: list[dict[str, Any]], count: int) -> list[dict[str, Any]]:
 
 
 def _evaluate(questions: list[dict[str, Any]]) -> dict[str, Any]:
-    from chat.builtin_model.model import NOT_COVERED, extractive_answer
+    from chat.builtin_model.model import NOT_COVERED, NOT_COVERED_KO, extractive_answer
     from chat.builtin_model.search_query import derive_search_query
     from knowledge.selectors import kb_search
 
@@ -136,7 +136,8 @@ def _evaluate(questions: list[dict[str, Any]]) -> dict[str, Any]:
             began = time.perf_counter()
             reply = answer(item["question"], passages, weak=result.weak)
             seconds[name] += time.perf_counter() - began
-            outcomes[name].append(_judge(item, reply, documents, declined=reply == NOT_COVERED))
+            declined = reply in (NOT_COVERED, NOT_COVERED_KO)
+            outcomes[name].append(_judge(item, reply, documents, declined=declined))
     report = {name: _summary(rows, seconds[name]) for name, rows in outcomes.items()}
     return {
         "questions": {

@@ -60,6 +60,7 @@ from tenants.selectors import tenant_zone
 
 OFFLINE_MODEL_NAME = "offline-extractive"
 NOT_COVERED = "The knowledge base does not cover that, so I can't answer it reliably."
+NOT_COVERED_KO = "지식 베이스에는 그 내용이 없어서 확실하게 답할 수 없어요."
 # Sentence vectors by (model, text): the same passages come back turn after turn.
 _VECTORS: dict[tuple[str, str], np.ndarray] = {}
 _VECTOR_CACHE_SIZE = 4096
@@ -85,7 +86,12 @@ def extractive_answer(question: str, passages: list[dict[str, Any]], *, weak: bo
         similarity=_similarity,
         min_score=MIN_SCORE + (_WEAK_RETRIEVAL_MARGIN if weak else 0.0),
     )
-    return answer.text or NOT_COVERED
+    return answer.text or not_covered(question)
+
+
+def not_covered(question: str) -> str:
+    """The plain decline, in the language the question was asked in."""
+    return NOT_COVERED_KO if korean(question) else NOT_COVERED
 
 
 def _similarity(question: str, texts: Sequence[str]) -> list[float]:
@@ -242,7 +248,7 @@ class OfflineChatModel(BaseChatModel):
         query = derive_search_query(text)
         if query and SEARCH_TOOL_NAME in self.tool_names:
             return _tool_call(SEARCH_TOOL_NAME, {"query": query})
-        return AIMessage(NOT_COVERED)
+        return AIMessage(not_covered(text))
 
     @staticmethod
     def _usage(messages: Sequence[BaseMessage], reply: AIMessage) -> dict[str, int]:

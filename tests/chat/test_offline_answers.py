@@ -11,7 +11,7 @@ import pytest
 from django.conf import settings
 from langchain_core.messages import AIMessage, BaseMessage
 
-from chat.builtin_model.model import NOT_COVERED, OfflineChatModel
+from chat.builtin_model.model import NOT_COVERED, NOT_COVERED_KO, OfflineChatModel
 from chat.builtin_model.sentences import is_terminated
 from chat.models import Message
 from knowledge.indexing import kb_reindex
@@ -109,12 +109,13 @@ def test_a_korean_question_is_answered_from_the_english_passage_in_its_own_words
     assert [c["title"] for c in turn.reply.citations] in (["expenses-faq"], ["it-help"])
 
 
-def test_a_korean_question_no_document_answers_is_still_declined(
+def test_a_korean_question_no_document_answers_is_declined_in_korean(
     every_demo_document: None, ask: TurnRunner
 ) -> None:
     turn = ask("학교 식당 이번 주 점심 메뉴 뭐예요?", model=OfflineChatModel())
 
-    assert turn.reply is not None and turn.reply.content == NOT_COVERED
+    assert turn.reply is not None and turn.reply.content == NOT_COVERED_KO
+    assert turn.reply.citations == []
 
 
 def test_it_declines_rather_than_quote_an_unrelated_passage(
