@@ -8,11 +8,15 @@ cite the paragraph it was asked about, which ``kb_import`` stored as document
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 from chat.evals.cases import CaseFileError, CaseSetSpec, case_set_parse
 from knowledge.imports import squad_external_id
+
+# A question in Hangul is reported as Korean (ko-squad-blind-v1 is one file of them).
+_HANGUL = re.compile(r"[가-힣]")
 
 
 def squad_case_set(path: Path, *, limit: int | None = None) -> CaseSetSpec:
@@ -40,7 +44,7 @@ def _cases(payload: dict[str, Any]) -> list[dict[str, Any]]:
                 cases.append(
                     {
                         "key": f"squad-{qa['id']}",
-                        "language": "en",
+                        "language": "ko" if _HANGUL.search(qa["question"]) else "en",
                         "tags": ["squad", title],
                         "message": qa["question"],
                         "expect": {

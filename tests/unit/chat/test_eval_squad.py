@@ -39,3 +39,12 @@ def test_gold_paragraphs_missing_from_the_tenant_are_listed(tmp_path: Path) -> N
 
     assert squad_missing_documents(spec, set()) == ["squad:Some Article#0"]
     assert squad_missing_documents(spec, {"squad:Some Article#0"}) == []
+
+
+def test_a_question_in_korean_is_reported_as_korean(tmp_path: Path) -> None:
+    path = squad_file(tmp_path, 1)
+    payload = json.loads(path.read_text(encoding="utf-8"))
+    payload["data"][0]["paragraphs"][0]["qas"][0]["question"] = "세종이 훈민정음을 펴낸 해는?"
+    path.write_text(json.dumps(payload, ensure_ascii=False), encoding="utf-8")
+
+    assert [case.language for case in squad_case_set(path).cases] == ["ko"]
