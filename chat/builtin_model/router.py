@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from chat.builtin_model.boundaries import Harm, Unsupported, harm_in, unsupported_in
+from chat.builtin_model.keystrokes import mended
 from chat.builtin_model.vocabulary import tool_words
 
 # -- what the router recognises ------------------------------------------------------------------
@@ -407,6 +408,7 @@ def _verb_tools() -> dict[str, str]:
 
 def route_message(text: str) -> Route | None:
     """The route of a clear message, or None (the agent answers)."""
+    text = mended(text)
     words = normalise(text)
     if not words:
         return None

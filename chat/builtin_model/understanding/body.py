@@ -86,6 +86,12 @@ _KO_CONTENT_LABEL = re.compile(
     r"^(?:내용|본문)(?:은|는|:|：)?\s*[:：]?\s*(?:[\"'“‘](?P<q>[^\"'“”‘’]{2,})[\"'”’]"  # noqa: RUF001
     r"\s*(?:입니다|이에요|예요|이요|요)?\s*[.!]*$)?"
 )
+# The same label after the request, in the same sentence.
+_KO_CONTENT_INSIDE = re.compile(r"(?:^|[\s,.])(?:내용|본문)(?:은|는|\s*[:：])\s*[:：]?\s*(?=\S)")  # noqa: RUF001
+_HEADING_BEFORE = re.compile(
+    r"(?<!\S)(?:제목|subject|title)(?:은|는)?\s*[:：]?\s*(?P<heading>[^/,\n]{2,80}?)\s*[/,.]*$",  # noqa: RUF001
+    re.IGNORECASE,
+)
 # "…5시라고 써 주세요" after the request: the reported message, then the verb that asks for it.
 _KO_SAY_IT = re.compile(
     r"(?<=고)\s*(?:좀\s*)?(?:써|전해|보내|넣어|남겨|적어|해)\s*(?:줘|주세요|주십시오|줄래요?|요)?\s*[.!~]*$"
@@ -97,6 +103,11 @@ _LABELLED_HEADING = re.compile(
     r"\s*[:：]?\s*[\"'“‘「『](?P<heading>[^\"'“”‘’「」『』]{2,80})[\"'”’」』]"  # noqa: RUF001
     # "제목은 '…'로 해 주시고", "제목 '…'이고": the words that attach it to the sentence.
     r"(?:(?:으로|로)\s*(?:해\s*(?:주시고|주세요|줘|서)|하고|요)|이고|(?:이|가)?\s*좋겠고)?\s*[,.;]?",
+    re.IGNORECASE,
+)
+# "공지 제목: 주차 안내⏎내용: …", "Subject: Trip⏎…": a heading labelled on a line of its own.
+_LINE_HEADING = re.compile(
+    r"(?<!\S)(?:제목|subject|title)\s*[:：]\s*(?P<heading>[^\n]{2,80}?)\s*\n",  # noqa: RUF001
     re.IGNORECASE,
 )
 _THAT = re.compile(r"\s+that\s+", re.IGNORECASE)
@@ -116,11 +127,14 @@ _KO_CHANNEL = (
     r"(?:문자|메시지|메세지|카톡|텔레그램|이메일|메일"
     r"|(?:전체\s*)?공지(?:사항)?|알림|리마인더|리마인드)"
 )
+# "문자 하나", "메일 한 통": how many, not what to say.
+_KO_COUNTER = r"(?:하나|한\s*(?:통|개|건|줄|편))만?"
 # The verb may be followed by "…도록 해줘"; a channel noun may itself be the verb ("문자해줘",
 # "공지해줘", "알림 설정해줘") or end a clipped request ("… 문자 좀").
 _KO_TAIL = re.compile(
-    rf"\s*(?:(?:{_KO_CHANNEL}\s*(?:를|을|로|으로)?\s*)*(?:좀\s*)?"
-    r"(?:보내|전해|전달해|전달|알려|남겨|써|올려|게시해|등록해|리마인드\s*해|예약해|돌려|부탁|설정해|걸어)"
+    rf"\s*(?:(?:{_KO_CHANNEL}\s*(?:를|을|로|으로)?\s*)*(?:{_KO_COUNTER}\s*)?(?:좀\s*)?"
+    r"(?:보내|전해|전달해|전달|알려|남겨|써|올려|넣어|게시해|게시하|등록해|리마인드\s*해|예약해|돌려|부탁"
+    r"|설정해|걸어|(?:올리|알리|전하)(?=십시오|세요|시오|시겠))"
     r"\S*(?:\s+해\S*)?"
     rf"|{_KO_CHANNEL}\s*(?:좀\s*)?(?:해\S*|부탁\S*)?)(?:\s+(?:줘|주세요|줄래|줄래요|주실래요)\S*)?"
     r"\s*[.!?~]*\s*$"
@@ -134,12 +148,18 @@ _KO_LEADING_TIME = re.compile(
     r"저녁|밤|\d{1,2}\s*시(?:\s*\d{1,2}\s*분|\s*반)?|\d+\s*(?:분|시간|일)\s*(?:후|뒤))(?:에)?\s*)+"
 )
 _KO_AUDIENCE = re.compile(r"^\S.{0,40}?\s(?:대상으로|앞으로)(?=\s)")
+# "<topic> 공지를 <who>에게 …": the text named first, the channel as the object, then who.
+_KO_TOPIC_FIRST = re.compile(
+    rf"^(?P<topic>[^,.!?]+?)\s*(?P<channel>{_KO_CHANNEL})\s*(?:를|을)?\s+(?P<rest>\S.*)$"
+)
 # Groups take plain "에" ("교사 그룹에", "선생님들 전체에", "A반에"); other words ending in "에"
 # are mostly times and places ("11시에", "주말에"), so only group-like words count.
 _KO_RECIPIENT = re.compile(
     r"\S+?(?:에게|한테|께)(?:는|도)?(?=\s|$)"
     # "A반에" is a class; a bare "반에" is half past the hour ("8시 반에")
     r"|(?:\S+(?:그룹|전체|반|팀|님들|들)|그룹|전체|팀|님들)에(?:는|도)?(?=\s|$)"
+    # an announcement's place: "A반 학부모 게시판에"
+    r"|\S*(?:게시판|공지방|알림판|단톡방)에(?:다가?)?(?=\s|$)"
 )
 
 
@@ -156,10 +176,12 @@ class Split:
 def split_message(text: str) -> Split:
     """Cut ``text`` into head and body; ``body`` is None when the request names no text."""
     text = text.strip()
-    labelled = _LABELLED_HEADING.search(text)
+    labelled = _LABELLED_HEADING.search(text) or _LINE_HEADING.search(text)
     if labelled is not None:  # the quoted subject is not the body: split what is left
-        rest = f"{text[: labelled.start()].rstrip()} {text[labelled.end() :].lstrip()}"
-        split = split_message(rest)
+        before, after = text[: labelled.start()].rstrip(), text[labelled.end() :].lstrip()
+        split = split_message(f"{before} {after}")
+        if split.body is None and labelled.re is _LINE_HEADING and after:
+            split = Split(before, tidy(after))  # "Subject: Trip⏎The bus leaves at 8"
         return Split(split.head, split.body, heading=labelled["heading"].strip())
     first = _KO_REQUEST_FIRST.match(text)
     if first and re.search(r"[가-힣]", first["rest"]):
@@ -168,6 +190,7 @@ def split_message(text: str) -> Split:
     if later and _a_message(later["rest"]) and not _KO_QUOTE_INSIDE.search(later["req"]):
         return Split(later["req"], _korean_message(later["rest"]))
     for finder in (
+        _after_content_label,
         _quoted,
         _after_colon,
         _after_marker,
@@ -220,6 +243,19 @@ def tidy(body: str) -> str:
     # A closing "thanks!" / "please" / "cheers" thanks the assistant, not the recipient.
     body = _CLOSING_THANKS.sub("", body)
     return body[:1].upper() + body[1:] if body else body
+
+
+def _after_content_label(text: str) -> Split | None:
+    """ "teacher James 에게 email pls, 내용은 이번 주 출석부 확인 부탁드려요": the request, then
+    its labelled text."""
+    match = _KO_CONTENT_INSIDE.search(text)
+    if match is None or not match.start():
+        return None
+    head, body = text[: match.start()].strip(" ,"), _korean_message(text[match.end() :])
+    heading = _HEADING_BEFORE.search(head)  # "제목: 3월 수강료 안내 / 내용: …"
+    if heading is None:
+        return Split(head, body)
+    return Split(head[: heading.start()].strip(" ,."), body, heading=heading["heading"])
 
 
 def _quoted(text: str) -> Split | None:
@@ -299,6 +335,18 @@ def _korean(text: str) -> Split | None:
     if tail is None:
         return None
     clause, verb = text[: tail.start()].strip(), text[tail.start() :].strip()
+    topic = _KO_TOPIC_FIRST.match(clause)
+    if (
+        topic
+        and len(topic["topic"].split()) >= 2
+        and _KO_RECIPIENT.search(topic["rest"])
+        and not _KO_RECIPIENT.search(topic["topic"])
+    ):
+        # "금일 정전으로 인한 휴강 공지를 A반 학부모 게시판에 게시하십시오": what it is about,
+        # the channel as the object, then who; the topic is the text.
+        reported = korean_direct(topic["topic"])
+        head = f"{topic['channel']} {topic['rest']} {verb}"
+        return Split(head.strip(), reported) if reported else None
     recipients = list(_KO_RECIPIENT.finditer(clause))
     after_quote = [r for r in recipients if _KO_QUOTE_END.search(clause[: r.start()].strip())]
     if after_quote:  # "…하라고 나한테 알려줘": the recipient follows the quoted clause

@@ -39,7 +39,8 @@ _POSSESSIVE = re.compile(
 )
 _PARTICLE_LIST = (
     "에게서 에게는 에게도 한테는 한테도 에게 한테 께서 께 님께 님들께 님들에게 님들한테 님에게 "
-    "님한테 님들 님 씨 들 이랑 랑 하고 와 과 을 를 은 는 이 가 도 의 으로 로 에는 에"
+    "님한테 님들 님 씨 들 이랑 랑 하고 와 과 을 를 은 는 이 가 도 의 으로 로 에는 에 "
+    "에게만 한테만 께만 만"
 )
 _KO_PARTICLES = tuple(sorted(_PARTICLE_LIST.split(), key=len, reverse=True))
 # Korean words for the kinds of groups organisations keep, read as the English group names.
@@ -297,24 +298,37 @@ def _pick(hits: Iterable[Hit]) -> list[list[Hit]]:
 def _titles_dropped(picked: list[list[Hit]], tokens: list[str]) -> list[list[Hit]]:
     """A Korean title right after a person's bare name ("제임스 선생님한테", "박지우 학부모님께")
     is how one addresses that person, not the group of teachers or parents: drop such a group
-    hit unless the word is plural ("유나랑 선생님들한테" names both)."""
+    hit unless the word is plural ("유나랑 선생님들한테" names both). So is a singular word
+    right before the name ("teacher James 에게")."""
     kept: list[list[Hit]] = []
-    for candidates in picked:
+    for index, candidates in enumerate(picked):
         top = candidates[0]
         previous = kept[-1][0] if kept else None
-        titled = (
-            previous is not None
+        following = picked[index + 1][0] if index + 1 < len(picked) else None
+        one_word = top.kind == "group" and top.end == top.start + 1
+        after_name = (
+            top.score < _LITERAL
+            and previous is not None
             and previous.kind == "contact"
-            and top.kind == "group"
-            and top.score < _LITERAL
             and top.start == previous.end
-            and top.end == top.start + 1
             and variants(tokens[previous.end - 1])[-1] == tokens[previous.end - 1].lower()
             and "들" not in tokens[top.start]
         )
-        if not titled:
+        before_name = (
+            following is not None
+            and following.kind == "contact"
+            and following.start == top.end
+            and _singular(tokens[top.start])
+        )
+        if not (one_word and (after_name or before_name)):
             kept.append(candidates)
     return kept
+
+
+def _singular(word: str) -> bool:
+    """ "teacher", "parent", "선생님": one person's role, not the group ("teachers", "선생님들")."""
+    lowered = word.lower()
+    return "들" not in lowered and not (lowered.isascii() and lowered.endswith("s"))
 
 
 def _is_title(word: str, *, alone: bool) -> bool:

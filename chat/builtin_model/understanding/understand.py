@@ -25,9 +25,11 @@ from zoneinfo import ZoneInfo
 from rapidfuzz import fuzz, process
 
 from actions.tools.words import Shape, ToolWords
+from chat.builtin_model.keystrokes import mended
 from chat.builtin_model.understanding import questions as say
 from chat.builtin_model.understanding.arguments import tool_arguments
 from chat.builtin_model.understanding.body import (
+    Split,
     korean_direct,
     request_words_removed,
     split_message,
@@ -38,7 +40,7 @@ from chat.builtin_model.understanding.body import (
 from chat.builtin_model.understanding.directory import Directory
 from chat.builtin_model.understanding.draft import Draft
 from chat.builtin_model.understanding.intent import Intent, IntentClassifier, Label
-from chat.builtin_model.understanding.recipients import Found, find_recipients
+from chat.builtin_model.understanding.recipients import Found, find_recipients, gloss
 from chat.builtin_model.understanding.when import MissingTime, find_when
 
 Role = Literal["user", "assistant"]
@@ -145,6 +147,7 @@ def understand(
 
 
 def _understand(text: str, history: list[tuple[Role, str]], env: _Env, depth: int) -> _Result:
+    text = mended(text)  # "문ㅈ자", "이메ㅣㄹ": a slipped key is read as the word meant
     intent = env.classifier.classify(text)
     pending = _pending(history, env, depth)
     if pending is not None and not _new_request(intent.label, text, env):
@@ -192,6 +195,7 @@ def _pending(history: list[tuple[Role, str]], env: _Env, depth: int) -> tuple[Dr
 
 def _fresh(text: str, label: Label, confidence: float, env: _Env) -> _Result:
     split = split_message(text)
+    label = _told_by_head(label, split, env)
     words = env.words(label)
     # A labelled, quoted subject counts for any e-mail, a scheduled one too.
     asks_subject = words is not None and words.subject
@@ -238,6 +242,22 @@ def _fresh(text: str, label: Label, confidence: float, env: _Env) -> _Result:
         if scheduled is not draft:
             draft = replace(scheduled, title=split.heading or title_of(split.head))
     return _resolve(draft, env)
+
+
+def _told_by_head(label: Label, split: Split, env: _Env) -> Label:
+    """ "text Emma: I sent the receipt by email", "Emma한테 문자: 메일함 확인 부탁드려요": the
+    channel the request itself names is the tool; another channel's word inside the message is
+    what it says. With no channel named in the request ("문ㅈ자", a typo) and the chosen tool's
+    word only in the message, the request's words alone choose among the message tools."""
+    if not split.body or not (env.is_a(label, "message") or env.is_a(label, "announcement")):
+        return label
+    named = _channel(split.head, env)
+    if named is not None:
+        return label if env.classifier.cues[label].search(split.head) else cast(Label, named)
+    if not env.is_a(label, "message") or not env.classifier.cues[label].search(split.body):
+        return label
+    scores = env.classifier.classify(split.head).scores
+    return max(env.shaped("message"), key=lambda tool: scores.get(tool, 0.0))
 
 
 def _everyone_if_said(found: Found, text: str, env: _Env) -> Found:
@@ -332,14 +352,14 @@ def _named(head: str) -> list[str]:
 # → "휴교 안내"; never the rest of a sentence about the asking ("We need", "하나").
 _ANNOUNCE_WORDS = re.compile(
     r"\b(?:please|pls|plz|can you|could you|an+oun+c\w*|post|publish|put up|make|an?|the|notice|"
-    r"for|to|titled|called|everyone)\b|전체|공지(?:사항)?(?:를|을)?|올려\S*|게시\S*|등록\S*|"
+    r"for|to|titled|called|everyone)\b|전체|공지(?:사항)?(?:를|을|으로|로)?|올려\S*|게시\S*|등록\S*|"
     r"해\s*줘\S*|해\s*주세요|주세요|좀|(?<!\S)(?:줘|줄래|줄래요|주실래요)(?!\S)",
     re.IGNORECASE,
 )
 _NOT_A_TITLE = re.compile(
     r"\b(?:we|i|you|us|me|my|our|need|needs|want|wanna|should|must|can|could|would|let|have|"
     r"got|some|something|one|it|this|that|and|so|just|quick|quickly|up|on|about)\b|하나|한\s*개|뭐|"
-    r"우리|저희|해야|필요",
+    r"우리|저희|해야|필요|보시는|보시게|보는|볼\s*수",
     re.IGNORECASE,
 )
 
@@ -349,10 +369,18 @@ def _leftover_title(head: str, found: Found) -> str | None:
         head = re.sub(re.escape(name), " ", head, flags=re.IGNORECASE)
         for word in re.findall(r"\w+", name):  # "class a parents" names "Parents - Class A"
             head = re.sub(rf"\b{re.escape(word)}\b", " ", head, flags=re.IGNORECASE)
+    named = {word.lower() for name in found.names for word in re.findall(r"\w+", name)}
+    head = " ".join(word for word in head.split() if not _names_a_group(word, named))
     title = re.sub(r"\s+", " ", _ANNOUNCE_WORDS.sub(" ", head)).strip(" ,.:-")
     if not title or len(title.split()) > 6 or _NOT_A_TITLE.search(title):
         return None
     return title[:1].upper() + title[1:]
+
+
+def _names_a_group(word: str, named: set[str]) -> bool:
+    """ "학부모", "A반": a Korean word for (part of) a group the request already named."""
+    glossed = gloss(word)
+    return glossed != word.lower() and set(glossed.split()) <= named
 
 
 def _channel(head: str, env: _Env) -> str | None:

@@ -338,3 +338,38 @@ def test_a_group_glued_to_the_channel_it_goes_by_stays_in_the_head() -> None:
 
 def test_re_names_the_subject_of_an_email() -> None:
     assert subject_of("email james.taylor@academy.example re the lab rota") == "The lab rota"
+
+
+@pytest.mark.parametrize(
+    "request_",
+    ["이서준 어머님한테 문자 하나 보내줘", "공지 하나 올려줘", "Emma한테 메일 한 통 써줘"],
+)
+def test_how_many_messages_is_not_what_they_say(request_: str) -> None:
+    assert split_message(request_).body is None
+
+
+def test_the_topic_named_before_the_channel_and_the_board_is_the_text() -> None:
+    split = split_message("금일 정전으로 인한 휴강 공지를 A반 학부모 게시판에 게시하십시오.")
+
+    assert split.body == "금일 정전으로 인한 휴강"
+    assert "A반 학부모 게시판에" in split.head
+
+
+def test_a_heading_labelled_on_its_own_line_is_not_the_body() -> None:
+    split = split_message("공지 제목: 주차 안내\n내용: 학원 앞 불법주차 단속 시작됩니다")
+
+    assert (split.heading, split.body) == ("주차 안내", "학원 앞 불법주차 단속 시작됩니다")
+
+
+def test_an_english_subject_line_is_read_the_same_way() -> None:
+    split = split_message("email James\nSubject: Field trip\nThe bus leaves at 8")
+
+    assert (split.heading, split.body) == ("Field trip", "The bus leaves at 8")
+
+
+def test_a_labelled_text_after_the_request_is_the_body_and_a_labelled_subject_the_heading() -> None:
+    split = split_message(
+        "민지 어머님께 메일 제목은 상담 일정, 내용은 다음 주 화요일 4시 어떠세요?"
+    )
+
+    assert split == Split("민지 어머님께 메일", "다음 주 화요일 4시 어떠세요?", heading="상담 일정")

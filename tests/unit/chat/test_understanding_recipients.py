@@ -187,3 +187,12 @@ def test_the_short_word_for_telegram_is_never_a_name() -> None:
     directory = Directory(contacts=(ContactEntry("James Taylor"),), groups=())
 
     assert find_recipients("지우 학부모님께 텔레로 차량 시간 바뀜", directory).names == []
+
+
+def test_a_singular_role_before_a_name_is_a_title_not_the_group() -> None:
+    assert find_recipients("teacher Oliver 에게 email pls", ACADEMY).names == ["Oliver Brown"]
+    assert find_recipients("the teachers and Oliver", ACADEMY).names == ["Teachers", "Oliver Brown"]
+
+
+def test_a_group_said_with_only_is_still_the_group() -> None:
+    assert find_recipients("선생님들만 보시는 공지로 올려 주세요", ACADEMY).names == ["Teachers"]

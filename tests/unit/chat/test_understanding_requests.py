@@ -409,3 +409,34 @@ def test_a_korean_name_nobody_has_is_said_with_its_title(classifier: IntentClass
     assert (
         found.question == "'민수 어머님'(이)라는 연락처나 그룹이 없어요. 문자를 누구에게 보낼까요?"
     )
+
+
+def test_the_channel_the_request_names_wins_over_one_inside_the_message(
+    classifier: IntentClassifier,
+) -> None:
+    sms = _ask(classifier, "text Emma Wilson: I sent the receipt by email")
+    email = _ask(classifier, "email Oliver Brown saying did you get my text message?")
+    korean = _ask(classifier, "Emma Wilson한테 문자: 메일함 확인 부탁드려요")
+
+    assert (sms.tool, email.tool, korean.tool) == ("send_sms", "send_email", "send_sms")
+
+
+def test_a_channel_typed_with_a_slipped_key_is_still_the_channel(
+    classifier: IntentClassifier,
+) -> None:
+    found = _ask(classifier, "에마 윌슨 어머님께 문ㅈ자 : 결제 영수증 이메일로 보내드렸어요")
+
+    assert found.tool == "send_sms"
+    assert found.arguments == {"to": ["Emma Wilson"], "body": "결제 영수증 이메일로 보내드렸어요"}
+
+
+def test_an_announcement_for_a_group_only_has_that_audience_and_no_made_up_title(
+    classifier: IntentClassifier,
+) -> None:
+    found = _ask(classifier, "선생님들만 보시는 공지로 올려 주세요: 퇴근 전 교실 창문 잠금 꼭 확인")
+
+    assert found.arguments == {
+        "title": "퇴근 전 교실 창문 잠금 꼭 확인",
+        "body": "퇴근 전 교실 창문 잠금 꼭 확인",
+        "audience": "Teachers",
+    }

@@ -1,0 +1,38 @@
+"""A slipped key on a Korean keyboard is read as the word meant; faces and clipped words stay."""
+
+from __future__ import annotations
+
+import pytest
+
+from chat.builtin_model.keystrokes import mended
+
+
+@pytest.mark.parametrize(
+    ("typed", "meant"),
+    [
+        (
+            "에마 윌슨 어머님께 문ㅈ자 : 영수증 보냈어요",
+            "에마 윌슨 어머님께 문자 : 영수증 보냈어요",
+        ),
+        ("이메ㅣㄹ 올리버 씨에게", "이메일 올리버 씨에게"),
+        ("공ㅈ지 올려줘", "공지 올려줘"),
+    ],
+)
+def test_a_letter_left_inside_a_word_by_a_slipped_key_is_mended(typed: str, meant: str) -> None:
+    assert mended(typed) == meant
+
+
+@pytest.mark.parametrize(
+    "typed",
+    [
+        "유나쌤ㅠㅠ 고마워요",
+        "감사해요ㅜ",
+        "문자 ㄱㄱ 내일 휴강",
+        "ㅇㅋ",
+        "좋아요ㅎㅎ",
+        "예약 해놔 ㅓ 오늘 5시",
+        "plain English stays as it is",
+    ],
+)
+def test_faces_clipped_words_and_stray_letters_between_words_are_left_alone(typed: str) -> None:
+    assert mended(typed) == typed
