@@ -27,7 +27,7 @@ from actions.models import Contact, ContactGroup
 from actions.services.policies import tool_policy_enable
 from chat.agent.graph import checkpointer, thread_id
 from chat.agent.runner import CollectingEvents
-from chat.evals.cases import CaseSpec
+from chat.evals.cases import CaseSpec, Expect
 from chat.evals.checks import Check, Observation, Proposal, judge
 from chat.models import AssistantPrompt, Conversation, Message, PendingAction
 from chat.services.answer_cache import answer_cache_bypassed
@@ -110,7 +110,7 @@ def _exchange(
     seen = _observe(conversation, reply, events)
     action = _action_record(conversation)
     return CaseOutcome(
-        checks=judge(case.expect, seen),
+        checks=judge(_expected_recipients_canonical(case.expect), seen),
         reply=seen.reply,
         citations=seen.citations,
         action=action,
@@ -190,6 +190,30 @@ def _recipients(arguments: dict[str, Any]) -> dict[str, list[str]]:
             entries = [value] if isinstance(value, str) else list(value)
             resolved[path] = [canonical_recipient(str(entry)) for entry in entries]
     return resolved
+
+
+def _expected_recipients_canonical(expect: Expect) -> Expect:
+    """``expect`` with each expected recipient as its stored name, as the proposal's are: a
+    case that names "james.taylor@academy.example" is met by a proposal to the contact James
+    Taylor, whose address it is (the message goes to the same place)."""
+    if not expect.arguments:
+        return expect
+    arguments = _canonical_in(expect.arguments)
+    return expect.model_copy(update={"arguments": arguments})
+
+
+def _canonical_in(arguments: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in arguments.items():
+        if isinstance(value, dict):
+            out[key] = _canonical_in(value)
+        elif key in ("to", "audience") and isinstance(value, str):
+            out[key] = canonical_recipient(value)
+        elif key in ("to", "audience") and isinstance(value, list):
+            out[key] = [canonical_recipient(str(entry)) for entry in value]
+        else:
+            out[key] = value
+    return out
 
 
 def canonical_recipient(entry: str) -> str:

@@ -9,7 +9,7 @@ from django.test import override_settings
 from django.utils import timezone
 from langchain_core.messages import AIMessage
 
-from actions.models import Announcement, OutboundMessage, Reminder, ToolPolicy
+from actions.models import Announcement, Contact, OutboundMessage, Reminder, ToolPolicy
 from chat.evals.models import EvalCaseSet, EvalResult, EvalRun
 from chat.evals.services import eval_run_create, eval_run_execute
 from chat.models import AssistantPrompt, Conversation, Message, PendingAction
@@ -123,6 +123,25 @@ def test_an_exchange_of_two_messages_is_judged_on_the_last_turn(
     run = run_set(case_set_of(case), *model_replies)
 
     assert result_of(run, "sms-parents").passed is True
+
+
+def test_a_case_naming_an_address_is_met_by_the_contact_it_belongs_to_and_no_other(
+    in_tenant_a: Tenant,
+) -> None:
+    Contact.objects.create(name="James Taylor", email="james.taylor@academy.example")
+    Contact.objects.create(name="Emma Wilson", email="emma.wilson@parents.example")
+    expect = {"tool": "send_email", "arguments": {"to": ["james.taylor@academy.example"]}}
+    cases = [
+        {"key": f"email-{n}", "message": "email james.taylor@academy.example", "expect": expect}
+        for n in (1, 2)
+    ]
+    to_james = tool_call("send_email", to=["James Taylor"], subject="Rota", body="On duty")
+    to_emma = tool_call("send_email", to=["Emma Wilson"], subject="Rota", body="On duty")
+
+    run = run_set(case_set_of(*cases), to_james, AIMessage("ok"), to_emma, AIMessage("ok"))
+
+    assert result_of(run, "email-1").passed is True
+    assert result_of(run, "email-2").passed is False
 
 
 def test_a_run_uses_the_configured_openai_compatible_endpoint_and_records_its_name(
