@@ -17,6 +17,7 @@ small markdown table from the rows).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, time, timedelta, tzinfo
 from typing import Any, Literal
@@ -120,6 +121,10 @@ _ENTITY_CUES: list[tuple[re.Pattern[str], str, str]] = [
     (re.compile(r"\bcontacts?\b|\bpeople\b|연락처|주소록|명단", re.I), "contacts", ""),
     (re.compile(r"\bgroups?\b|그룹", re.I), "groups", ""),
 ]
+# The directory named in so many words: a question with these is about it whatever it asks.
+_DIRECTORY_NAMED = re.compile(
+    r"\bcontacts?\b|\bgroups?\b|연락처|주소록|그룹|수신\s*거부|opted", re.I
+)
 _OPTED_OUT = re.compile(r"\bopted[- ]?out\b|\bopt[- ]?outs\b|\bunsubscribed\b|수신\s*거부", re.I)
 _COUNT = re.compile(r"\bhow many\b|\bnumber of\b|\bcount\b|\btotal\b|몇|개수|숫자|총", re.I)
 _LIST = re.compile(
@@ -213,8 +218,15 @@ def compile_data_question(text: str, *, now: datetime, tz: tzinfo) -> str | None
     return plan.sql if plan else None
 
 
-def plan_data_question(text: str, *, now: datetime, tz: tzinfo) -> DataQuestion | None:
-    """``compile_data_question`` with the shape of the answer; ``now`` must be aware."""
+def plan_data_question(
+    text: str, *, now: datetime, tz: tzinfo, groups: Sequence[str] | None = None
+) -> DataQuestion | None:
+    """``compile_data_question`` with the shape of the answer; ``now`` must be aware.
+
+    ``groups``, the tenant's group names when known: a question that does not name the
+    directory in its own words ("contacts", "연락처") is about it only when it names one of
+    them. "How many people lived in London?" is a question for the knowledge base, not a
+    count of the contacts in a group called London."""
     text = " ".join(text.replace("\x00", " ").split())
     if not text or len(text) > MAX_QUESTION_CHARS or _NOT_DATA.search(text):
         return None
@@ -243,6 +255,13 @@ def plan_data_question(text: str, *, now: datetime, tz: tzinfo) -> DataQuestion 
         group = members["name"]
     if group:  # "who is in group X" asks for the contacts of X
         entity = _ENTITIES["contacts"]
+    if (
+        groups is not None
+        and entity.key in ("contacts", "groups")
+        and not _DIRECTORY_NAMED.search(text)
+        and not (group and known_group(group, groups))
+    ):
+        return None
     shape = _shape(text, entity, group)
     if shape is None:
         return None
@@ -252,6 +271,18 @@ def plan_data_question(text: str, *, now: datetime, tz: tzinfo) -> DataQuestion 
         where.append("c.opted_out")
     sql = _select(shape, entity, where, group, by_channel=bool(_BY_CHANNEL.search(text)))
     return DataQuestion(sql, shape, entity, bool(_HANGUL.search(text)), group, period)
+
+
+def known_group(name: str, groups: Sequence[str]) -> bool:
+    """Whether ``name`` names one of ``groups`` as ``_group_condition`` would match it."""
+    lowered = [group.lower() for group in groups]
+    if _HANGUL.search(name):
+        parts = [gloss(word) for word in name.split() if gloss(word) != word.lower()]
+    else:
+        parts = _words(name)
+        if any(name.lower() in group for group in lowered):
+            return True
+    return bool(parts) and any(all(part in group for part in parts) for group in lowered)
 
 
 def _entity(text: str) -> tuple[Entity, str] | None:
@@ -374,10 +405,10 @@ def _words(group: str) -> list[str]:
     """The parts a group's name must hold: "parents class b" → "parents", "class b" (a class
     keeps its letter: "b" alone would match any name with a b in it)."""
     out: list[str] = []
-    for word in (w for w in re.findall(r"\w+", group.lower()) if w not in _FILLER):
-        if out and out[-1] == "class":
+    for word in re.findall(r"\w+", group.lower()):
+        if out and out[-1] == "class":  # before the filler: "class a" is not "class" + "a"
             out[-1] = f"class {word}"
-        else:
+        elif word not in _FILLER:
             out.append(word)
     return out
 

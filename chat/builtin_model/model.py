@@ -138,12 +138,14 @@ def _cosines(embedder: Embedder, query: np.ndarray, texts: Sequence[str]) -> lis
     return [float(known[key] @ query) for key in keys]
 
 
-def _data_question(text: str) -> DataQuestion | None:
+def _data_question(text: str, request: RunRequest | None) -> DataQuestion | None:
     """The data question ``text`` compiles to, with "today" and "this week" read in the run's
-    tenant time zone (the deployment's outside a run)."""
+    tenant time zone (the deployment's outside a run) and a group checked against the run's
+    tenant's groups."""
     schema = ensure_config().get("configurable", {}).get("schema")
     zone = tenant_zone(schema_name=schema) if schema else ZoneInfo(settings.TIME_ZONE)
-    return plan_data_question(text, now=clock.now(), tz=zone)
+    groups = request.directory.groups if request is not None else None
+    return plan_data_question(text, now=clock.now(), tz=zone, groups=groups)
 
 
 def _lookup(request: RunRequest | None) -> Lookup | None:
@@ -189,7 +191,7 @@ def _reply_after_tool(messages: Sequence[BaseMessage], tool: ToolMessage) -> str
         lookup = _lookup(run_request(messages))  # the same reading that made the call
         if lookup is not None:
             return lookup_reply(lookup, result)
-        return data_reply(_data_question(_last_question(messages)), result)
+        return data_reply(_data_question(_last_question(messages), run_request(messages)), result)
     return _confirmation(tool, ko=korean(_last_question(messages)))
 
 
@@ -229,15 +231,15 @@ class OfflineChatModel(BaseChatModel):
             understood = None  # a tool this run may not call
         if understood is not None and understood.tool and not understood.question:
             return _tool_call(understood.tool, understood.arguments)
-        data = self._data_question(text)
+        data = self._data_question(text, request)
         # "What SMS did we send today?" reads like an SMS request with no text; a message of a
         # data question's shape is a question about the data, not a request to clarify.
         if understood is not None and understood.question and data is None:
             return AIMessage(understood.question)
         return self._read_call(text, data)
 
-    def _data_question(self, text: str) -> DataQuestion | None:
-        return _data_question(text) if QUERY_DATA_TOOL_NAME in self.tool_names else None
+    def _data_question(self, text: str, request: RunRequest | None) -> DataQuestion | None:
+        return _data_question(text, request) if QUERY_DATA_TOOL_NAME in self.tool_names else None
 
     def _read_call(self, text: str, data: DataQuestion | None) -> AIMessage:
         """A data question (compiled once, by the caller) goes to ``query_data``; anything else

@@ -191,6 +191,29 @@ def test_a_question_it_cannot_compile_falls_back_to_the_knowledge_search(
     assert "querying" not in turn.events.of("status")
 
 
+@pytest.mark.parametrize(
+    "question",
+    ["How many people lived in London in 1900?", "How many ministers are in the German cabinet?"],
+)
+def test_a_count_in_a_place_that_is_no_group_of_the_tenant_is_a_knowledge_question(
+    class_a: ContactGroup, ask: TurnRunner, question: str
+) -> None:
+    turn = ask(question, model=OfflineChatModel())
+
+    assert "contacts" not in reply_of(turn)
+    assert "searching" in turn.events.of("status")
+    assert "querying" not in turn.events.of("status")
+
+
+def test_a_count_in_one_of_the_tenants_groups_is_still_answered_from_the_data(
+    class_a: ContactGroup, ask: TurnRunner
+) -> None:
+    turn = ask("how many people are in class A parents?", model=OfflineChatModel())
+
+    assert "2" in reply_of(turn)
+    assert "querying" in turn.events.of("status")
+
+
 def test_a_question_about_a_contacts_email_is_answered_from_the_contacts_list(
     in_tenant_a: Tenant, ask: TurnRunner
 ) -> None:

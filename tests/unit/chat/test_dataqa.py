@@ -276,3 +276,45 @@ def test_a_korean_count_of_a_kind_of_group_counts_its_contacts() -> None:
 
     assert plan is not None and plan.shape == "count" and plan.entity.key == "contacts"
     assert "class a" in plan.sql
+
+
+ACADEMY_GROUPS = ("Parents - Class A", "Parents - Class B", "Teachers")
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How many people lived in London in 1900?",
+        "How many Huguenots settled in modern-day Canada?",
+        "How many people were killed?",
+        "How many ministers are in the German cabinet?",
+        "서울에 몇 명이 살아요?",
+    ],
+)
+def test_a_count_in_something_that_is_not_one_of_the_groups_is_left_to_the_kb(
+    question: str,
+) -> None:
+    assert plan_data_question(question, now=NOW, tz=SEOUL, groups=ACADEMY_GROUPS) is None
+
+
+@pytest.mark.parametrize(
+    ("question", "group"),
+    [
+        ("how many people are in class B parents?", "class B parents"),
+        ("how many people are in class A parents?", "class A parents"),  # "a" is not filler
+        ("How many are in Teachers?", "Teachers"),
+        ("A반 학부모 몇 명이야?", "A반 학부모"),
+    ],
+)
+def test_a_count_in_one_of_the_groups_is_still_a_data_question(question: str, group: str) -> None:
+    plan = plan_data_question(question, now=NOW, tz=SEOUL, groups=ACADEMY_GROUPS)
+
+    assert plan is not None and plan.group == group
+
+
+def test_a_question_naming_contacts_is_about_them_even_in_a_group_nobody_has() -> None:
+    plan = plan_data_question(
+        "how many contacts are in the chess club?", now=NOW, tz=SEOUL, groups=ACADEMY_GROUPS
+    )
+
+    assert plan is not None and plan.shape == "count"
