@@ -310,7 +310,15 @@ _MISSING_EN: tuple[tuple[Missing, re.Pattern[str]], ...] = (
             r"\b(?:change|edit) (?:the |my |our )?(?:settings|policy settings|approvers?)\b"
         ),
     ),
-    ("translate", re.compile(r"\btranslat\w*\b")),
+    # A request to translate; "who translated this version of the scriptures?" asks a fact.
+    (
+        "translate",
+        re.compile(
+            rf"{_POLITE_EN}translate\b|\b(?:can|could|would|will) you (?:please )?translate\b|"
+            r"\b(?:a|the) translation (?:of|for) (?:this|that|the attached|my|our)\b|"
+            r"\btranslate (?:this|that|it|them|the attached|my|our)\b"
+        ),
+    ),
     ("print", re.compile(rf"{_POLITE_EN}print\b|\bprint(?:ed)? (?:out|off)\b")),
 )
 _MISSING_KO: tuple[tuple[Missing, re.Pattern[str]], ...] = (

@@ -127,22 +127,30 @@ _KO_CHANNEL = (
     r"(?:문자|메시지|메세지|카톡|텔레그램|이메일|메일"
     r"|(?:전체\s*)?공지(?:사항)?|알림|리마인더|리마인드)"
 )
+# "… 올라가게 예약해 둬": so that it goes out; the request's, not the message's.
+_KO_SO_THAT = r"(?:(?:올라가|나가|발송되|게시되|전달되|보내지|뜨)게\s*)?"
 # "문자 하나", "메일 한 통": how many, not what to say.
 _KO_COUNTER = r"(?:하나|한\s*(?:통|개|건|줄|편))만?"
 # The verb may be followed by "…도록 해줘"; a channel noun may itself be the verb ("문자해줘",
 # "공지해줘", "알림 설정해줘") or end a clipped request ("… 문자 좀").
 _KO_TAIL = re.compile(
-    rf"\s*(?:(?:{_KO_CHANNEL}\s*(?:를|을|로|으로)?\s*)*(?:{_KO_COUNTER}\s*)?(?:좀\s*)?"
+    rf"\s*(?:(?:{_KO_CHANNEL}\s*(?:를|을|로|으로)?\s*)*(?:{_KO_COUNTER}\s*)?{_KO_SO_THAT}(?:좀\s*)?"
     r"(?:보내|전해|전달해|전달|알려|남겨|써|올려|넣어|게시해|게시하|등록해|리마인드\s*해|예약해|돌려|부탁"
-    r"|설정해|걸어|(?:올리|알리|전하)(?=십시오|세요|시오|시겠))"
+    r"|설정해|걸어|(?:올리|알리|전하)(?=십시오|세요|시오|시겠)"
+    r"|(?:(?<=고)|(?<=고\s)|(?<=고\s좀\s)|(?<=고\s좀))해)"  # "…받았다고 (좀) 해줘": say that
     r"\S*(?:\s+해\S*)?"
-    rf"|{_KO_CHANNEL}\s*(?:좀\s*)?(?:해\S*|부탁\S*)?)(?:\s+(?:줘|주세요|줄래|줄래요|주실래요)\S*)?"
+    rf"|{_KO_CHANNEL}\s*(?:좀\s*)?(?:해\S*|부탁\S*)?)"
+    r"(?:\s+(?:줘|주세요|줄래|줄래요|주실래요|둬|두세요|둬요|놔|놔줘|놔요)\S*)?"
     r"\s*[.!?~]*\s*$"
 )
 # "텔레그램으로 …" at the start of the message part names the channel, not the message.
 _KO_CHANNEL_LEAD = re.compile(rf"^{_KO_CHANNEL}\s*(?:으로|로)\s+")
 _KO_CHANNEL_VIA = re.compile(rf"\s(?:단체|전체)?{_KO_CHANNEL}\s*(?:으로|로)\s+")
 _KO_QUOTE_END = re.compile(r"(?:이라고|라고|다고|자고|냐고|하고)(?:요)?\s*[.!~]*\s*$")
+_KO_THE_FACT = re.compile(r"(다|라|자|냐)는\s*(?:거|것|내용|얘기|말)\s*$")
+_KO_CLOCK = re.compile(r"\d\s*시|[한두세네]\s*시|(?:오전|오후|아침|저녁|밤)")
+_KO_ME = re.compile(r"(?:나|저|내|제)(?:에게|한테|게)")
+_KO_QUOTE_MID = re.compile(r"(?:이라고|라고|다고|자고|냐고|하고)(?:요)?(?=\s|$)")
 _KO_LEADING_TIME = re.compile(
     r"^(?:(?:오늘|내일|낼|모레|다음\s*주|이번\s*주|[월화수목금토일]요일|\d+\s*월\s*\d+\s*일|오전|오후|아침|"
     r"저녁|밤|\d{1,2}\s*시(?:\s*\d{1,2}\s*분|\s*반)?|\d+\s*(?:분|시간|일)\s*(?:후|뒤))(?:에)?\s*)+"
@@ -214,6 +222,21 @@ def _korean_message(rest: str) -> str:
         return label["q"].strip()
     rest = rest[label.end() :] if label else rest
     return korean_direct(_KO_SAY_IT.sub("", rest))
+
+
+def answered_text(answer: str, *, ko: bool) -> str:
+    """The message in the answer to "what should it say?": "내용은 …다고" → "…습니다",
+    "say the bus is late" → "The bus is late"."""
+    if ko:
+        return _korean_message(answer.strip()) or answer.strip()
+    return tidy(_ANSWER_LEAD.sub("", answer.strip(), count=1)) or tidy(answer)
+
+
+_ANSWER_LEAD = re.compile(
+    r"^(?:(?:it|that)\s+(?:should|can|could)\s+say|just\s+say|say|tell\s+(?:him|her|them)"
+    r"(?:\s+that)?|(?:the\s+)?(?:message|text|body)\s*(?::|is|should be))\s*:?\s+",
+    re.IGNORECASE,
+)
 
 
 def _a_message(rest: str) -> bool:
@@ -348,12 +371,14 @@ def _korean(text: str) -> Split | None:
         head = f"{topic['channel']} {topic['rest']} {verb}"
         return Split(head.strip(), reported) if reported else None
     recipients = list(_KO_RECIPIENT.finditer(clause))
-    after_quote = [r for r in recipients if _KO_QUOTE_END.search(clause[: r.start()].strip())]
-    if after_quote:  # "…하라고 나한테 알려줘": the recipient follows the quoted clause
-        who = after_quote[-1]
-        body = clause[: who.start()].strip()
+    quoted = [(r, end) for r in recipients if (end := _quote_end_before(clause, r)) is not None]
+    if quoted:  # "…하라고 나한테 알려줘", "…휴강이라고 민지 어머님께": who follows the quote
+        who, end = quoted[-1]
+        body = clause[:end].strip()
         when = _KO_LEADING_TIME.match(body)
-        head = f"{when.group(0) if when else ''} {who.group(0)}".strip()
+        if when and not (_KO_CLOCK.search(when.group(0)) or _KO_ME.match(who.group(0))):
+            when = None  # "내일 휴강이라고 민지 어머님께": the day is what the message says
+        head = f"{when.group(0) if when else ''} {clause[end : who.end()].strip()}".strip()
         body = body[when.end() :] if when else body
     elif audience := _KO_AUDIENCE.match(clause):  # "B반 학부모님들 대상으로 …" (announcements)
         body, head = clause[audience.end() :].strip(), audience.group(0).strip()
@@ -373,10 +398,19 @@ def _korean(text: str) -> Split | None:
     return Split(f"{head} {verb}".strip(), reported) if reported else None
 
 
+def _quote_end_before(clause: str, who: re.Match[str]) -> int | None:
+    """Where the reported message ends when it comes right before the recipient, a name of at
+    most two words in between ("…휴강이라고 민지 어머님께"), else None."""
+    ends = list(_KO_QUOTE_MID.finditer(clause, 0, who.start()))
+    if not ends or len(clause[ends[-1].end() : who.start()].split()) > 2:
+        return None
+    return ends[-1].end()
+
+
 def korean_direct(clause: str) -> str:
     """Korean reported speech as the direct, polite message: "…옮겨졌다고" → "…옮겨졌습니다",
     "…전화하라고" → "…전화하세요", "…휴교라고" → "…휴교입니다", "…왔냐고" → "…왔나요?"."""
-    clause = clause.strip()
+    clause = _KO_THE_FACT.sub(r"\1고", clause.strip())  # "…마감됐다는 거" says "…마감됐다고"
     quote = _KO_QUOTE_END.search(clause)
     if quote is None:
         return clause

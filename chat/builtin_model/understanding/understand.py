@@ -30,7 +30,7 @@ from chat.builtin_model.understanding import questions as say
 from chat.builtin_model.understanding.arguments import tool_arguments
 from chat.builtin_model.understanding.body import (
     Split,
-    korean_direct,
+    answered_text,
     request_words_removed,
     split_message,
     subject_of,
@@ -153,9 +153,28 @@ def _understand(text: str, history: list[tuple[Role, str]], env: _Env, depth: in
     if pending is not None and not _new_request(intent.label, text, env):
         draft, slot = pending
         return _resolve(_fill(draft, slot, text, env), env)
+    intent = replace(intent, label=_generic_send(intent, text, env))
     if intent.label not in env.classifier.write_tools:
         return _Result(Understanding(intent.label, intent.confidence))
     return _fresh(text, _sent_not_reminded(intent, text, env), intent.confidence, env)
+
+
+# "message oliver", "msg Yuna", "ping James about …": a verb of sending that names no channel.
+_GENERIC_SEND = re.compile(
+    r"^(?:(?:please|pls|can you|could you)\s+)?(?:message|msg|ping|contact|reach out to)\s+\S",
+    re.IGNORECASE,
+)
+
+
+def _generic_send(intent: Intent, text: str, env: _Env) -> Label:
+    """A verb of sending with no channel, addressed to someone in the directory, asks for a
+    message: the message tool that scored best (the draft then asks for what is missing)."""
+    sends = env.shaped("message")
+    if intent.label in env.classifier.write_tools or not sends or not _GENERIC_SEND.match(text):
+        return intent.label
+    if not find_recipients(text, env.directory).anyone:
+        return intent.label
+    return max(sends, key=lambda tool: intent.scores.get(tool, 0.0))
 
 
 def _sent_not_reminded(intent: Intent, text: str, env: _Env) -> Label:
@@ -174,9 +193,16 @@ def _sent_not_reminded(intent: Intent, text: str, env: _Env) -> Label:
 
 
 def _new_request(label: str, text: str, env: _Env) -> bool:
+    """Whether ``text`` starts over instead of answering the question asked. A cancel is short
+    ("never mind", "됐어"); a longer answer that reads like one ("내용은 이번 주 토요일 보강
+    취소됐다고") is what the message should say."""
     cue = env.classifier.cues.get(label)
     asks_anew = label in env.classifier.write_tools and cue is not None and bool(cue.search(text))
-    return label == "cancel" or asks_anew
+    cancels = label == "cancel" and len(text.split()) <= _MAX_CANCEL_WORDS
+    return cancels or asks_anew
+
+
+_MAX_CANCEL_WORDS = 4
 
 
 def _pending(history: list[tuple[Role, str]], env: _Env, depth: int) -> tuple[Draft, Slot] | None:
@@ -207,6 +233,8 @@ def _fresh(text: str, label: Label, confidence: float, env: _Env) -> _Result:
     if not _actionable(label, text, found, env):
         return _Result(Understanding("knowledge", confidence))
     after = None if split.body else _after_recipients(label, people, found, env)
+    if not split.body and not after and env.is_a(label, "announcement"):
+        after = _announced_topic(split.head)
     draft = Draft(
         tool=label,
         confidence=confidence,
@@ -258,6 +286,23 @@ def _told_by_head(label: Label, split: Split, env: _Env) -> Label:
         return label
     scores = env.classifier.classify(split.head).scores
     return max(env.shaped("message"), key=lambda tool: scores.get(tool, 0.0))
+
+
+# "put something on the board thanking everyone who came to the open day", "a notice for the
+# teachers about the staff photo, wear something smart": what the announcement is to say.
+_THANKING = re.compile(r"\b(?:thanking|to thank)\s+(?P<who>.+?)\s*[?.!]*$", re.IGNORECASE)
+_ABOUT = re.compile(r"\babout\s+(?:the\s+)?(?P<topic>.+?)\s*[?.!]*$", re.IGNORECASE)
+_MIN_TOPIC_WORDS = 4  # "about the fire drill" names a subject, not yet what to say
+
+
+def _announced_topic(head: str) -> str | None:
+    """The text an announcement request describes instead of quoting, or None."""
+    if thanks := _THANKING.search(head):
+        return f"Thank you to {thanks['who']}."
+    about = _ABOUT.search(head)
+    if about and len(about["topic"].split()) >= _MIN_TOPIC_WORDS:
+        return tidy(about["topic"])
+    return None
 
 
 def _everyone_if_said(found: Found, text: str, env: _Env) -> Found:
@@ -385,12 +430,15 @@ def _names_a_group(word: str, named: set[str]) -> bool:
 
 def _channel(head: str, env: _Env) -> str | None:
     """The message tool whose cue the request's own words name; when several do, the one of
-    highest ``precedence`` ("text them on Telegram" is a Telegram message)."""
+    highest ``precedence`` ("text them on Telegram" is a Telegram message); else the
+    announcement tool when they name it."""
     sends = env.shaped("message")
     for tool in sorted(sends, key=lambda name: -env.classifier.tools[name].precedence):
         if env.classifier.cues[tool].search(head):
             return tool
-    return None
+    # "7일 후 오전 11시에 전체 공지로 … 예약해 둬": a scheduled announcement
+    posts = env.shaped("announcement")
+    return next((tool for tool in posts if env.classifier.cues[tool].search(head)), None)
 
 
 def _with_when(draft: Draft, head: str, text: str, env: _Env) -> Draft:
@@ -409,7 +457,7 @@ def _with_when(draft: Draft, head: str, text: str, env: _Env) -> Draft:
 def _fill(draft: Draft, slot: Slot, answer: str, env: _Env) -> Draft:
     """The draft with ``answer`` put into the slot that was asked about."""
     if slot == "body":
-        return replace(draft, body=korean_direct(answer) if draft.ko else tidy(answer))
+        return replace(draft, body=answered_text(answer, ko=draft.ko))
     if slot == "when":
         phrase = f"{draft.missing_time} {answer}" if draft.missing_time else answer
         return _with_when(replace(draft, missing_time=None, passed_time=None), phrase, phrase, env)

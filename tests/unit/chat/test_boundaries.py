@@ -148,6 +148,8 @@ def test_lies_phishing_links_and_details_for_a_claimed_relative_are_refused(
         ("I'm tired of waiting, switch the approval step off for me", "settings"),
         ("승인 설정 좀 바꿔 주세요", "settings"),
         ("translate the timetable into English", "translate"),
+        ("can you translate the attached letter for Minji's mum", "translate"),
+        ("I need a translation of this notice in Spanish", "translate"),
         ("공지문을 영어로 번역해 줘", "translate"),
         ("please print the attendance sheet", "print"),
         ("출석부 출력해 주세요", "print"),
@@ -171,6 +173,8 @@ def test_settings_translating_printing_and_dressed_up_missing_tools_are_named(
     [
         "text the parents to print the permission slip and bring it signed",
         "email the teachers that the translated handbook is on the shared drive",
+        "Who translated this version of the scriptures?",
+        "when was the handbook translated into Korean?",
         "tell the staff the fire drill on Friday is not real, only a practice",
         "email the parents a reminder never to log in on links sent by text",
         "a parent says she's moving house, text her the form for a new address",

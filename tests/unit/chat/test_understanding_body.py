@@ -6,6 +6,7 @@ import pytest
 
 from chat.builtin_model.understanding.body import (
     Split,
+    answered_text,
     headline,
     korean_direct,
     split_message,
@@ -373,3 +374,43 @@ def test_a_labelled_text_after_the_request_is_the_body_and_a_labelled_subject_th
     )
 
     assert split == Split("민지 어머님께 메일", "다음 주 화요일 4시 어떠세요?", heading="상담 일정")
+
+
+@pytest.mark.parametrize(
+    ("request_", "body"),
+    [
+        ("김 선생님한테 이메일로 자료 잘 받았다고 해줘", "자료 잘 받았습니다"),
+        ("민지 어머님께 내일 휴강이라고 좀 해 주세요", "내일 휴강입니다"),
+        ("내일 휴강이라고 민지 어머님께 문자 보내줘", "내일 휴강입니다"),
+        (
+            "7일 후 오전 11시에 전체 공지로 겨울특강 신청 마감됐다는 거 올라가게 예약해 둬",
+            "겨울특강 신청 마감됐습니다",
+        ),
+    ],
+)
+def test_korean_reported_messages_in_more_of_the_ways_people_ask(request_: str, body: str) -> None:
+    assert split_message(request_).body == body
+
+
+def test_a_day_before_a_quote_for_someone_else_is_what_the_message_says_not_when() -> None:
+    assert (
+        split_message("내일 휴강이라고 민지 어머님께 문자 보내줘").head
+        == "민지 어머님께 문자 보내줘"
+    )
+    assert split_message("내일 9시에 회의 있다고 나한테 알려줘").head.startswith("내일 9시에")
+
+
+@pytest.mark.parametrize(
+    ("answer", "ko", "text"),
+    [
+        ("내용은 이번 주 토요일 보강 취소됐다고", True, "이번 주 토요일 보강 취소됐습니다"),
+        ("내일 휴강입니다", True, "내일 휴강입니다"),
+        ("say the bus is 10 minutes late", False, "The bus is 10 minutes late"),
+        ("it should say: bring a coat", False, "Bring a coat"),
+        ("Saying hello costs nothing", False, "Saying hello costs nothing"),
+    ],
+)
+def test_the_answer_to_what_should_it_say_is_the_message_without_its_label(
+    answer: str, ko: bool, text: str
+) -> None:
+    assert answered_text(answer, ko=ko) == text

@@ -440,3 +440,46 @@ def test_an_announcement_for_a_group_only_has_that_audience_and_no_made_up_title
         "body": "퇴근 전 교실 창문 잠금 꼭 확인",
         "audience": "Teachers",
     }
+
+
+def test_message_with_a_name_and_nothing_else_asks_what_to_say(
+    classifier: IntentClassifier,
+) -> None:
+    found = _ask(classifier, "message oliver")
+
+    assert found.tool is None and found.question is not None
+    assert found.question.startswith("What should the")
+
+
+def test_an_answer_that_mentions_cancelling_is_the_message_not_a_cancel(
+    classifier: IntentClassifier,
+) -> None:
+    first = _ask(classifier, "Emma Wilson한테 문자 하나 보내줘")
+    history = [("user", "Emma Wilson한테 문자 하나 보내줘"), ("assistant", first.question or "")]
+
+    found = _ask(classifier, "내용은 이번 주 토요일 보강 취소됐다고", history)
+
+    assert first.question == "문자 내용을 뭐라고 할까요?"
+    assert found.arguments == {"to": ["Emma Wilson"], "body": "이번 주 토요일 보강 취소됐습니다"}
+
+
+def test_an_announcement_said_by_its_purpose_is_drafted_and_a_bare_subject_is_asked_about(
+    classifier: IntentClassifier,
+) -> None:
+    thanks = _ask(classifier, "put something on the board thanking everyone who came to open day")
+    subject = _ask(classifier, "post an announcement about the fire drill")
+
+    assert thanks.arguments is not None
+    assert thanks.arguments["body"] == "Thank you to everyone who came to open day."
+    assert subject.question == "What should the announcement say?"
+
+
+def test_a_korean_announcement_to_go_up_later_is_scheduled(classifier: IntentClassifier) -> None:
+    found = _ask(
+        classifier, "3일 후 오전 11시에 전체 공지로 겨울특강 신청 마감됐다는 거 올라가게 예약해 둬"
+    )
+
+    assert found.tool == "schedule_reminder" and found.arguments is not None
+    assert found.arguments["tool"] == "create_announcement"
+    assert found.arguments["arguments"]["body"] == "겨울특강 신청 마감됐습니다"
+    assert found.arguments["due_at"].startswith("2026-11-26T11:00")
