@@ -20,6 +20,7 @@ _KO_SINGLE_QUOTED = re.compile(r"(?<!\w)'(?P<body>[^']*[가-힣][^']*)'(?!\w)")
 _COLON = re.compile(r"(?<!\d)[:：]\s*")  # noqa: RUF001 (the full-width colon Korean IMEs type)
 _SAYING = re.compile(
     r"\s*\b(?:saying|that says|which says|with the (?:text|message)|with text|and say|to say|"
+    r"just say|(?<=[.?!]\s)say|"  # "Can you text Emma? Just say the trip is off."
     r"telling (?:him|her|them)(?: that)?|(?:,\s*|and )?tell (?:him|her|them)(?: that)?|"
     r"reminding (?:him|her|them)(?: that| about| to)?|"
     r"(?:to )?(?:let|letting) (?:him|her|them) know(?: that)?|"
@@ -140,13 +141,15 @@ _KO_TAIL = re.compile(
     r"|(?:(?<=고)|(?<=고\s)|(?<=고\s좀\s)|(?<=고\s좀))해)"  # "…받았다고 (좀) 해줘": say that
     r"\S*(?:\s+해\S*)?"
     rf"|{_KO_CHANNEL}\s*(?:좀\s*)?(?:해\S*|부탁\S*)?)"
-    r"(?:\s+(?:줘|주세요|줄래|줄래요|주실래요|둬|두세요|둬요|놔|놔줘|놔요)\S*)?"
+    r"(?:\s+(?:줘|주세요|줄래|줄래요|주실래요|둬|두세요|둬요|놔|놔줘|놔요)\S*"
+    r"|\s+주시면\s+(?:감사|좋)\S*(?:\s+\S+)?)?"  # "전해 주시면 감사하겠습니다"
     r"\s*[.!?~]*\s*$"
 )
 # "텔레그램으로 …" at the start of the message part names the channel, not the message.
-_KO_CHANNEL_LEAD = re.compile(rf"^{_KO_CHANNEL}\s*(?:으로|로)\s+")
+_KO_CHANNEL_LEAD = re.compile(rf"^(?:{_KO_CHANNEL}|그쪽|그걸|그것|거기)\s*(?:으로|로)\s+")
 _KO_CHANNEL_VIA = re.compile(rf"\s(?:단체|전체)?{_KO_CHANNEL}\s*(?:으로|로)\s+")
 _KO_QUOTE_END = re.compile(r"(?:이라고|라고|다고|자고|냐고|하고)(?:요)?\s*[.!~]*\s*$")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _KO_THE_FACT = re.compile(r"(다|라|자|냐)는\s*(?:거|것|내용|얘기|말)\s*$")
 _KO_CLOCK = re.compile(r"\d\s*시|[한두세네]\s*시|(?:오전|오후|아침|저녁|밤)")
 _KO_ME = re.compile(r"(?:나|저|내|제)(?:에게|한테|게)")
@@ -296,6 +299,10 @@ def _after_colon(text: str) -> Split | None:
     head, rest = text[: match.start()].strip(), text[match.end() :]
     if _PREAMBLE.match(head) and _REQUEST_START.match(rest):
         return split_message(rest)  # "Quick one: text Emma that …": the request follows
+    if _PREAMBLE.match(head) and not _CHANNEL_WORD.search(head):
+        after = split_message(rest)  # "Next thing: Oliver asked … Just say …"
+        if after.body:
+            return Split(f"{head}: {after.head}", after.body, after.heading)
     return Split(head, _direct(tidy(rest)))
 
 
@@ -358,6 +365,17 @@ def _korean(text: str) -> Split | None:
     if tail is None:
         return None
     clause, verb = text[: tail.start()].strip(), text[tail.start() :].strip()
+    *context, last = _SENTENCE_END.split(clause)
+    if context and _KO_QUOTE_END.search(last):
+        # "올리버 아버님이 … 편하다고 하셨거든요. 그쪽으로 … 바뀐다고 전해 주시면 …": the
+        # sentences before the one that asks explain it; the message is in the last one.
+        split = _korean_clause(last, verb)
+        return Split(f"{' '.join(context)} {split.head}", split.body) if split else None
+    return _korean_clause(clause, verb)
+
+
+def _korean_clause(clause: str, verb: str) -> Split | None:
+    """``_korean`` for the clause before the closing ``verb``."""
     topic = _KO_TOPIC_FIRST.match(clause)
     if (
         topic

@@ -281,7 +281,8 @@ def _told_by_head(label: Label, split: Split, env: _Env) -> Label:
         return label
     named = _channel(split.head, env)
     if named is not None:
-        return label if env.classifier.cues[label].search(split.head) else cast(Label, named)
+        preferred = env.classifier.cues[label].search(_RATHER_THAN.sub(" ", split.head))
+        return label if preferred else cast(Label, named)
     if not env.is_a(label, "message") or not env.classifier.cues[label].search(split.body):
         return label
     scores = env.classifier.classify(split.head).scores
@@ -428,10 +429,17 @@ def _names_a_group(word: str, named: set[str]) -> bool:
     return glossed != word.lower() and set(glossed.split()) <= named
 
 
+# A channel named only to be passed over: "문자보다 텔레그램이", "by telegram rather than text".
+_RATHER_THAN = re.compile(
+    r"\S+보다(?=\s|$)|\b(?:rather than|instead of|not by|not (?:a|an))\s+\S+", re.IGNORECASE
+)
+
+
 def _channel(head: str, env: _Env) -> str | None:
     """The message tool whose cue the request's own words name; when several do, the one of
     highest ``precedence`` ("text them on Telegram" is a Telegram message); else the
     announcement tool when they name it."""
+    head = _RATHER_THAN.sub(" ", head)  # "문자보다 텔레그램이 편하다고": not the SMS
     sends = env.shaped("message")
     for tool in sorted(sends, key=lambda name: -env.classifier.tools[name].precedence):
         if env.classifier.cues[tool].search(head):

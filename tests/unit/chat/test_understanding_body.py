@@ -414,3 +414,28 @@ def test_the_answer_to_what_should_it_say_is_the_message_without_its_label(
     answer: str, ko: bool, text: str
 ) -> None:
     assert answered_text(answer, ko=ko) == text
+
+
+def test_a_message_after_just_say_is_the_body() -> None:
+    split = split_message("Can you text Emma Wilson? Just say the trip is cancelled.")
+
+    assert (split.head, split.body) == ("Can you text Emma Wilson?", "The trip is cancelled.")
+
+
+def test_a_short_preamble_before_a_colon_is_not_the_recipient_of_what_follows() -> None:
+    split = split_message(
+        "Next thing: Oliver asked to be reminded. Could you text him? Just say it starts at 7."
+    )
+
+    assert split.body == "It starts at 7."
+    assert split.head.startswith("Next thing: Oliver asked")
+
+
+def test_the_korean_message_is_in_the_last_sentence_after_one_that_explains() -> None:
+    split = split_message(
+        "올리버 아버님이 텔레그램이 편하다고 하셨거든요. 그쪽으로 다음 달부터 수업이 월수로 "
+        "바뀐다고 전해 주시면 감사하겠습니다"
+    )
+
+    assert split.body == "다음 달부터 수업이 월수로 바뀝니다"
+    assert "편하다고 하셨거든요" in split.head

@@ -483,3 +483,15 @@ def test_a_korean_announcement_to_go_up_later_is_scheduled(classifier: IntentCla
     assert found.arguments["tool"] == "create_announcement"
     assert found.arguments["arguments"]["body"] == "겨울특강 신청 마감됐습니다"
     assert found.arguments["due_at"].startswith("2026-11-26T11:00")
+
+
+def test_a_channel_named_only_to_be_passed_over_is_not_the_one_used(
+    classifier: IntentClassifier,
+) -> None:
+    korean = _ask(
+        classifier,
+        "Emma Wilson한테 문자보다 이메일이 편하다고 하셨어요. 그쪽으로 내일 휴강이라고 전해 주세요",
+    )
+    english = _ask(classifier, "text Emma Wilson rather than email: the trip is on")
+
+    assert (korean.tool, english.tool) == ("send_email", "send_sms")
