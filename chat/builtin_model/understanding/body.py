@@ -137,12 +137,14 @@ _KO_COUNTER = r"(?:하나|한\s*(?:통|개|건|줄|편))만?"
 _KO_TAIL = re.compile(
     rf"\s*(?:(?:{_KO_CHANNEL}\s*(?:를|을|로|으로)?\s*)*(?:{_KO_COUNTER}\s*)?{_KO_SO_THAT}(?:좀\s*)?"
     r"(?:보내|전해|전달해|전달|알려|남겨|써|올려|넣어|게시해|게시하|등록해|리마인드\s*해|예약해|돌려|부탁"
+    r"|물어봐|여쭤봐|여쭤|보낼|올릴|전할"
     r"|설정해|걸어|(?:올리|알리|전하)(?=십시오|세요|시오|시겠)"
     r"|(?:(?<=고)|(?<=고\s)|(?<=고\s좀\s)|(?<=고\s좀))해)"  # "…받았다고 (좀) 해줘": say that
     r"\S*(?:\s+해\S*)?"
     rf"|{_KO_CHANNEL}\s*(?:좀\s*)?(?:해\S*|부탁\S*)?)"
     r"(?:\s+(?:줘|주세요|줄래|줄래요|주실래요|둬|두세요|둬요|놔|놔줘|놔요)\S*"
-    r"|\s+주시면\s+(?:감사|좋)\S*(?:\s+\S+)?)?"  # "전해 주시면 감사하겠습니다"
+    r"|\s+주시면\s+(?:감사|좋)\S*(?:\s+\S+)?"  # "전해 주시면 감사하겠습니다"
+    r"|\s+수\s*있\S*)?"  # "보내줄 수 있어요?"
     r"\s*[.!?~]*\s*$"
 )
 # "텔레그램으로 …" at the start of the message part names the channel, not the message.
@@ -150,6 +152,7 @@ _KO_CHANNEL_LEAD = re.compile(rf"^(?:{_KO_CHANNEL}|그쪽|그걸|그것|거기)\
 _KO_CHANNEL_VIA = re.compile(rf"\s(?:단체|전체)?{_KO_CHANNEL}\s*(?:으로|로)\s+")
 _KO_QUOTE_END = re.compile(r"(?:이라고|라고|다고|자고|냐고|하고)(?:요)?\s*[.!~]*\s*$")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_KO_ASKED_WHETHER = re.compile(r"(?:는지|인지)(?=\s*$)")
 _KO_THE_FACT = re.compile(r"(다|라|자|냐)는\s*(?:거|것|내용|얘기|말)\s*$")
 _KO_CLOCK = re.compile(r"\d\s*시|[한두세네]\s*시|(?:오전|오후|아침|저녁|밤)")
 _KO_ME = re.compile(r"(?:나|저|내|제)(?:에게|한테|게)")
@@ -429,6 +432,9 @@ def korean_direct(clause: str) -> str:
     """Korean reported speech as the direct, polite message: "…옮겨졌다고" → "…옮겨졌습니다",
     "…전화하라고" → "…전화하세요", "…휴교라고" → "…휴교입니다", "…왔냐고" → "…왔나요?"."""
     clause = _KO_THE_FACT.sub(r"\1고", clause.strip())  # "…마감됐다는 거" says "…마감됐다고"
+    asked = _KO_ASKED_WHETHER.search(clause)  # "언제 오시는지 여쭤봐" asks "언제 오시나요?"
+    if asked:
+        return clause[: asked.start()] + ("인가요?" if asked.group(0) == "인지" else "나요?")
     quote = _KO_QUOTE_END.search(clause)
     if quote is None:
         return clause

@@ -226,7 +226,8 @@ def _fresh(text: str, label: Label, confidence: float, env: _Env) -> _Result:
     # A labelled, quoted subject counts for any e-mail, a scheduled one too.
     asks_subject = words is not None and words.subject
     subject = split.heading or (subject_of(split.head) if asks_subject else None)
-    people = re.split(r"\s+(?:about|subject|titled)\b", split.head, flags=re.IGNORECASE)[0]
+    suggested = _SUGGESTION.sub("", split.head)  # "How about texting Emma …"
+    people = re.split(r"\s+(?:about|subject|titled)\b", suggested, flags=re.IGNORECASE)[0]
     found = find_recipients(people, env.directory)
     if env.is_a(label, "announcement"):
         found = _everyone_if_said(found, text, env)
@@ -374,12 +375,42 @@ def _actionable(label: str, text: str, found: Found, env: _Env) -> bool:
     """An action needs a sign of one: its cue word, a verb of sending, or a known recipient in
     a message that is not a question ("Who is in the Teachers group?" names a group but asks
     about data); otherwise it goes to the knowledge base."""
+    if asks_about(text):
+        return False
     cue = env.classifier.cues.get(label)
     named = found.anyone and not text.rstrip().endswith(("?", "？"))  # noqa: RUF001
     verbs = [m.group(0).lower() for m in _ACTION_WORDS.finditer(text)]
     # "급식 메뉴 좀 알려줘" / "tell me the opening hours" asks the assistant, not someone else.
     sends = [v for v in verbs if v not in {"알려", "tell"}] or (verbs and found.anyone)
     return bool((cue and cue.search(text)) or sends or named)
+
+
+_SUGGESTION = re.compile(r"^\W*(?:how|what)\s+about\s+", re.IGNORECASE)
+# "Who invented the telegram?", "세종대왕이 새 문자를 만든 해는 언제인가요?", "공지사항은 보통 누가
+# 써요?": a question about something that names a channel is not a request to use it.
+_WH_EN = re.compile(
+    r"^\W*(?:so\s+|and\s+|but\s+|ok\s+)?(?:what|who|whom|whose|when|where|which|why|how)\b"
+    r"(?!\s+about\b)(?!\s+(?:do|can|could|should)\s+i\s+(?:send|text|email|message|tell)\b)",
+    re.IGNORECASE,
+)
+_WH_KO = re.compile(r"언제|누가|누구|무엇|무슨|뭐|뭘|어디|어떤|어떻게|몇|왜|얼마")
+_KO_ASKING = re.compile(r"(?:\?|？|요|까|니|냐|나|죠|지|야)\s*[.!~]*\s*$")  # noqa: RUF001
+# … unless it asks the assistant to do it: "can you …", "…보내줄래요?", "…부탁해요", or to ask
+# someone else a question ("몇 시에 끝나는지 물어봐요").
+_ASKED_OF_YOU = re.compile(
+    r"\b(?:can|could|would|will)\s+you\b|\bplease\b|\bpls\b"
+    r"|줘|주세요|줄래|주실|주시|주십|부탁|드려|해\s*줄|할\s*수\s*있|보낼\s*수|는지|인지|냐고",
+    re.IGNORECASE,
+)
+
+
+def asks_about(text: str) -> bool:
+    """Whether ``text`` is a question about something rather than a request to act."""
+    if _ASKED_OF_YOU.search(text):
+        return False
+    if _WH_EN.match(text) and text.rstrip().endswith(("?", "？")):  # noqa: RUF001
+        return True
+    return bool(_WH_KO.search(text) and _KO_ASKING.search(text) and re.search(r"[가-힣]", text))
 
 
 def _named(head: str) -> list[str]:

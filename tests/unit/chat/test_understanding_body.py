@@ -439,3 +439,9 @@ def test_the_korean_message_is_in_the_last_sentence_after_one_that_explains() ->
 
     assert split.body == "다음 달부터 수업이 월수로 바뀝니다"
     assert "편하다고 하셨거든요" in split.head
+
+
+def test_a_question_to_pass_on_becomes_the_direct_question() -> None:
+    split = split_message("올리버한테 언제 오시는지 텔레그램으로 여쭤봐")
+
+    assert split.body == "언제 오시나요?"

@@ -5,6 +5,8 @@ from __future__ import annotations
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
+import pytest
+
 from chat.builtin_model.understanding import (
     ContactEntry,
     Directory,
@@ -495,3 +497,42 @@ def test_a_channel_named_only_to_be_passed_over_is_not_the_one_used(
     english = _ask(classifier, "text Emma Wilson rather than email: the trip is on")
 
     assert (korean.tool, english.tool) == ("send_email", "send_sms")
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Who invented the telegram?",
+        "What does the announcement of 1905 say about taxes?",
+        "세종대왕이 새 문자를 만든 해는 언제인가요?",
+        "지진 경보 알림은 어떤 기준으로 발송되나요?",
+        "공지사항은 보통 누가 써요?",
+        "이메일 비밀번호 바꾸려면 어떻게 해요?",
+    ],
+)
+def test_a_question_about_something_that_names_a_channel_is_not_a_request(
+    classifier: IntentClassifier, question: str
+) -> None:
+    found = _ask(classifier, question)
+
+    assert found.tool is None and found.question is None
+
+
+@pytest.mark.parametrize(
+    ("request_", "tool"),
+    [
+        ("How about texting Emma Wilson that the trip is on?", "send_sms"),
+        ("Emma Wilson한테 몇 시에 끝나는지 문자로 물어봐요", "send_sms"),
+        ("Oliver Brown한테 언제 오시는지 이메일로 여쭤봐", "send_email"),
+    ],
+)
+def test_a_request_phrased_with_a_question_word_is_still_a_request(
+    classifier: IntentClassifier, request_: str, tool: str
+) -> None:
+    assert _ask(classifier, request_).tool == tool
+
+
+def test_can_you_send_a_text_asks_what_it_should_say(classifier: IntentClassifier) -> None:
+    found = _ask(classifier, "Emma Wilson께 문자 보내줄 수 있어요?")
+
+    assert found.question == "문자 내용을 뭐라고 할까요?"
