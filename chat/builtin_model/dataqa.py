@@ -24,7 +24,7 @@ from typing import Any, Literal
 
 from sqlglot import exp
 
-from chat.builtin_model.understanding.recipients import GROUP_KINDS, gloss
+from chat.builtin_model.understanding.recipients import GROUP_KINDS, gloss, variants
 
 MAX_QUESTION_CHARS = 300
 LIST_LIMIT = 50
@@ -265,12 +265,50 @@ def plan_data_question(
     shape = _shape(text, entity, group)
     if shape is None:
         return None
+    if entity.key not in ("contacts", "groups") and len(_unaccounted(text)) > _MAX_UNACCOUNTED:
+        return None  # "How many telegrams did Marconi send in 1901?" is about the world
     period = next((name for pattern, name in _PERIODS if pattern.search(text)), "")
     where = _conditions(text, entity, channel, period, now, tz)
     if opted_out:  # "which contacts opted out of messages" is about contacts, not messages
         where.append("c.opted_out")
     sql = _select(shape, entity, where, group, by_channel=bool(_BY_CHANNEL.search(text)))
     return DataQuestion(sql, shape, entity, bool(_HANGUL.search(text)), group, period)
+
+
+# Every word a question about the tenant's messages, reminders, announcements or documents
+# is made of: what it counts or lists, when, in what state, by whom ("we"). A question with more
+# words than these is about something else that shares a noun: "How many telegrams did Marconi
+# send in 1901?", "한글은 몇 개의 문자로 이루어져 있나요?".
+_DATA_WORDS = (
+    "how many much number of count total what which who whom list show me give display tell "
+    "all the a an are is was were be been there do does did done we i you our my us have has "
+    "had send sent sending go went out gone by per for each in on at this that these those "
+    "today yesterday week month so far now currently still yet please any and or with their "
+    "them they status statuses channel channels sms text texts message messages email emails "
+    "e-mail e-mails mail telegram telegrams reminder reminders announcement announcements "
+    "notice notices document documents doc docs file files failed fail queued scheduled "
+    "cancelled canceled fired pending ready delivered waiting due upcoming posted published "
+    "made created uploaded knowledge base kb system database parents parent teachers teacher "
+    "staff students student class group groups contact contacts everyone anyone someone "
+    "people to from about up e mails "
+    "몇 개 건 통 명 있어 있어요 있나요 있니 있냐 있는지 돼 됐어 됐나요 보낸 "
+    "보냈어 보냈나요 발송 발송한 발송된 우리 우리가 내가 제가 오늘 어제 이번 주 "
+    "달 상태별 채널별 그룹별 전체 총 모두 다 목록 보여줘 보여 주세요 알려줘 알려 "
+    "리스트 실패 실패한 대기 대기중 예약 예약된 취소 취소된 문자 메시지 메세지 "
+    "이메일 메일 텔레그램 알림 리마인더 공지 공지사항 문서 자료 올린 올라온 등록된 "
+    "지금 현재 개야 개예요 개인가요 개지 몇개 몇개야 건이야 건인가요 나갔어 "
+    "나갔나요 나간 갔어 왔어 받은 올라와 올라온 들어온 들어와 받았어 쌓인 남은 "
+)
+_DATA_VOCABULARY = frozenset(_DATA_WORDS.split())
+_MAX_UNACCOUNTED = 0
+
+
+def _unaccounted(text: str) -> list[str]:
+    """The words of ``text`` a question about the tenant's rows is not made of (Korean
+    particles stripped)."""
+    words = re.findall(r"[^\W_]+", text.lower())
+    known = _DATA_VOCABULARY | GROUP_KINDS
+    return [w for w in words if not ({w, gloss(w), *variants(w)} & known) and not w.isdigit()]
 
 
 def known_group(name: str, groups: Sequence[str]) -> bool:

@@ -318,3 +318,34 @@ def test_a_question_naming_contacts_is_about_them_even_in_a_group_nobody_has() -
     )
 
     assert plan is not None and plan.shape == "count"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How many telegrams did Marconi send in 1901?",
+        "How many announcements were made by the king?",
+        "How many documents did Luther write?",
+        "한글은 몇 개의 문자로 이루어져 있나요?",
+    ],
+)
+def test_a_question_about_the_world_that_shares_a_noun_with_our_rows_is_left_to_the_kb(
+    question: str,
+) -> None:
+    assert plan_data_question(question, now=NOW, tz=SEOUL, groups=ACADEMY_GROUPS) is None
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How many texts went out to the parents today?",
+        "How many SMS have we sent so far?",
+        "오늘 보낸 문자 몇 개야?",
+        "이번 주에 예약된 알림 몇 개예요?",
+        "문서 몇 개 올라와 있어?",
+    ],
+)
+def test_questions_about_our_own_messages_reminders_and_documents_are_still_data(
+    question: str,
+) -> None:
+    assert plan_data_question(question, now=NOW, tz=SEOUL, groups=ACADEMY_GROUPS) is not None
