@@ -22,7 +22,7 @@ _SAYING = re.compile(
     r"\s*\b(?:saying|that says|which says|with the (?:text|message)|with text|and say|to say|"
     r"just say|(?<=[.?!]\s)say|"  # "Can you text Emma? Just say the trip is off."
     r"telling (?:him|her|them)(?: that)?|(?:,\s*|and )?tell (?:him|her|them)(?: that)?|"
-    r"reminding (?:him|her|them)(?: that| about| to)?|"
+    r"reminding (?:him|her|them)(?: that| about| to)?|asking (?:him|her|them) to|"
     r"(?:to )?(?:let|letting) (?:him|her|them) know(?: that)?|"
     r"the message|message reads?|body)\b\s*:?\s*",
     re.IGNORECASE,
@@ -99,7 +99,7 @@ _KO_SAY_IT = re.compile(
 )
 # "Subject should be \"Absence on Monday\".", "제목 '11월 강사 회의',": a labelled, quoted heading.
 _LABELLED_HEADING = re.compile(
-    r"(?:\b(?:subject(?:\s+line)?|title)(?:\s+(?:should\s+be|is|will\s+be|as))?"
+    r"(?:(?:\bwith\s+(?:the|a)\s+)?\b(?:subject(?:\s+line)?|title)(?:\s+(?:should\s+be|is|will\s+be|as))?"
     r"|\b(?:titled|called|headed)|제목(?:은|는|을)?)"
     r"\s*[:：]?\s*[\"'“‘「『](?P<heading>[^\"'“”‘’「」『』]{2,80})[\"'”’」』]"  # noqa: RUF001
     # "제목은 '…'로 해 주시고", "제목 '…'이고": the words that attach it to the sentence.
@@ -110,6 +110,11 @@ _LABELLED_HEADING = re.compile(
 _LINE_HEADING = re.compile(
     r"(?<!\S)(?:제목|subject|title)\s*[:：]\s*(?P<heading>[^\n]{2,80}?)\s*\n",  # noqa: RUF001
     re.IGNORECASE,
+)
+_CHANNEL_NAME = r"(?:e-?mail|sms|text(?: message)?|telegram)"
+_CHANNEL_AT_START = re.compile(rf"^(?:by|via|over|on)\s+{_CHANNEL_NAME}\b\s*[-–—:,]?\s*", re.I)  # noqa: RUF001
+_CHANNEL_AT_END = re.compile(
+    rf",\s*(?:by|via|over|on)\s+{_CHANNEL_NAME}(?:,?\s*(?:please|pls|thanks))?\s*[.!]*$", re.I
 )
 _THAT = re.compile(r"\s+that\s+", re.IGNORECASE)
 _REMIND_TO = re.compile(
@@ -189,11 +194,26 @@ class Split:
 
 def split_message(text: str) -> Split:
     """Cut ``text`` into head and body; ``body`` is None when the request names no text."""
-    text = text.strip()
+    split = _split(text.strip())
+    if split.body is None or re.search(r"[가-힣]", split.body) or _CHANNEL_WORD.search(split.head):
+        return split  # a channel the request names already: "by email" in the text is content
+    # "…, by SMS please", "by email - staff meeting moved": how to send it, not what to say
+    edge = _CHANNEL_AT_START.match(split.body) or _CHANNEL_AT_END.search(split.body)
+    if edge is None:
+        return split
+    body = (split.body[: edge.start()] + split.body[edge.end() :]).strip(" ,-–—:")  # noqa: RUF001
+    return (
+        Split(f"{split.head} {edge.group(0).strip(' ,-')}", tidy(body), split.heading)
+        if body
+        else split
+    )
+
+
+def _split(text: str) -> Split:
     labelled = _LABELLED_HEADING.search(text) or _LINE_HEADING.search(text)
     if labelled is not None:  # the quoted subject is not the body: split what is left
         before, after = text[: labelled.start()].rstrip(), text[labelled.end() :].lstrip()
-        split = split_message(f"{before} {after}")
+        split = _split(f"{before} {after}")
         if split.body is None and labelled.re is _LINE_HEADING and after:
             split = Split(before, tidy(after))  # "Subject: Trip⏎The bus leaves at 8"
         return Split(split.head, split.body, heading=labelled["heading"].strip())

@@ -354,6 +354,9 @@ def _scheduled_if_timed(draft: Draft, head: str, env: _Env) -> Draft:
 _ADDRESSED_BY = re.compile(
     r"^(?:\S*(?:님|쌤|씨)(?:께|에게|한테)?\s+)?"
     r"(?:(?:문자|텔레그램|텔레|텔그|메일|이메일|메시지|메세지)(?:로|으로)\s+)?"
+    # "…the teachers by email - staff meeting moved": how, then a dash or colon, then the text
+    r"(?:(?:by|via|over|on)\s+(?:e-?mail|sms|text|telegram)\b\s*[-–—:,]?\s*)?",  # noqa: RUF001
+    re.IGNORECASE,
 )
 
 

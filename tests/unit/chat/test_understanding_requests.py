@@ -536,3 +536,28 @@ def test_can_you_send_a_text_asks_what_it_should_say(classifier: IntentClassifie
     found = _ask(classifier, "Emma Wilson께 문자 보내줄 수 있어요?")
 
     assert found.question == "문자 내용을 뭐라고 할까요?"
+
+
+def test_how_to_send_said_after_the_message_is_not_part_of_it(
+    classifier: IntentClassifier,
+) -> None:
+    after = _ask(classifier, "I need to tell Emma Wilson that the trip is cancelled, by SMS please")
+    before = _ask(
+        classifier, "pls drop a line to Oliver Brown by email - meeting moved to Thursday"
+    )
+
+    assert after.tool == "send_sms" and after.arguments is not None
+    assert after.arguments["body"] == "The trip is cancelled"
+    assert before.arguments is not None and before.arguments["body"] == "Meeting moved to Thursday"
+
+
+def test_a_subject_given_with_the_and_a_request_asking_him_to_do_something(
+    classifier: IntentClassifier,
+) -> None:
+    found = _ask(
+        classifier,
+        'Could you send an e-mail to Oliver Brown with the subject "Cover" asking him to cover '
+        "period 3?",
+    )
+
+    assert found.arguments == {"to": ["Oliver Brown"], "subject": "Cover", "body": "Cover period 3"}
