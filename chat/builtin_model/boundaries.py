@@ -173,7 +173,9 @@ _ABUSE_KO = re.compile(
     r"가만 ?(?:안 ?[두둬둔]|두지 않|안 ?놔)|자격(?:도|이)? 없|못 버틸|후회하게|"
     # "진상" is also "the truth" (진상 규명): only as a name for a person
     r"(?:완전|개|진짜|엄청) ?진상|진상(?:이라고|이래|짓|고객|학부모|엄마|아빠)|"
-    r"밤길 ?조심|지켜보고 있"
+    r"밤길 ?조심|지켜보고 있|"
+    # "…안 내면 서준이가 어떻게 될지 모른다고, 좀 겁나게 써": a threat, said or asked for
+    r"어떻게 될지 (?:몰라|모른|모릅)|겁나게|무섭게 (?:써|보내)"
 )
 
 
@@ -364,7 +366,7 @@ _MISSING_KO: tuple[tuple[Missing, re.Pattern[str]], ...] = (
     ),
     ("settings", re.compile(r"설정(?:을|도)?\s?(?:좀\s?)?(?:바꿔|변경|수정|꺼)")),
     ("translate", re.compile(r"번역")),
-    ("print", re.compile(r"출력해|인쇄")),
+    ("print", re.compile(r"출력\s?(?:해|좀|부탁)|\d+\s*부(?:만|씩)?\s*(?:뽑|출력|인쇄)|인쇄")),
 )
 _MEDIUM_EN = re.compile(rf"\b(?:on|via|through|by|over|using|in) (?:the )?({_CHANNEL.pattern})")
 _MEDIUM_KO = re.compile(

@@ -85,6 +85,9 @@ Route = SmallTalk | ToolRequest | Cancel | Refuse | CannotDo | RulesQuestion
 _HANGUL = re.compile(r"[\uac00-\ud7a3\u1100-\u11ff\u3131-\u318e]")
 
 
+_LATIN_THEN_HANGUL = re.compile(r"(?<=[a-z0-9])(?=[\uac00-\ud7a3])")
+
+
 def normalise(text: str) -> str:
     """Lower case, compatibility forms folded, punctuation and emoji dropped, single spaces."""
     folded = unicodedata.normalize("NFKC", text).lower().replace("’", "'")  # noqa: RUF001
@@ -329,7 +332,7 @@ _CANCEL_OPENING_KO = re.compile(
         r"(?:(?:그거|그것|이거|저거|방금 거|방금 것|방금 그거|방금 건|아까 건|그 건|방금|아까 거|"
         r"아까 그거|아까|그|이|저|그 요청|방금 요청|아까 요청)\s*)?"
         r"(?:(?P<tool_ko>문자|sms|텔레그램|이메일|메일|공지|알림|리마인더)(?:는|은|를|을|도)?\s*)?"
-        r"(?:(?:취소|철회|보류)(?:\s?(?:해|할|하|좀|요|시켜|부탁))\S*|(?:취소|철회)$|"
+        r"(?:(?:취소|철회|보류)(?:\s?(?:해|할|하|좀|요|시켜|부탁))\S*|(?:취소|철회)$|취소\s?취소\S*|"
         r"보내지\s?(?:마|말)\S*|없던 (?:걸로|일로|거로)\S*|"
         r"안 보내도\s?\S+|올리지\s?(?:마|말)\S*)(?= |$)",
     )
@@ -409,7 +412,8 @@ def _verb_tools() -> dict[str, str]:
 def route_message(text: str) -> Route | None:
     """The route of a clear message, or None (the agent answers)."""
     text = mended(text)
-    words = normalise(text)
+    # "whatsapp으로", "slack에": a Latin word with a Korean particle is still a word
+    words = _LATIN_THEN_HANGUL.sub(" ", normalise(text))
     if not words:
         return None
     korean = bool(_HANGUL.search(words))

@@ -103,7 +103,7 @@ _LABELLED_HEADING = re.compile(
     r"|\b(?:titled|called|headed)|제목(?:은|는|을)?)"
     r"\s*[:：]?\s*[\"'“‘「『](?P<heading>[^\"'“”‘’「」『』]{2,80})[\"'”’」』]"  # noqa: RUF001
     # "제목은 '…'로 해 주시고", "제목 '…'이고": the words that attach it to the sentence.
-    r"(?:(?:으로|로)\s*(?:해\s*(?:주시고|주세요|줘|서)|하고|요)|이고|(?:이|가)?\s*좋겠고)?\s*[,.;]?",
+    r"(?:(?:으로|로)\s*(?:해\s*(?:주시고|주세요|줘|서)|하고|요)|이고|요|(?:이|가)?\s*좋겠고)?\s*[,.;]?",
     re.IGNORECASE,
 )
 # "공지 제목: 주차 안내⏎내용: …", "Subject: Trip⏎…": a heading labelled on a line of its own.
@@ -134,9 +134,13 @@ _KO_CHANNEL = (
     r"|(?:전체\s*)?공지(?:사항)?|알림|리마인더|리마인드)"
 )
 # "… 올라가게 예약해 둬": so that it goes out; the request's, not the message's.
-_KO_SO_THAT = r"(?:(?:올라가|나가|발송되|게시되|전달되|보내지|뜨)게\s*)?"
+# "… 메일이 나가도록 설정해": the channel may come with it.
+_KO_SO_THAT = (
+    rf"(?:(?:{_KO_CHANNEL}\s*(?:이|가)\s*)?"
+    r"(?:올라가|나가|발송되|게시되|전달되|보내지|뜨)(?:게|도록)\s*)?"
+)
 # "문자 하나", "메일 한 통": how many, not what to say.
-_KO_COUNTER = r"(?:하나|한\s*(?:통|개|건|줄|편))만?"
+_KO_COUNTER = r"(?:하나|한\s*(?:통|개|건|줄|편))(?:만|씩)?"
 # The verb may be followed by "…도록 해줘"; a channel noun may itself be the verb ("문자해줘",
 # "공지해줘", "알림 설정해줘") or end a clipped request ("… 문자 좀").
 _KO_TAIL = re.compile(
@@ -473,6 +477,8 @@ def korean_direct(clause: str) -> str:
 
 
 def _said_with_rago(said: str, ending: str) -> str:
+    if said[-1] in "'\"’”" and said[0] in "'\"‘“":  # noqa: RUF001 ("'Please bring …' 라고")
+        return said.strip("'\"‘’“” ")  # noqa: RUF001
     if said[-1] in "다요죠까.!?" or (ending == "라고" and said.endswith(("니다", "세요"))):
         return said  # a direct quote: "…휴교입니다라고"
     if ending == "라고" and said.endswith("달"):

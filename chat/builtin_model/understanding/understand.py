@@ -397,7 +397,7 @@ _WH_EN = re.compile(
     re.IGNORECASE,
 )
 _WH_KO = re.compile(r"언제|누가|누구|무엇|무슨|뭐|뭘|어디|어떤|어떻게|몇|왜|얼마")
-_KO_ASKING = re.compile(r"(?:\?|？|요|까|니|냐|나|죠|지|야)\s*[.!~]*\s*$")  # noqa: RUF001
+_KO_ASKING = re.compile(r"(?:\?|？|요|까|니|냐|나|죠|지|야|더라|던가|던데)\s*[.!~]*\s*$")  # noqa: RUF001
 # … unless it asks the assistant to do it: "can you …", "…보내줄래요?", "…부탁해요", or to ask
 # someone else a question ("몇 시에 끝나는지 물어봐요").
 _ASKED_OF_YOU = re.compile(

@@ -111,7 +111,7 @@ _OFFSET = re.compile(
     r"|\b(?:a\s+)?(?P<n_from>\d+|one|two)?\s*(?P<unit_from>day|week)s?\s+from\s+(?:now|today)\b"
     rf"|(?P<kn>\d+|{_KO_WORDS})\s*(?P<kunit>분|시간|일|주일?)"
     r"(?:\s*(?P<khalf>반)|\s*(?P<km>\d{1,2})\s*분)?\s*(?:후|뒤|있다가)"
-    r"|(?P<kdays>하루|이틀|사흘|나흘)\s*(?:후|뒤)",
+    r"|(?P<kdays>하루|이틀|사흘|나흘|일주일|열흘)\s*(?:후|뒤)",
     _I,
 )
 _MINUTES = {"min": 1, "h": 60, "시": 60, "분": 1}
@@ -316,7 +316,7 @@ def _offset(text: str) -> tuple[str, timedelta] | None:
         days = 7 if match["unit_from"].lower() == "week" else 1
         return match.group(0), timedelta(days=days * _number(match["n_from"] or "1"))
     if match["kdays"]:
-        days = ["하루", "이틀", "사흘", "나흘"].index(match["kdays"]) + 1
+        days = {"하루": 1, "이틀": 2, "사흘": 3, "나흘": 4, "일주일": 7, "열흘": 10}[match["kdays"]]
         return match.group(0), timedelta(days=days)
     if match["kunit"]:
         count, unit = _number(match["kn"]), match["kunit"]

@@ -244,6 +244,7 @@ def test_meaning_routes_only_short_clear_small_talk(
         ("죄송한데 그 메일 보내지 말아 주세요. 내용이 바뀌었어요", "send_email"),
         ("아까 공지 없던 걸로 할게요", "create_announcement"),
         ("잠깐만요 알림 취소해 주세요 시간이 안 맞아요", "schedule_reminder"),
+        ("아 잠깐 취소취소 안 보내도 돼", None),
     ],
 )
 def test_a_cancel_followed_by_its_reason_is_a_cancel(text: str, tool: str | None) -> None:

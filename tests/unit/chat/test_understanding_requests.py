@@ -561,3 +561,34 @@ def test_a_subject_given_with_the_and_a_request_asking_him_to_do_something(
     )
 
     assert found.arguments == {"to": ["Oliver Brown"], "subject": "Cover", "body": "Cover period 3"}
+
+
+def test_a_korean_request_for_a_week_later_with_the_channel_in_a_so_that_clause(
+    classifier: IntentClassifier,
+) -> None:
+    found = _ask(
+        classifier,
+        "일주일 뒤 오전 11시에 Oliver Brown께 재등록 안내 메일이 나가도록 설정해 주실래요? "
+        "제목은 '겨울학기 재등록 안내'요",
+    )
+
+    assert found.tool == "schedule_reminder" and found.arguments is not None
+    assert found.arguments["due_at"].startswith("2026-11-30T11:00")
+    assert found.arguments["tool"] == "send_email"
+    assert found.arguments["arguments"]["subject"] == "겨울학기 재등록 안내"
+    assert found.arguments["arguments"]["body"] == "재등록 안내"
+
+
+def test_english_text_quoted_in_a_korean_request_is_sent_as_it_is(
+    classifier: IntentClassifier,
+) -> None:
+    found = _ask(
+        classifier,
+        "Emma Wilson님이랑 Oliver Brown님께 'Please bring a packed lunch' 라고 문자 한 통씩 "
+        "보내주실 수 있을까요?",
+    )
+
+    assert found.arguments == {
+        "to": ["Emma Wilson", "Oliver Brown"],
+        "body": "Please bring a packed lunch",
+    }
