@@ -63,6 +63,15 @@ _KO_ASKED = (
     r"|(?:문자|메시지|메세지|메일|이메일|공지)\s*(?:좀|(?:하나|한\s*통)\s*부탁(?:해요|합니다|드려요|드립니다)?))"
 )
 _KO_REQUEST_FIRST = re.compile(rf"^(?P<req>[^.!?~,]*?{_KO_ASKED}\s*[.!?~,]+)\s*(?P<rest>\S.*)$")
+# A Korean request, then the message in English with no stop between them.
+_KO_REQUEST_THEN_ENGLISH = re.compile(
+    rf"^(?P<req>[^.!?~,]*?[가-힣][^.!?~,]*?{_KO_ASKED}\s*[.!?~,]*)\s+(?P<rest>[A-Za-z][^가-힣]*)$"
+)
+_KO_HURRIED_CHANNEL = re.compile(
+    r"문자|메시지|메세지|텔레그램|텔레|텔그|이메일|메일|공지|알림|리마인더"
+)
+# "텔레로 유나쌤 ㄱㄱ …": a few words naming who and how, "go", then the message.
+_KO_GO = re.compile(r"^(?P<req>(?:\S+\s+){1,5}?)(?:ㄱㄱ+|고고)\s+(?P<rest>\S.*)$")
 # "오늘 비가 많이 와서요, 올리버 아버님께 문자 하나만 넣어 주세요. 하원 차량이 …": the same, after
 # a clause that explains; the message must then be a sentence, not a closing word.
 _KO_REQUEST_LATER = re.compile(rf"^(?P<req>.*?{_KO_ASKED}\s*[.!?~,]+)\s*(?P<rest>\S.*)$")
@@ -224,9 +233,16 @@ def _split(text: str) -> Split:
     first = _KO_REQUEST_FIRST.match(text)
     if first and re.search(r"[가-힣]", first["rest"]):
         return Split(first["req"], _korean_message(first["rest"]))
+    english = _KO_REQUEST_THEN_ENGLISH.match(text)
+    if english:  # "올리버씨 한테 텔레그렘으로 영어로 보내줘요 Tomorrow's class is cancelled"
+        return Split(english["req"].strip(), tidy(english["rest"]))
     later = _KO_REQUEST_LATER.match(text) or _KO_CHANNEL_ASKED.match(text)
     if later and _a_message(later["rest"]) and not _KO_QUOTE_INSIDE.search(later["req"]):
         return Split(later["req"], _korean_message(later["rest"]))
+    go = _KO_GO.match(text)
+    if go and _KO_HURRIED_CHANNEL.search(go["req"]) and len(go["rest"].split()) >= 2:
+        # "텔레로 유나쌤 ㄱㄱ 복사실 열쇠 내 책상 서랍에 있다고": "go", then the message
+        return Split(go["req"].strip(), korean_direct(go["rest"]) or go["rest"])
     for finder in (
         _after_content_label,
         _quoted,

@@ -445,3 +445,17 @@ def test_a_question_to_pass_on_becomes_the_direct_question() -> None:
     split = split_message("올리버한테 언제 오시는지 텔레그램으로 여쭤봐")
 
     assert split.body == "언제 오시나요?"
+
+
+def test_a_hurried_go_between_who_and_the_message() -> None:
+    split = split_message("텔레로 유나쌤 ㄱㄱ 복사실 열쇠 내 책상 서랍에 있다고")
+
+    assert (split.head, split.body) == ("텔레로 유나쌤", "복사실 열쇠 내 책상 서랍에 있습니다")
+
+
+def test_an_english_message_after_a_korean_request_with_no_stop_between() -> None:
+    split = split_message(
+        "올리버씨 한테 텔레그램으로 영어로 보내줘요 Tomorrow's class is cancelled"
+    )
+
+    assert split.body == "Tomorrow's class is cancelled"
