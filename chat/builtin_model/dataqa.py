@@ -299,7 +299,7 @@ _DATA_WORDS = (
     "지금 현재 개야 개예요 개인가요 개지 몇개 몇개야 건이야 건인가요 나갔어 "
     "나갔나요 나간 갔어 왔어 받은 올라와 올라온 들어온 들어와 받았어 쌓인 남은 "
 )
-_DATA_VOCABULARY = frozenset(_DATA_WORDS.split())
+_DATA_VOCABULARY = frozenset(_DATA_WORDS.split()) | GROUP_KINDS
 _MAX_UNACCOUNTED = 0
 
 
@@ -307,15 +307,16 @@ def _unaccounted(text: str) -> list[str]:
     """The words of ``text`` a question about the tenant's rows is not made of (Korean
     particles stripped)."""
     words = re.findall(r"[^\W_]+", text.lower())
-    known = _DATA_VOCABULARY | GROUP_KINDS
-    return [w for w in words if not ({w, gloss(w), *variants(w)} & known) and not w.isdigit()]
+    return [
+        w for w in words if not ({w, gloss(w), *variants(w)} & _DATA_VOCABULARY) and not w.isdigit()
+    ]
 
 
 def known_group(name: str, groups: Sequence[str]) -> bool:
     """Whether ``name`` names one of ``groups`` as ``_group_condition`` would match it."""
     lowered = [group.lower() for group in groups]
     if _HANGUL.search(name):
-        parts = [gloss(word) for word in name.split() if gloss(word) != word.lower()]
+        parts = _glossed(name)
     else:
         parts = _words(name)
         if any(name.lower() in group for group in lowered):
@@ -460,8 +461,12 @@ def _group_condition(group: str) -> list[str]:
         if len(parts) < 2:
             return [whole]
         return [f"({whole} OR ({' AND '.join(parts)}))"]
-    words = [gloss(word) for word in group.split() if gloss(word) != word.lower()]
-    return [f"lower(g.name) LIKE {sql_literal('%' + word + '%')}" for word in words]
+    return [f"lower(g.name) LIKE {sql_literal('%' + word + '%')}" for word in _glossed(group)]
+
+
+def _glossed(name: str) -> list[str]:
+    """The English group words a Korean group name says ("B반 학부모" → "class b", "parents")."""
+    return [gloss(word) for word in name.split() if gloss(word) != word.lower()]
 
 
 def sql_literal(value: str) -> str:

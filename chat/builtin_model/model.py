@@ -142,10 +142,13 @@ def _data_question(text: str, request: RunRequest | None) -> DataQuestion | None
     """The data question ``text`` compiles to, with "today" and "this week" read in the run's
     tenant time zone (the deployment's outside a run) and a group checked against the run's
     tenant's groups."""
+    if request is not None:  # its directory and zone are read already
+        return plan_data_question(
+            text, now=clock.now(), tz=request.tz, groups=request.directory.groups
+        )
     schema = ensure_config().get("configurable", {}).get("schema")
     zone = tenant_zone(schema_name=schema) if schema else ZoneInfo(settings.TIME_ZONE)
-    groups = request.directory.groups if request is not None else None
-    return plan_data_question(text, now=clock.now(), tz=zone, groups=groups)
+    return plan_data_question(text, now=clock.now(), tz=zone)
 
 
 def _lookup(request: RunRequest | None) -> Lookup | None:
@@ -188,10 +191,11 @@ def _reply_after_tool(messages: Sequence[BaseMessage], tool: ToolMessage) -> str
         result = json.loads(str(tool.content))
         if "error" in result:
             return f"Sorry — I couldn't answer that from the data ({result['error']})."
-        lookup = _lookup(run_request(messages))  # the same reading that made the call
+        request = run_request(messages)  # the same reading that made the call
+        lookup = _lookup(request)
         if lookup is not None:
             return lookup_reply(lookup, result)
-        return data_reply(_data_question(_last_question(messages), run_request(messages)), result)
+        return data_reply(_data_question(_last_question(messages), request), result)
     return _confirmation(tool, ko=korean(_last_question(messages)))
 
 

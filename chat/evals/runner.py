@@ -44,6 +44,7 @@ logger = logging.getLogger(__name__)
 
 # Where recipients sit in a tool's arguments (a reminder nests the scheduled tool's own).
 RECIPIENT_PATHS = ("to", "audience", "arguments.to", "arguments.audience")
+_RECIPIENT_KEYS = frozenset(path.rsplit(".", 1)[-1] for path in RECIPIENT_PATHS)
 
 
 @dataclass
@@ -207,9 +208,9 @@ def _canonical_in(arguments: dict[str, Any]) -> dict[str, Any]:
     for key, value in arguments.items():
         if isinstance(value, dict):
             out[key] = _canonical_in(value)
-        elif key in ("to", "audience") and isinstance(value, str):
+        elif key in _RECIPIENT_KEYS and isinstance(value, str):
             out[key] = canonical_recipient(value)
-        elif key in ("to", "audience") and isinstance(value, list):
+        elif key in _RECIPIENT_KEYS and isinstance(value, list):
             out[key] = [canonical_recipient(str(entry)) for entry in value]
         else:
             out[key] = value

@@ -67,9 +67,11 @@ _KO_REQUEST_FIRST = re.compile(rf"^(?P<req>[^.!?~,]*?{_KO_ASKED}\s*[.!?~,]+)\s*(
 _KO_REQUEST_THEN_ENGLISH = re.compile(
     rf"^(?P<req>[^.!?~,]*?[가-힣][^.!?~,]*?{_KO_ASKED}\s*[.!?~,]*)\s+(?P<rest>[A-Za-z][^가-힣]*)$"
 )
-_KO_HURRIED_CHANNEL = re.compile(
-    r"문자|메시지|메세지|텔레그램|텔레|텔그|이메일|메일|공지|알림|리마인더"
+# The channel nouns of a hurried request, the clipped "텔레"/"텔그" included.
+_KO_HURRIED_CHANNELS = (
+    r"(?:문자|메시지|메세지|텔레그램|텔레|텔그|이메일|메일|공지(?:사항)?|알림|리마인더)"
 )
+_KO_HURRIED_CHANNEL = re.compile(_KO_HURRIED_CHANNELS)
 # "텔레로 유나쌤 ㄱㄱ …": a few words naming who and how, "go", then the message.
 _KO_GO = re.compile(r"^(?P<req>(?:\S+\s+){1,5}?)(?:ㄱㄱ+|고고)\s+(?P<rest>\S.*)$")
 # "오늘 비가 많이 와서요, 올리버 아버님께 문자 하나만 넣어 주세요. 하원 차량이 …": the same, after
@@ -84,8 +86,7 @@ _KO_CLOSING = re.compile(r"^(?:감사|고마|부탁|땡큐|ㄱㅅ|ㄳ|수고)")
 # or a full stop), then the message with no closing verb of its own. The request word is needed:
 # "문자 받으셨는지 …" is a message.
 _KO_CHANNEL_ASKED = re.compile(
-    r"^(?P<req>(?:\S+\s+){0,6}?\S*?"
-    r"(?:문자|메시지|메세지|텔레그램|텔레|텔그|이메일|메일|공지(?:사항)?|알림|리마인더)"
+    rf"^(?P<req>(?:\S+\s+){{0,6}}?\S*?{_KO_HURRIED_CHANNELS}"
     r"(?:를|을|로|으로)?\s*(?:하나|한\s*통|한\s*개)?\s*"
     r"(?:좀|ㄱㄱ|ㄱ|고고|(?:보내|올려|써|넣어|남겨|돌려|전해|띄워|부탁|예약)\S*|(?=[.!]))"
     r"(?:\s+(?:줘|주세요|줄래|해줘|해요|해주세요|해\s?놔|해\s?둬|해\s?줘요))?\s*[.!?~,:：]*)"  # noqa: RUF001
@@ -168,13 +169,14 @@ _KO_TAIL = re.compile(
 # "텔레그램으로 …" at the start of the message part names the channel, not the message.
 _KO_CHANNEL_LEAD = re.compile(rf"^(?:{_KO_CHANNEL}|그쪽|그걸|그것|거기)\s*(?:으로|로)\s+")
 _KO_CHANNEL_VIA = re.compile(rf"\s(?:단체|전체)?{_KO_CHANNEL}\s*(?:으로|로)\s+")
-_KO_QUOTE_END = re.compile(r"(?:이라고|라고|다고|자고|냐고|하고)(?:요)?\s*[.!~]*\s*$")
+_KO_QUOTE_ENDING = r"(?:이라고|라고|다고|자고|냐고|하고)(?:요)?"
+_KO_QUOTE_END = re.compile(rf"{_KO_QUOTE_ENDING}\s*[.!~]*\s*$")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _KO_ASKED_WHETHER = re.compile(r"(?:는지|인지)(?=\s*$)")
 _KO_THE_FACT = re.compile(r"(다|라|자|냐)는\s*(?:거|것|내용|얘기|말)\s*$")
 _KO_CLOCK = re.compile(r"\d\s*시|[한두세네]\s*시|(?:오전|오후|아침|저녁|밤)")
 _KO_ME = re.compile(r"(?:나|저|내|제)(?:에게|한테|게)")
-_KO_QUOTE_MID = re.compile(r"(?:이라고|라고|다고|자고|냐고|하고)(?:요)?(?=\s|$)")
+_KO_QUOTE_MID = re.compile(rf"{_KO_QUOTE_ENDING}(?=\s|$)")
 _KO_LEADING_TIME = re.compile(
     r"^(?:(?:오늘|내일|낼|모레|다음\s*주|이번\s*주|[월화수목금토일]요일|\d+\s*월\s*\d+\s*일|오전|오후|아침|"
     r"저녁|밤|\d{1,2}\s*시(?:\s*\d{1,2}\s*분|\s*반)?|\d+\s*(?:분|시간|일)\s*(?:후|뒤))(?:에)?\s*)+"
