@@ -49,11 +49,20 @@ browsers:
 # the embedded servers (core/infra.py). The tests marked `alone` stop or restart those servers,
 # so they run afterwards by themselves. Both parts always run; the first failure's code wins.
 # Each prints its slowest tests: CI's wall time is a budget (issue 30: under 45 minutes).
+# CI shows only the tail of the output, so a failure of the parallel part is named again at the
+# very end (its short summary, kept in .data/test-parallel.log).
 TEST_PROCESSES ?= $(shell nproc 2>/dev/null || echo 1)
+TEST_LOG := .data/test-parallel.log
 test: install
-	@$(PY) -m pytest -n $(TEST_PROCESSES) --dist loadfile -m "not alone" --durations=30; parallel=$$?; \
+	@mkdir -p .data; \
+	$(PY) -m pytest -n $(TEST_PROCESSES) --dist loadfile -m "not alone" --durations=30 2>&1 \
+	  | tee $(TEST_LOG); parallel=$${PIPESTATUS[0]}; \
 	$(PY) -m pytest -m alone --durations=10; alone=$$?; \
-	if [ $$parallel -ne 0 ]; then exit $$parallel; fi; exit $$alone
+	if [ $$parallel -ne 0 ]; then \
+	  echo "== the parallel part failed (exit $$parallel); its summary:"; \
+	  sed -n '/short test summary info/,$$p' $(TEST_LOG) | grep -E '^(FAILED|ERROR)|^=+ .*(passed|failed|error)' \
+	    || tail -n 40 $(TEST_LOG); \
+	  exit $$parallel; fi; exit $$alone
 
 lint: install
 	$(VENV)/bin/ruff check .
