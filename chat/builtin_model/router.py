@@ -28,7 +28,7 @@ from chat.builtin_model.vocabulary import tool_words
 # -- what the router recognises ------------------------------------------------------------------
 
 
-SmallTalkKind = Literal["greeting", "thanks", "goodbye", "help"]
+SmallTalkKind = Literal["greeting", "thanks", "goodbye", "help", "about_me"]
 
 
 @dataclass(frozen=True)
@@ -174,7 +174,8 @@ _UNITS: tuple[tuple[SmallTalkKind | None, re.Pattern[str]], ...] = (
         None,  # chit-chat that asks nothing
         _unit(
             r"^(?:(?:오늘 )?처음 (?:써 ?봐요|써 ?보는데요?|써 ?봅니다|사용해 ?봐요|왔어요|이에요)|"
-            r"처음이에요|처음입니다|i ?m new(?: here)?|(?:it ?s )?my first time(?: here)?|"
+            r"처음이에요|처음입니다|처음인데요?|i ?m new(?: here)?|"
+            r"(?:it ?s )?my first time(?: here)?|"
             r"first time here|hope (?:you ?re|you are) (?:well|doing well)|how are you(?: doing)?|"
             r"hope your day is going well|잘 지내셨어요|잘 지냈어요|좋은 하루(?: 보내세요)?|"
             r"요|ㅎㅎ+|ㅋㅋ+|ㅠㅠ+|ok|okay|오케이|넵|네|"
@@ -183,7 +184,13 @@ _UNITS: tuple[tuple[SmallTalkKind | None, re.Pattern[str]], ...] = (
             r"superb|nice one|nice|cool|sweet)(?: stuff| work| job)?|"
             r"you (?:just )?saved me(?: \S+){0,4}|you ?re (?:a lifesaver|a star|the best)|"
             r"that was (?:quick|fast|easy|helpful)|that (?:helps|helped)(?: a lot)?|"
-            r"최고(?:예요|야|다|에요)?|짱(?:이다|이야)?|덕분에 살았(?:어요|다|어)?)"
+            r"최고(?:예요|야|다|에요)?|짱(?:이다|이야)?|덕분에 살았(?:어요|다|어)?|"
+            # "…, 간단하게 알려주실 수 있어요?": the ask after a question about the assistant
+            r"(?:좀 |간단하게 |간단히 |자세히 |쉽게 )?(?:알려|설명해|가르쳐) ?"
+            r"(?:줘요?|주세요|줄래요?|주실래요|주실 수 있(?:어요|나요|을까요)|줄 수 있어요?|"
+            r"주시겠어요)|"
+            r"(?:can|could) you (?:tell|show|explain)(?: me| it| us)?(?: please)?|"
+            r"(?:please )?explain(?: please)?)"
         ),
     ),
     (
@@ -438,10 +445,63 @@ def route_message(text: str) -> Route | None:
         if rules is not None:
             return rules
         if len(words) <= _MAX_WHOLE_MESSAGE * 2:
-            pieces = _small_talk_pieces(words)
+            pieces = _small_talk_pieces(words) or _about_the_assistant_itself(text, korean=korean)
             if pieces is not None:
                 return pieces
     return _tool_request(words, korean=korean)
+
+
+# A question whose subject is the assistant and that asks neither for an action nor for what it
+# knows ("are you tired?", "do you ever sleep?", "너는 안 피곤하냐", "넌 주말에도 일해?") is about
+# the assistant itself: the organisation's documents cannot answer it, so it is small talk.
+# Sentences before it may only tell ("6 classes in a row today.. 너는 안 피곤하냐"); a question
+# before it is the point of the message and reaches the agent.
+_SENTENCES = re.compile(r"(?<=[.!?\uff1f~])\s+|\.{2,}\s*|\n+")
+_ABOUT_YOU_EN = re.compile(
+    r"^(?:(?:and|so|but|also|btw|anyway|hey|oh)\s+)*(?:"
+    r"(?:are|were|r|aren ?t) (?:you|u)(?! (?:able|allowed|sure|aware|going to|gonna|free to)\b)|"
+    r"(?:do|did|does|don ?t|have|will|would) (?:you|u) (?:ever |still |even |also |really )?"
+    r"(?!(?:know|have|remember|understand|recall|mind|think|happen|see|want|need|mean|speak|"
+    r"support|handle|send|text|email|post|schedule|remind|do|answer|read)\b)\w+|"
+    r"what ?s your (?:name|favou?rite \w+)|what is your (?:name|favou?rite \w+)|"
+    r"how old are you|where do you live|who (?:made|built|created|programmed) you"
+    r")[^?]*\?*$"
+)
+_YOU_KO = r"(?:너|넌|너는|너도|니가|네가|너한테는|당신은?|당신도)"
+_ABOUT_YOU_KO = re.compile(rf"(?:^|\s)(?P<you>{_YOU_KO})\s+(?P<rest>(?:\S+\s+){{0,3}}\S+)$")
+# …what it knows or has ("너 와이파이 비번 알아?", "너 그 양식 있어?"), or asks it to act ("너 이거
+# 보내줄래?"). "You too" compares the assistant with the asker: "당신도 힘든 날이 있어요?".
+_NOT_ABOUT_YOU_KO = re.compile(
+    r"알아|알고|아니|아냐|아세요|아나요|알려|할 수|해 줄|해줄|보내|줄래|줘|주세요|도와"
+)
+_HAS_KO = re.compile(r"있어|있니|있나|있으")
+_ONLY_LAUGHTER = re.compile(r"^[\sㅋㅎㅠㅜ^~!?.\uff1f]*$")
+_KO_QUESTION = re.compile(r"(?:[?\uff1f]|냐|니|나요|야|지|까|요|음|임)[\s?\uff1f!~.ㅋㅎ]*$")
+
+
+_ASKS = re.compile(r"[?\uff1f]|(?:냐|니|까|나요|가요)\W*$")
+
+
+def _about_the_assistant_itself(text: str, *, korean: bool) -> SmallTalk | None:
+    sentences = [s.strip() for s in _SENTENCES.split(text.strip()) if not _ONLY_LAUGHTER.match(s)]
+    if not sentences:
+        return None
+    *before, last = sentences
+    last_words = normalise(last)
+    if korean:
+        bare = re.sub(r"[\s?\uff1f!~.ㅋㅎ]+$", "", last)
+        found = _ABOUT_YOU_KO.search(bare)
+        about_you = bool(
+            _KO_QUESTION.search(last)
+            and found
+            and not _NOT_ABOUT_YOU_KO.search(found["rest"])
+            and (found["you"].endswith("도") or not _HAS_KO.search(found["rest"]))
+        )
+    else:
+        about_you = bool(_ABOUT_YOU_EN.match(last_words))
+    if not about_you or any(_ASKS.search(sentence) for sentence in before):
+        return None
+    return SmallTalk("about_me", korean)
 
 
 # Small talk the patterns above miss ("hi there, good morning", "what are you able to help me
@@ -541,6 +601,10 @@ _OPENING = {
     ("greeting", True): "안녕하세요! ",
     ("thanks", True): "천만에요! ",
     ("help", True): "",
+    ("about_me", False): "I'm your organisation's assistant, a program: no days off or tiredness "
+    "here, and always glad to help. ",
+    ("about_me", True): "저는 조직의 업무를 돕는 어시스턴트 프로그램이라 피곤하거나 쉬는 날은 "
+    "없어요. 언제든 편하게 불러 주세요. ",
 }
 
 

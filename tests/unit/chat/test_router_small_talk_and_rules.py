@@ -9,6 +9,7 @@ from chat.builtin_model.router import (
     RulesQuestion,
     SmallTalk,
     ToolRule,
+    help_reply,
     route_message,
     rules_reply,
 )
@@ -33,6 +34,7 @@ from chat.builtin_model.router import (
         ("처음 써 보는데요 뭘 도와주실 수 있어요?", "help"),
         ("can I ask you in Korean?", "help"),
         ("영어로 질문해도 돼요?", "help"),
+        ("처음인데 이거 어떻게 사용하는 건지 좀 설명해 주세요", "help"),
     ],
 )
 def test_small_talk_in_pieces_is_routed(text: str, kind: str) -> None:
@@ -74,6 +76,50 @@ def test_questions_about_the_assistants_own_rules_are_routed(text: str, tool: st
 )
 def test_the_organisations_rules_and_requests_are_not_small_talk_or_rules(text: str) -> None:
     assert not isinstance(route_message(text), SmallTalk | RulesQuestion)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Do you ever get bored?",
+        "long week... are you busy today?",
+        "what is your favourite colour?",
+        "Who programmed you?",
+        "넌 심심할 때 뭐 해?",
+        "오늘 비 와서 출근길 힘들었어요. 당신도 힘든 날이 있어요?",
+        "너도 커피 마셔? ㅋㅋ",
+    ],
+)
+def test_a_question_about_the_assistant_itself_is_small_talk(text: str) -> None:
+    route = route_message(text)
+
+    assert isinstance(route, SmallTalk) and route.kind == "about_me"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "do you know when the library closes?",
+        "are you able to text the parents?",
+        "do you have the expenses form?",
+        "where is the fire exit? are you sure about that?",
+        "너 주차 규정 알고 있어?",
+        "너 이것 좀 팀장님한테 보내줄래?",
+        "넌 연차 며칠인지 알려줄 수 있어?",
+    ],
+)
+def test_asking_the_assistant_what_it_knows_or_to_act_is_not_about_itself(text: str) -> None:
+    route = route_message(text)
+
+    assert not (isinstance(route, SmallTalk) and route.kind == "about_me")
+
+
+def test_the_reply_about_itself_says_what_it_is_and_what_it_can_do_in_the_askers_language() -> None:
+    english = help_reply("about_me", tools=["send_sms"], korean=False)
+    korean = help_reply("about_me", tools=["send_sms"], korean=True)
+
+    assert "assistant" in english and "documents" in english
+    assert "어시스턴트" in korean and "지식 베이스" in korean
 
 
 RULES = [
