@@ -249,6 +249,7 @@ def _split(text: str) -> Split:
         _after_content_label,
         _quoted,
         _after_colon,
+        _asked_whether,
         _after_marker,
         _korean,
         _after_remind_to,
@@ -378,6 +379,25 @@ def _after_channel_comma(text: str) -> Split | None:
     if _MORE_NAMES.match(match["body"]):
         return None
     return Split(match["head"], tidy(match["body"]))
+
+
+# "email James to ask if he can take notes for me": the question itself goes out ("Could you
+# take notes for me?"), as "…는지 여쭤봐" does in Korean.
+_ASKED_WHETHER = re.compile(
+    r"[\s,]*\b(?:to |and )?ask(?:ing)?(?: (?:him|her|them))? (?:if|whether) (?:he|she|they) "
+    r"(?P<modal>can|could|would|will|is able to|are able to|might|may) (?P<ask>.+?)\s*[?.!]*$",
+    re.IGNORECASE,
+)
+_POLITE_MODAL = {"would": "Would", "will": "Would"}
+
+
+def _asked_whether(text: str) -> Split | None:
+    match = _ASKED_WHETHER.search(text)
+    if match is None or match.start() == 0:
+        return None
+    ask = tidy(match["ask"])
+    modal = _POLITE_MODAL.get(match["modal"].lower(), "Could")
+    return Split(text[: match.start()].strip(), f"{modal} you {ask[:1].lower()}{ask[1:]}?")
 
 
 def _after_marker(text: str) -> Split | None:

@@ -234,6 +234,8 @@ def _fresh(text: str, label: Label, confidence: float, env: _Env) -> _Result:
     if not _actionable(label, text, found, env):
         return _Result(Understanding("knowledge", confidence))
     after = None if split.body else _after_recipients(label, people, found, env)
+    if after and found.me and not find_recipients(people[: found.end], env.directory).me:
+        found = replace(found, me=False)  # "text Emma to start without me": "me" is in the text
     if not split.body and not after and env.is_a(label, "announcement"):
         after = _announced_topic(split.head)
     draft = Draft(
@@ -316,6 +318,21 @@ def _everyone_if_said(found: Found, text: str, env: _Env) -> Found:
     return replace(found, names=[n for n in found.names if n not in groups], ambiguous=[])
 
 
+# "I have a dentist appointment tomorrow at 2pm, so I can't make it. Please email James …",
+# "제가 내일 오후에 병원 예약이 있거든요. 제임스 선생님께 …": a sentence before the request that
+# explains it is background, and a time in it is when something else happens, not when to send.
+# A short fragment ("Tomorrow at 9am. Text James …", "내일 오전 9시요.") still says when.
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?\uff1f])\s+|(?<=[요다죠])[.,]\s+|\n+")
+_MAX_WHEN_FRAGMENT_WORDS = 4
+
+
+def _request_clause(head: str) -> str:
+    """The head without the sentences before the request that explain it."""
+    *before, last = _SENTENCE_BREAK.split(head.strip()) or [""]
+    kept = [s for s in before if len(s.split()) <= _MAX_WHEN_FRAGMENT_WORDS]
+    return " ".join([*kept, last])
+
+
 # "schedule a telegram to Yuna saying …" with no time asks when; it is never sent at once.
 _LATER = re.compile(r"\bschedul\w*|\bfor later\b|예약", re.IGNORECASE)
 
@@ -327,7 +344,7 @@ def _sent_now(draft: Draft, head: str, env: _Env) -> bool:
     if draft.channel is None or draft.found.me or not draft.found.anyone or not draft.body:
         return False
     try:
-        return find_when(head, now=env.now, tz=env.tz) is None
+        return find_when(_request_clause(head), now=env.now, tz=env.tz) is None
     except MissingTime:
         return False
 
@@ -337,7 +354,7 @@ def _scheduled_if_timed(draft: Draft, head: str, env: _Env) -> Draft:
     stated time of sending is a scheduled one, a reminder on that channel. Only a full time in
     the request's own words counts (a day alone, or a time inside the message, does not)."""
     try:
-        when = find_when(head, now=env.now, tz=env.tz)
+        when = find_when(_request_clause(head), now=env.now, tz=env.tz)
     except MissingTime:
         return draft
     reminders = env.shaped("reminder")
@@ -371,7 +388,31 @@ def _after_recipients(label: str, head: str, found: Found, env: _Env) -> str | N
         return None
     if len(rest.split()) < 3:
         return None
-    return tidy(rest)
+    told = _TOLD_TO.match(rest)
+    if told is None:
+        return tidy(rest)
+    # …addressed to them now: "to check their pigeonholes" → "Please check your pigeonholes"
+    said = _THEIR.sub(lambda m: _YOUR[m[0].lower()], rest[told.end() :])
+    return tidy(f"please {told['verb']}{said}")
+
+
+# "text the Class A parents to bring packed lunches": what they are told to do goes out as
+# "Please bring packed lunches.", not as "To bring packed lunches."
+_TOLD_TO = re.compile(
+    r"^to\s+(?!(?:me|you|him|her|them|us|the|a|an|all|every\w*|my|our|his|their)\b)"
+    r"(?P<verb>[a-z]+)\b",
+    re.IGNORECASE,
+)
+_YOUR = {
+    "their": "your",
+    "his": "your",
+    "her": "your",
+    "theirs": "yours",
+    "themselves": "yourselves",
+    "himself": "yourself",
+    "herself": "yourself",
+}
+_THEIR = re.compile(r"\b(?:" + "|".join(_YOUR) + r")\b", re.IGNORECASE)
 
 
 def _actionable(label: str, text: str, found: Found, env: _Env) -> bool:
@@ -484,7 +525,7 @@ def _channel(head: str, env: _Env) -> str | None:
 
 
 def _with_when(draft: Draft, head: str, text: str, env: _Env) -> Draft:
-    for source in (head, text):
+    for source in (_request_clause(head), text):
         try:
             when = find_when(source, now=env.now, tz=env.tz)
         except MissingTime as missing:

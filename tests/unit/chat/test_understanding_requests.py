@@ -592,3 +592,53 @@ def test_english_text_quoted_in_a_korean_request_is_sent_as_it_is(
         "to": ["Emma Wilson", "Oliver Brown"],
         "body": "Please bring a packed lunch",
     }
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "My train gets in at 11am tomorrow, so I'll be late for the briefing. Text Emma Wilson "
+        "to start without me.",
+        "Parents' evening runs until 8pm on Thursday and I'm on duty. "
+        "Please email Oliver Brown that I can't do the Thursday call.",
+        "목요일 오후 3시에 학부모 면담이 잡혀 있거든요. 올리버 브라운한테 메일로 그날 통화는 "
+        "어렵다고 전해 주세요",
+    ],
+)
+def test_a_time_in_the_explanation_before_the_request_is_not_when_to_send(
+    classifier: IntentClassifier, text: str
+) -> None:
+    found = _ask(classifier, text)
+
+    assert found.tool in {"send_sms", "send_email"}
+    assert "due_at" not in found.arguments
+
+
+def test_a_short_time_before_the_request_still_schedules_it(classifier: IntentClassifier) -> None:
+    found = _ask(classifier, "Friday at 4pm. Text Emma Wilson that the library closes early.")
+
+    assert found.tool == "schedule_reminder"
+    assert found.arguments["due_at"] == "2026-11-27T16:00:00+09:00"
+
+
+def test_asking_someone_whether_they_can_sends_them_the_question(
+    classifier: IntentClassifier,
+) -> None:
+    found = _ask(classifier, "could you email Oliver Brown and ask whether he could swap duties?")
+
+    assert found.arguments == {
+        "to": ["Oliver Brown"],
+        "body": "Could you swap duties?",
+        "subject": "Could you swap duties?",
+    }
+
+
+def test_telling_people_to_do_something_sends_them_the_instruction(
+    classifier: IntentClassifier,
+) -> None:
+    found = _ask(classifier, "text the Class A parents to sign their permission slips tonight")
+
+    assert found.arguments == {
+        "to": ["Parents - Class A"],
+        "body": "Please sign your permission slips tonight",
+    }
