@@ -97,6 +97,8 @@ def test_an_opt_out_question_asks_about_contacts_who_opted_out(question: str) ->
         ("A반 학부모님들은 누구누구야?", ["'%class a%'", "'%parents%'"]),
         ("강사들이 누구예요?", ["'%teachers%'"]),
         ("학부모 그룹에 누가 있어?", ["'%parents%'"]),
+        ("교사 그룹엔 누구누구 속해 있나요?", ["'%teachers%'"]),
+        ("B반 학부모 그룹 구성원 보여줘", ["'%class b%'", "'%parents%'"]),
     ],
 )
 def test_a_korean_group_is_matched_by_the_english_words_of_its_kind(
@@ -237,6 +239,18 @@ def test_how_many_documents_counts_the_documents() -> None:
     assert compiled("how many documents do we have?") == (
         "SELECT count(DISTINCT c.id) AS count FROM knowledge_document c"
     )
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["Teachers 그룹 멤버들 좀 알려줘", "Parents - Class B 그룹엔 누구누구 포함돼 있어요?"],
+)
+def test_a_group_named_in_english_inside_a_korean_question_lists_its_members(
+    question: str,
+) -> None:
+    sql = compiled(question) or ""
+
+    assert "JOIN actions_contactgroup g" in sql and "FROM actions_contact c" in sql
 
 
 @pytest.mark.parametrize(
