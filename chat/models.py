@@ -59,6 +59,9 @@ class Message(models.Model):
     content = models.TextField(blank=True)
     # [{"n": 1, "document": <id>, "title": "...", "snippet": "..."}] — passages of this turn.
     citations = models.JSONField(default=list, blank=True)
+    # ["Emma Wilson", "Emma Park"] — the readings a clarifying question chooses between, which
+    # the page offers as buttons (sending one answers the question).
+    choices = models.JSONField(default=list, blank=True)
     # {"input_tokens": .., "output_tokens": .., "model": ".."}
     usage = models.JSONField(default=dict, blank=True)
     run_id = models.UUIDField(null=True, blank=True, db_index=True)

@@ -130,6 +130,8 @@ _MESSAGE_SCHEMA = _object(
     role={"type": "string", "enum": Message.Role.values},
     content={"type": "string"},
     citations={"type": "array", "items": {"type": "object"}},
+    # the readings a clarifying question offers; sending one back answers it
+    choices={"type": "array", "items": {"type": "string"}, "maxItems": 5},
     status={"type": "string", "enum": Message.Status.values},
     usage={"type": "object"},
     created_at=_TIME,

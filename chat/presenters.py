@@ -173,6 +173,7 @@ class MessageView:
     html: SafeString
     citations: list[dict[str, Any]]
     created_at: Any
+    choices: list[str]
 
 
 def message_view(message: Message) -> MessageView:
@@ -184,6 +185,7 @@ def message_view(message: Message) -> MessageView:
         html=mark_safe(render_markdown(message.content)),
         citations=[_with_link(chip) for chip in citation_chips(message.citations)],
         created_at=message.created_at,
+        choices=list(message.choices),
     )
 
 

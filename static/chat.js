@@ -616,6 +616,14 @@ function chatPage() {
     setStatus(STAGES.thinking);
     setRunning(true);
   });
+  // A clarifying question's readings: pressing one sends it, as if typed, and answers it.
+  thread.addEventListener("click", (event) => {
+    const choice = event.target.closest?.(".choice");
+    if (!choice || !thread.contains(choice)) return;
+    text.value = choice.dataset.choice;
+    counter.update();
+    composer.requestSubmit();
+  });
   text.addEventListener("keydown", (event) => {
     if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
       event.preventDefault();

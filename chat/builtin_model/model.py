@@ -239,7 +239,10 @@ class OfflineChatModel(BaseChatModel):
         # "What SMS did we send today?" reads like an SMS request with no text; a message of a
         # data question's shape is a question about the data, not a request to clarify.
         if understood is not None and understood.question and data is None:
-            return AIMessage(understood.question)
+            # The readings it chooses between travel with the reply (chat/services/turns.py
+            # stores them; the page shows them as buttons).
+            extra = {"choices": list(understood.choices)} if understood.choices else {}
+            return AIMessage(understood.question, additional_kwargs=extra)
         return self._read_call(text, data)
 
     def _data_question(self, text: str, request: RunRequest | None) -> DataQuestion | None:
@@ -302,7 +305,11 @@ class OfflineChatModel(BaseChatModel):
         pieces = [text[i : i + self.chunk_chars] for i in range(0, len(text), self.chunk_chars)]
         for index, piece in enumerate(pieces):
             last = index == len(pieces) - 1
-            chunk = AIMessageChunk(content=piece, usage_metadata=usage if last else None)  # type: ignore[arg-type]
+            chunk = AIMessageChunk(
+                content=piece,
+                usage_metadata=usage if last else None,  # type: ignore[arg-type]
+                additional_kwargs=reply.additional_kwargs if last else {},
+            )
             if index and self.seconds_per_chunk:
                 time.sleep(self.seconds_per_chunk)
             if run_manager is not None:

@@ -119,6 +119,7 @@ def done_payload(message: Message) -> dict[str, Any]:
         "message": str(message.uuid),
         "content": message.content,
         "citations": message.citations,
+        "choices": message.choices,
         "usage": message.usage,
         "status": message.status,
     }

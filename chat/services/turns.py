@@ -626,7 +626,7 @@ def _persist_final(run: _RunState, values: dict[str, Any]) -> Message:
         for s in values.get("sources", [])
         if f"[{s['n']}]" in content
     ]
-    stored = _persist(run, content, citations, values, run.ended_as)
+    stored = _persist(run, content, citations, values, run.ended_as, choices=_choices(reply))
     if run.cache_key is not None and stored.content == content:
         answer_cache_offer(
             key=run.cache_key,
@@ -636,6 +636,20 @@ def _persist_final(run: _RunState, values: dict[str, Any]) -> Message:
             sources=values.get("sources", []),
         )
     return stored
+
+
+_MAX_CHOICES = 5
+_MAX_CHOICE_CHARS = 120
+
+
+def _choices(reply: AIMessage) -> list[str]:
+    """The readings a clarifying reply offers (the built-in model's ``choices``), as buttons
+    can show them: a few short, distinct strings. Anything else a model put there is dropped."""
+    offered = reply.additional_kwargs.get("choices")
+    if not isinstance(offered, list):
+        return []
+    texts = [" ".join(c.split())[:_MAX_CHOICE_CHARS] for c in offered if isinstance(c, str)]
+    return list(dict.fromkeys(t for t in texts if t))[:_MAX_CHOICES]
 
 
 def _this_turn(messages: list[Any]) -> list[Any]:
@@ -691,10 +705,12 @@ def _persist(
     citations: list[dict[str, Any]],
     values: dict[str, Any],
     status: str,
+    *,
+    choices: list[str] | None = None,
 ) -> Message:
     """Store the reply with the whole turn's usage, and this run's usage, in one transaction;
     announce it."""
-    message = _store(run, content, citations, values, status)
+    message = _store(run, content, citations, values, status, choices=choices)
     run.events.done(message)
     return message
 
@@ -705,6 +721,8 @@ def _store(
     citations: list[dict[str, Any]],
     values: dict[str, Any],
     status: str,
+    *,
+    choices: list[str] | None = None,
 ) -> Message:
     messages = values.get("messages", [])
     model = model_label()
@@ -715,6 +733,7 @@ def _store(
                 role=Message.Role.ASSISTANT,
                 content=content,
                 citations=citations,
+                choices=choices or [],
                 usage=usage_payload(usage_of(_this_turn(messages)), model=model),
                 run_id=run.run_id,
                 status=status,

@@ -231,6 +231,27 @@ def test_the_withdraw_button_takes_back_the_sms_and_the_approver_sees_it_live(
     _assert_withdrawn_everywhere(staff, approver, school)
 
 
+def test_a_question_between_two_people_offers_both_as_buttons_and_a_press_answers_it(
+    sign_in: SignIn, school: TenantSetup, worker: Process, screenshot_dir: Path
+) -> None:
+    with tenant_context(school.tenant):
+        Contact.objects.create(name="Emma Wilson", phone="+12025550111")
+        Contact.objects.create(name="Emma Park", phone="+12025550112")
+    staff = sign_in(school, "staff")
+
+    _ask(staff, "could you text Emma that the library shuts at noon")
+    asked = staff.locator("[data-testid=message-assistant]").last
+    expect(asked.locator("[data-testid=choice]")).to_have_count(2)
+    asked.screenshot(path=str(screenshot_dir / "choices.png"))
+    asked.get_by_role("button", name="Emma Wilson").click()
+
+    card = staff.locator("[data-testid=action-card][data-status=pending]")
+    card.wait_for()
+    assert "Emma Wilson" in card.inner_text() and "Emma Park" not in card.inner_text()
+    expect(staff.locator("[data-testid=message-user]").last).to_contain_text("Emma Wilson")
+    expect(asked.locator("[data-testid=choice]").first).to_be_hidden()  # no longer the latest
+
+
 def test_staff_see_no_approve_button_and_a_forged_approve_is_refused(
     sign_in: SignIn, school: TenantSetup, worker: Process
 ) -> None:

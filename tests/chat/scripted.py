@@ -61,6 +61,7 @@ class ScriptedChatModel(BaseChatModel):
         return AIMessage(
             message.content,
             tool_calls=message.tool_calls,
+            additional_kwargs=message.additional_kwargs,
             usage_metadata={"input_tokens": 10, "output_tokens": 5, "total_tokens": 15},
         )
 
@@ -98,7 +99,9 @@ class ScriptedChatModel(BaseChatModel):
             piece = text[start : start + 8]
             chunk = ChatGenerationChunk(
                 message=AIMessageChunk(
-                    content=piece, usage_metadata=reply.usage_metadata if last else None
+                    content=piece,
+                    usage_metadata=reply.usage_metadata if last else None,
+                    additional_kwargs=reply.additional_kwargs if last else {},
                 )
             )
             time.sleep(self.seconds_per_chunk)

@@ -60,6 +60,20 @@ def test_the_offline_model_says_plainly_when_the_kb_does_not_cover_it(
     assert turn.reply.citations == []
 
 
+def test_choices_a_model_offers_are_kept_only_as_a_few_short_distinct_strings(
+    knowledge_base: None, ask: TurnRunner
+) -> None:
+    offered = ["Room 4", {"label": "x"}, "Room  4", "", "Hall " + "x" * 300, "A", "B", "C", "D"]
+    model = ScriptedChatModel(
+        replies=[AIMessage("Which room?", additional_kwargs={"choices": offered})]
+    )
+
+    turn = ask("where should the staff meeting be?", model=model)
+
+    assert turn.reply is not None
+    assert turn.reply.choices == ["Room 4", "Hall " + "x" * 115, "A", "B", "C"]
+
+
 def test_citations_that_name_no_retrieved_passage_are_removed(
     knowledge_base: None, ask: TurnRunner
 ) -> None:

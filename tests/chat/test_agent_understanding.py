@@ -13,6 +13,7 @@ from django_tenants.utils import tenant_context
 from actions.demo import demo_seed
 from actions.models import Contact
 from chat.builtin_model.model import OfflineChatModel
+from chat.events.payloads import done_payload
 from chat.models import PendingAction
 from tenants.models import Tenant
 from tests.chat.conftest import People, TurnRunner
@@ -110,3 +111,27 @@ def test_a_contact_of_another_tenant_is_never_matched(
         turn.reply.content
     )
     assert not PendingAction.objects.filter(conversation=turn.conversation).exists()
+
+
+def test_the_readings_of_an_ambiguous_name_are_offered_as_choices_and_one_answers_it(
+    academy: People, ask: TurnRunner
+) -> None:
+    Contact.objects.create(name="Emma Park", phone="+12025550120")
+
+    first = ask("could you text Emma that the library shuts at noon", model=OfflineChatModel())
+    assert first.reply is not None
+    offered = first.reply.choices
+    second = ask(offered[1], model=OfflineChatModel(), conversation=first.conversation)
+
+    assert offered == ["Emma Park", "Emma Wilson"]
+    assert done_payload(first.reply)["choices"] == offered
+    action = PendingAction.objects.get(conversation=first.conversation)
+    assert second.events.of("pending") == [action]
+    assert action.arguments["to"] == ["Emma Wilson"]
+    assert second.reply is None or second.reply.choices == []
+
+
+def test_a_reply_that_asks_nothing_offers_no_choices(academy: People, ask: TurnRunner) -> None:
+    turn = ask("Send an email to James Taylor about the trip", model=OfflineChatModel())
+
+    assert turn.reply is not None and turn.reply.choices == []

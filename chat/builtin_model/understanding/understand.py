@@ -98,6 +98,9 @@ class Understanding:
     arguments: dict[str, Any] = field(default_factory=dict)
     question: str | None = None
     slot: Slot | None = None  # which slot ``question`` asks for
+    # The readings ``question`` chooses between ("Emma Wilson", "Emma Park"), offered to the
+    # person as buttons; each, sent back as the answer, completes the request.
+    choices: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -568,14 +571,22 @@ def _resolve(draft: Draft, env: _Env) -> _Result:
     return _Result(Understanding(draft.tool, draft.confidence, draft.tool, arguments), draft)
 
 
-def _ask(draft: Draft, question: str, slot: Slot | None) -> Understanding:
-    return Understanding(draft.tool, draft.confidence, question=question, slot=slot)
+MAX_CHOICES = 5  # more readings than that are a list to read, not buttons to press
+
+
+def _ask(
+    draft: Draft, question: str, slot: Slot | None, choices: Sequence[str] = ()
+) -> Understanding:
+    return Understanding(
+        draft.tool, draft.confidence, question=question, slot=slot, choices=tuple(choices)
+    )
 
 
 def _check_recipients(draft: Draft, env: _Env) -> Understanding | None:
     found = draft.found
     if found.ambiguous:
-        return _ask(draft, say.which(found.ambiguous[0], draft.ko), "which")
+        options = found.ambiguous[0]
+        return _ask(draft, say.which(options, draft.ko), "which", options[:MAX_CHOICES])
     if env.is_a(draft.tool, "announcement") or env.is_a(draft.channel, "announcement"):
         return None  # an announcement, now or scheduled, has an audience or none
     if found.me and not _reaches_requester(draft, env):

@@ -642,3 +642,18 @@ def test_telling_people_to_do_something_sends_them_the_instruction(
         "to": ["Parents - Class A"],
         "body": "Please sign your permission slips tonight",
     }
+
+
+def test_a_question_between_two_readings_offers_them_as_choices(
+    classifier: IntentClassifier,
+) -> None:
+    found = _ask(classifier, "text Emma that practice is off tonight")
+
+    assert found.slot == "which"
+    assert sorted(found.choices) == ["Emma Park", "Emma Wilson"]
+
+
+def test_a_question_with_no_readings_to_choose_offers_none(classifier: IntentClassifier) -> None:
+    found = _ask(classifier, "send a text to Oliver Brown")
+
+    assert found.question is not None and found.choices == ()
