@@ -64,11 +64,12 @@ class Contact(models.Model):
         """Store the phone in E.164 and check the chat id (admin forms call this), or say what
         is wrong with them."""
         from actions.phone import InvalidPhoneNumber, normalize_e164
+        from tenants.selectors import tenant_phone_region
 
         errors: dict[str, str] = {}
         if self.phone.strip():
             try:
-                self.phone = normalize_e164(self.phone, settings.ACTIONS_PHONE_REGION or None)
+                self.phone = normalize_e164(self.phone, tenant_phone_region())
             except InvalidPhoneNumber as error:
                 errors["phone"] = str(error)
         self.telegram_chat_id = self.telegram_chat_id.strip()

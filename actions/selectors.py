@@ -12,7 +12,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Final
 
-from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, Group
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
@@ -28,6 +27,7 @@ from actions.models import (
 )
 from actions.phone import InvalidPhoneNumber, normalize_e164
 from tenants.roles import APPROVER
+from tenants.selectors import tenant_phone_region
 
 Channel = OutboundMessage.Channel
 
@@ -174,7 +174,7 @@ def _address(channel: str, entry: str) -> str:
         if not _LOOKS_LIKE_PHONE.match(entry):
             raise RecipientError(unknown)
         try:
-            return normalize_e164(entry, settings.ACTIONS_PHONE_REGION or None)
+            return normalize_e164(entry, tenant_phone_region())
         except InvalidPhoneNumber as error:
             raise RecipientError(f"phone number {error}") from None
     if channel == Channel.EMAIL:

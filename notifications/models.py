@@ -10,6 +10,7 @@ from django.core.validators import validate_email
 from django.db import models
 
 from actions.delivery import TRANSPORTS
+from tenants.selectors import tenant_phone_region
 
 
 class Channel(models.TextChoices):
@@ -45,7 +46,7 @@ def preference_address_checked(*, channel: str, address: str) -> str:
     if not address:
         raise PreferenceInvalid(f"{kind.label} needs an address")
     try:
-        return kind.address(address, settings.ACTIONS_PHONE_REGION or None)
+        return kind.address(address, tenant_phone_region())
     except ValueError as error:
         raise PreferenceInvalid(str(error)) from None
 

@@ -7,13 +7,13 @@ import io
 from dataclasses import dataclass, field
 from typing import Any, Final, cast
 
-from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 from django.db import transaction
 
 from actions.models import Contact, ContactGroup
 from actions.phone import InvalidPhoneNumber, normalize_e164
+from tenants.selectors import tenant_phone_region
 
 COLUMNS: Final = ("name", "phone", "email", "telegram_chat_id", "groups", "opted_out")
 MAX_ROWS: Final = 10_000
@@ -76,6 +76,7 @@ def _parse(data: bytes) -> list[_Row]:
     rows: list[_Row] = []
     errors: list[str] = []
     seen: dict[str, int] = {}
+    region = tenant_phone_region()  # once for the file, not a query per row
     for number, record in enumerate(reader, start=2):
         if number - 1 > MAX_ROWS:
             raise ContactImportError([f"the file has more than {MAX_ROWS} rows; split it"])
@@ -85,7 +86,7 @@ def _parse(data: bytes) -> list[_Row]:
         if not any((value or "").strip() for value in record.values()):
             continue  # a blank line
         try:
-            row = _row(number, record)
+            row = _row(number, record, region)
         except ValueError as error:
             errors.append(f"row {number}: {error}")
             continue
@@ -102,7 +103,7 @@ def _parse(data: bytes) -> list[_Row]:
     return rows
 
 
-def _row(number: int, record: dict[str, str | None]) -> _Row:
+def _row(number: int, record: dict[str, str | None], region: str | None) -> _Row:
     def cell(column: str) -> str:
         return (record.get(column) or "").strip()
 
@@ -113,7 +114,7 @@ def _row(number: int, record: dict[str, str | None]) -> _Row:
     phone = cell("phone")
     if phone:
         try:
-            phone = normalize_e164(phone, settings.ACTIONS_PHONE_REGION or None)
+            phone = normalize_e164(phone, region)
         except InvalidPhoneNumber as error:
             problems.append(f"phone {error}")
     email = cell("email")

@@ -11,6 +11,7 @@ import pytest
 from django.utils import timezone
 
 from actions.models import OutboundMessage, Reminder, ToolPolicy
+from actions.selectors import recipients_resolve
 from actions.tools.base import ToolArgumentsError, ToolContext, ToolDisabledError
 from actions.tools.registry import get_tool
 from tenants.models import Tenant
@@ -228,3 +229,29 @@ def test_an_email_address_of_an_opted_out_contact_is_refused_whatever_its_case()
     assert refused(
         "send_email", {"to": ["JIWOO@Parents.example"], "subject": "S", "body": "B"}
     ) == ("to: JIWOO@Parents.example belongs to Park Jiwoo, who has opted out")
+
+
+@pytest.mark.parametrize(
+    ("zone", "typed", "stored"),
+    [
+        ("Asia/Seoul", "010-2345-6789", "+821023456789"),
+        ("Europe/London", "07911 123456", "+447911123456"),
+    ],
+)
+def test_a_local_number_is_read_in_the_country_of_the_tenants_time_zone(
+    tenant_a: Tenant, zone: str, typed: str, stored: str
+) -> None:
+    Tenant.objects.filter(pk=tenant_a.pk).update(time_zone=zone)
+
+    get_tool("send_sms").validate({"to": [typed], "body": "Hi"})
+    plan = recipients_resolve(channel="sms", entries=[typed], max_recipients=5)
+
+    assert [r.address for r in plan.recipients] == [stored]
+
+
+def test_the_country_of_one_tenants_zone_is_not_used_for_another(tenant_b: Tenant) -> None:
+    Tenant.objects.filter(pk=tenant_b.pk).update(time_zone="Asia/Seoul")
+
+    assert refused("send_sms", {"to": ["010-1234-5678"], "body": "Hi"}).endswith(
+        "has no country code; start it with + and the country code"
+    )
