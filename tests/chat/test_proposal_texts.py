@@ -32,8 +32,13 @@ SETS = (*sorted((EVALS / "blind" / "dev").glob("*.yaml")), EVALS / "demo_cases.y
 # How people ask someone else to pass a message on, in English and Korean. Each pattern is one
 # habit of phrasing a request; a proposed text showing any of them still carries the request.
 _SCAFFOLDING = {
+    # "Could you cover Thursday's class?" is the message's own question to the recipient;
+    # "Could you tell her …" / "Can you text …" asks the assistant.
     "a polite opener": re.compile(
-        r"^(?:please|pls|plz|kindly|can (?:you|u)|could you|would you|will you)\b", re.I
+        r"^(?:please|pls|plz|kindly)\b|^(?:can (?:you|u)|could you|would you|will you)\b"
+        r"(?:(?=\s+(?:please\s+)?(?:text|sms|send|e-?mail|message|telegram|remind|announce|post|"
+        r"tell|let|ask|pass|forward)\b)|(?![^?]*\?\s*$))",
+        re.I,
     ),
     "a closing please or thanks": re.compile(
         r"[,.!\s](?:please|pls|plz|thanks?(?: you| so much| a lot)?|thx|ty|cheers)\s*[.!?~]*$",
@@ -81,6 +86,8 @@ def test_the_detector_knows_a_request_from_a_message() -> None:
         "a channel asked for",
         "a Korean channel with 좀",
     ]
+    assert scaffolding("Could you text Emma the room changed?") == ["a polite opener"]
+    assert scaffolding("Could you cover my Thursday class?") == []  # asks the recipient
     assert scaffolding("도시락에 이름 꼭 써 주세요") == []
     assert scaffolding("Thanks to everyone who came to the open day!") == []
     assert scaffolding("내일 수업은 3시로 옮겨졌습니다") == []
