@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from zoneinfo import ZoneInfo
 
 from django.contrib.auth import get_user_model
+from django.db.models import Prefetch
 from django_tenants.utils import schema_context
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.runnables.config import ensure_config
@@ -46,10 +47,14 @@ def load_directory(*, schema: str, user_id: int | None) -> tuple[Directory, Zone
     """The contacts, groups and requester of tenant ``schema``, and its time zone."""
     with schema_context(schema):
         contacts = tuple(
-            ContactEntry(name, frozenset(_channels(phone, telegram, email)))
-            for name, phone, telegram, email in Contact.objects.values_list(
-                "name", "phone", "telegram_chat_id", "email"
+            ContactEntry(
+                contact.name,
+                frozenset(_channels(contact.phone, contact.telegram_chat_id, contact.email)),
+                frozenset(group.name for group in contact.groups.all()),
             )
+            for contact in Contact.objects.only(
+                "name", "phone", "telegram_chat_id", "email"
+            ).prefetch_related(Prefetch("groups", queryset=ContactGroup.objects.only("name")))
         )
         groups = tuple(ContactGroup.objects.values_list("name", flat=True))
         user = get_user_model().objects.filter(pk=user_id).first() if user_id else None

@@ -12,6 +12,7 @@ class ContactEntry:
 
     name: str
     channels: frozenset[str] = frozenset()  # "sms", "telegram", "email"
+    groups: frozenset[str] = frozenset()  # the names of the groups the contact is in
 
 
 @dataclass(frozen=True)

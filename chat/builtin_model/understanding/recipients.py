@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from rapidfuzz import fuzz
 
-from chat.builtin_model.understanding.directory import Directory
+from chat.builtin_model.understanding.directory import ContactEntry, Directory
 from chat.builtin_model.understanding.sounds import sounds_like
 
 _WORD = re.compile(r"[\w+@.-]+", re.UNICODE)
@@ -361,11 +361,28 @@ def _titled_surnames(directory: Directory, tokens: list[str]) -> tuple[list[Hit]
         else:
             continue
         covered.update(range(*span))
+        title = tokens[index + 1] if span[1] - span[0] == 2 else token[1:]
         for contact in directory.contacts:
             korean = re.findall(r"[가-힣]{3}", contact.name)
-            if any(name.startswith(surname) for name in korean):
+            if any(name.startswith(surname) for name in korean) and _may_be(contact, title):
                 hits.append(Hit(contact.name, "contact", span[0], span[1], _LITERAL))
     return hits, covered
+
+
+# A title says which kind of person it is: "박 선생님" is a teacher called Park, never Park
+# Jiwoo the parent; "김 어머님" a parent. The kind is read from the contact's groups ("Teachers",
+# "Parents - Class A"); a contact in no group may be anyone.
+_TITLE_KINDS = {
+    **dict.fromkeys(("선생님", "선생", "쌤", "교수님"), ("teacher", "staff", "faculty")),
+    **dict.fromkeys(("어머님", "아버님", "어머니", "아버지", "학부모님", "부모님"), ("parent",)),
+}
+
+
+def _may_be(contact: ContactEntry, title: str) -> bool:
+    kinds = next((_TITLE_KINDS[f] for f in variants(title) if f in _TITLE_KINDS), None)
+    if kinds is None or not contact.groups:
+        return True
+    return any(kind in group.lower() for group in contact.groups for kind in kinds)
 
 
 def find_recipients(head: str, directory: Directory) -> Found:

@@ -163,6 +163,36 @@ def test_a_surname_nobody_has_names_nobody_rather_than_the_group() -> None:
     assert "Teachers" not in found.names
 
 
+STAFFROOM = Directory(
+    contacts=(
+        ContactEntry("박지우 (Park Jiwoo)", groups=frozenset({"Parents - Class A"})),
+        ContactEntry("박서연 (Park Seoyeon)", groups=frozenset({"Teachers"})),
+        ContactEntry("김민지 (Kim Minji)", groups=frozenset({"Parents - Class B"})),
+        ContactEntry("이서준 (Lee Seojun)", groups=frozenset({"Parents - Class B"})),
+        ContactEntry("김도윤"),  # in no group: may be anyone
+    ),
+    groups=("Parents - Class A", "Parents - Class B", "Teachers"),
+)
+
+
+def test_a_teachers_title_is_only_the_teacher_of_that_surname_not_a_parent() -> None:
+    assert find_recipients("박쌤께 내일 보강 없다고 전해 주세요", STAFFROOM).names == [
+        "박서연 (Park Seoyeon)"
+    ]
+
+
+def test_a_teachers_title_for_a_surname_only_parents_have_names_nobody() -> None:
+    found = find_recipients("이 선생님한테 회의 자료 보내줘", STAFFROOM)
+
+    assert (found.names, found.ambiguous) == ([], [])
+
+
+def test_a_contact_in_no_group_may_still_be_the_titled_person() -> None:
+    found = find_recipients("김 선생님께 문자 보내줘", STAFFROOM)
+
+    assert found.names == ["김도윤"]
+
+
 def test_the_teachers_with_a_plural_title_are_still_the_group() -> None:
     assert find_recipients("선생님들께 문자 보내줘", FACULTY).names == ["Teachers"]
 
