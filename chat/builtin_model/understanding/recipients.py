@@ -108,6 +108,9 @@ class Found:
     ambiguous: list[list[str]] = field(default_factory=list)
     me: bool = False
     end: int = 0  # where in the head the last named contact or group ends (a character index)
+    # People named by their role in a group ("A반 담임 선생님", "the class B homeroom
+    # teacher"): one person the directory cannot tell, never the group or the teachers.
+    described: list[str] = field(default_factory=list)
 
     @property
     def anyone(self) -> bool:
@@ -385,13 +388,23 @@ def _may_be(contact: ContactEntry, title: str) -> bool:
     return any(kind in group.lower() for group in contact.groups for kind in kinds)
 
 
+_DESCRIBED = re.compile(
+    r"(?:[A-Za-z0-9]\s?반\s*)?담임\s*(?:선생님|선생|쌤|교사)?|"
+    r"\b(?:(?:the|our|my)\s+)?(?:class\s+[a-z0-9]\s+|[a-z0-9]\s+class\s+)?(?:homeroom|form)\s+"
+    r"(?:teacher|tutor)\b",
+    re.IGNORECASE,
+)
+
+
 def find_recipients(head: str, directory: Directory) -> Found:
     """The contacts, groups, addresses and "me" that ``head`` names (see module docstring)."""
     found = Found(me=bool(_ME.search(head)))
+    blank = lambda m: " " * len(m.group(0))  # noqa: E731 (keeps character positions)
+    found.described = [m.group(0).strip() for m in _DESCRIBED.finditer(head)]
+    head = _DESCRIBED.sub(blank, head)
     for address in [*_PHONE.finditer(head), *_EMAIL.finditer(head)]:
         found.addresses.append(address.group(0).strip())
         found.end = max(found.end, address.end())
-    blank = lambda m: " " * len(m.group(0))  # noqa: E731 (keeps character positions)
     head = _POSSESSIVE.sub(blank, head)  # "cover James's class": James is not asked
     located = _words_at(_EMAIL.sub(blank, _PHONE.sub(blank, head)))[:_MAX_WORDS]
     tokens = [word for word, _ in located]

@@ -246,7 +246,7 @@ def _fresh(text: str, label: Label, confidence: float, env: _Env) -> _Result:
         confidence=confidence,
         ko=say.korean(text),
         found=found,
-        named=[] if found.anyone else _named(people),
+        named=found.described or ([] if found.anyone else _named(people)),
         body=split.body or after,
         subject=subject,
         title=(split.heading or title_of(split.head) or _leftover_title(split.head, found))
@@ -595,7 +595,7 @@ def _check_recipients(draft: Draft, env: _Env) -> Understanding | None:
         return _ask(draft, say.no_email_on_account(draft.ko), None)
     if not (found.names or found.addresses or found.me or draft.named):
         return _ask(draft, say.who(env.words(draft.tool), draft.ko), "to")
-    if draft.named and not found.anyone:
+    if draft.named and (not found.anyone or found.described):
         # Only names nobody has ("Daniel's mum", "the principal", "민수 어머님"): say so and ask
         # who it is for; the answer completes the same draft.
         return _ask(draft, say.unknown(draft.named, env.words(draft.tool), draft.ko), "to")
@@ -622,8 +622,20 @@ def _check_when(draft: Draft, env: _Env) -> Understanding | None:
     return _ask(draft, say.when(draft.ko), "when")
 
 
+# "공지 하나 띄워야 되는데 좀 해줄래?": what is left where the text would be only asks for help;
+# the text is still to be said.
+_ONLY_ASKING = re.compile(
+    r"^(?:(?:되는데|하는데|해야|해야 돼|돼서|좀|하나|한번|한 번|빨리|급하게|얼른|"
+    r"(?:문자|메일|이메일|메시지|메세지|텔레그램|텔레|공지|알림)(?:를|을)?|"
+    r"(?:보내|써|올려|띄워|넣어|남겨)야|"
+    r"부탁(?:해|해요|드려요|드립니다|합니다)?|해\s?줄래요?|해\s?줘요?|해\s?주세요|해\s?주실래요|"
+    r"도와\s?줘요?|도와\s?주세요|please|pls|help|me|out|can|could|you|thanks?)[\s?!.~,]*)+$",
+    re.IGNORECASE,
+)
+
+
 def _check_body(draft: Draft, env: _Env) -> Understanding | None:
-    if draft.body:
+    if draft.body and not _ONLY_ASKING.match(draft.body.strip()):
         return None
     # A scheduled SMS is still an SMS to the person asking: name the channel they named.
     return _ask(draft, say.what(env.words(draft.channel or draft.tool), draft.ko), "body")

@@ -657,3 +657,35 @@ def test_a_question_with_no_readings_to_choose_offers_none(classifier: IntentCla
     found = _ask(classifier, "send a text to Oliver Brown")
 
     assert found.question is not None and found.choices == ()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "B반 담임쌤한테 내일 상담 취소됐다고 문자 보내줘",
+        "email the form tutor of class A that the trip money is due",
+        "text our homeroom teacher that I'm running late",
+    ],
+)
+def test_a_person_named_by_their_role_in_a_group_is_asked_about_not_sent_to_groups(
+    classifier: IntentClassifier, text: str
+) -> None:
+    found = _ask(classifier, text)
+
+    assert found.tool is None and found.slot == "to"
+    assert "Teachers" not in (found.question or "")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Emma Wilson한테 문자 하나 보내야 되는데 좀 부탁해요",
+        "올리버한테 메일 하나 써야 하는데 도와줘",
+    ],
+)
+def test_a_request_whose_text_is_only_the_asking_asks_what_to_say(
+    classifier: IntentClassifier, text: str
+) -> None:
+    found = _ask(classifier, text)
+
+    assert (found.tool, found.slot) == (None, "body")
