@@ -156,10 +156,43 @@ def _understand(text: str, history: list[tuple[Role, str]], env: _Env, depth: in
     if pending is not None and not _new_request(intent.label, text, env):
         draft, slot = pending
         return _resolve(_fill(draft, slot, text, env), env)
+    intent = replace(intent, label=_needed_tool(intent, text, env))
     intent = replace(intent, label=_generic_send(intent, text, env))
     if intent.label not in env.classifier.write_tools:
         return _Result(Understanding(intent.label, intent.confidence))
     return _fresh(text, _sent_not_reminded(intent, text, env), intent.confidence, env)
+
+
+# "I need to put up an announcement, can you help?", "공지 하나 띄워야 되는데": a need stated for
+# what one tool makes is a request for it, whatever the rest of the words sounded like.
+_NEED = re.compile(
+    r"(?:\b(?:i|we)\s+(?:really\s+)?(?:need|have|want|got|gotta|would like|d like)|^(?:need|have|"
+    r"want))\s+(?:to\s+)?(?:get\s+)?(?:send|text|e-?mail|message|post|put (?:up|out)|publish|"
+    r"make|write|draft|do|schedule|set up|announce|remind)\b|"
+    r"(?:보내|써|올려|띄워|넣어|남겨|걸어)야\s?(?:되|하|돼)|"
+    r"(?:보내|써|올리|띄우|남기)고\s?싶",
+    re.IGNORECASE,
+)
+
+
+# "I want to read the announcement about the trip", "I need to know what the policy says
+# about SMS": a need to know is a question, whatever tool its words name.
+_NEED_TO_KNOW = re.compile(
+    r"\b(?:need|want|like|have|wanted)\s+to\s+(?:know|read|see|check|find|look|understand|"
+    r"learn|understand|remember)\b|알고\s?싶|읽고\s?싶|보고\s?싶|확인하고\s?싶",
+    re.IGNORECASE,
+)
+
+
+def _needed_tool(intent: Intent, text: str, env: _Env) -> Label:
+    verbs = {m.group(0).lower() for m in _ACTION_WORDS.finditer(text)} - {"알려", "tell"}
+    asks_me = _ASKED_OF_YOU.search(text)  # "…, could you text him?"
+    if _NEED_TO_KNOW.search(text) and not (_NEED.search(text) or verbs or asks_me):
+        return "knowledge" if intent.label in env.classifier.write_tools else intent.label
+    if intent.label in env.classifier.write_tools or not _NEED.search(text) or asks_about(text):
+        return intent.label
+    named = [tool for tool in env.classifier.write_tools if env.classifier.cues[tool].search(text)]
+    return cast(Label, named[0]) if len(named) == 1 else intent.label
 
 
 # "message oliver", "msg Yuna", "ping James about …": a verb of sending that names no channel.
@@ -629,7 +662,8 @@ _ONLY_ASKING = re.compile(
     r"(?:문자|메일|이메일|메시지|메세지|텔레그램|텔레|공지|알림)(?:를|을)?|"
     r"(?:보내|써|올려|띄워|넣어|남겨)야|"
     r"부탁(?:해|해요|드려요|드립니다|합니다)?|해\s?줄래요?|해\s?줘요?|해\s?주세요|해\s?주실래요|"
-    r"도와\s?줘요?|도와\s?주세요|please|pls|help|me|out|can|could|you|thanks?)[\s?!.~,]*)+$",
+    r"도와\s?줘요?|도와\s?주세요|please|pls|help|me|out|can|could|you|give|a|hand|thanks?)"
+    r"[\s?!.~,]*)+$",
     re.IGNORECASE,
 )
 

@@ -689,3 +689,42 @@ def test_a_request_whose_text_is_only_the_asking_asks_what_to_say(
     found = _ask(classifier, text)
 
     assert (found.tool, found.slot) == (None, "body")
+
+
+@pytest.mark.parametrize(
+    ("text", "asked"),
+    [
+        ("we need to post an announcement for the parents, can you give me a hand?", "body"),
+        ("I have to email Oliver Brown, could you help?", "body"),
+        ("Emma Wilson한테 문자 보내야 하는데", "body"),
+    ],
+)
+def test_a_need_stated_for_what_a_tool_makes_is_a_request_for_it(
+    classifier: IntentClassifier, text: str, asked: str
+) -> None:
+    found = _ask(classifier, text)
+
+    assert found.label in {"create_announcement", "send_email", "send_sms"}
+    assert found.slot == asked
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'd like to read the announcement from last week about parking",
+        "I need to understand what the e-mail policy says about attachments",
+        "지난주 공지 내용을 다시 읽고 싶어요",
+    ],
+)
+def test_a_need_to_know_is_a_question_whatever_tool_its_words_name(
+    classifier: IntentClassifier, text: str
+) -> None:
+    found = _ask(classifier, text)
+
+    assert found.tool is None and found.question is None
+
+
+def test_help_me_does_not_make_me_the_recipient(classifier: IntentClassifier) -> None:
+    found = _ask(classifier, "can you help me send an SMS to Emma Wilson? the bus is late")
+
+    assert found.question is None or "only reach you" not in found.question
