@@ -457,15 +457,20 @@ def route_message(text: str) -> Route | None:
 # Sentences before it may only tell ("6 classes in a row today.. 너는 안 피곤하냐"); a question
 # before it is the point of the message and reaches the agent.
 _SENTENCES = re.compile(r"(?<=[.!?\uff1f~])\s+|\.{2,}\s*|\n+")
+# In English "you" is also anyone ("do you get paid for overtime?", "are you entitled to carry
+# leave over?"): only a short question is about the assistant, two words after "are you" or
+# after the verb of "do you".
 _ABOUT_YOU_EN = re.compile(
     r"^(?:(?:and|so|but|also|btw|anyway|hey|oh)\s+)*(?:"
-    r"(?:are|were|r|aren ?t) (?:you|u)(?! (?:able|allowed|sure|aware|going to|gonna|free to)\b)|"
+    r"(?:are|were|r|aren ?t) (?:you|u)(?! (?:able|allowed|sure|aware|going to|gonna|free to)\b)"
+    r"(?: \S+){1,2}|"
     r"(?:do|did|does|don ?t|have|will|would) (?:you|u) (?:ever |still |even |also |really )?"
     r"(?!(?:know|have|remember|understand|recall|mind|think|happen|see|want|need|mean|speak|"
-    r"support|handle|send|text|email|post|schedule|remind|do|answer|read)\b)\w+|"
+    r"support|handle|send|text|email|post|schedule|remind|do|answer|read|get paid)\b)\w+"
+    r"(?: \S+){0,2}|"
     r"what ?s your (?:name|favou?rite \w+)|what is your (?:name|favou?rite \w+)|"
     r"how old are you|where do you live|who (?:made|built|created|programmed) you"
-    r")[^?]*\?*$"
+    r")\s*\?*$"
 )
 _YOU_KO = r"(?:너|넌|너는|너도|니가|네가|너한테는|당신은?|당신도)"
 _ABOUT_YOU_KO = re.compile(rf"(?:^|\s)(?P<you>{_YOU_KO})\s+(?P<rest>(?:\S+\s+){{0,3}}\S+)$")

@@ -355,17 +355,36 @@ def _everyone_if_said(found: Found, text: str, env: _Env) -> Found:
 
 
 # "I have a dentist appointment tomorrow at 2pm, so I can't make it. Please email James …",
-# "제가 내일 오후에 병원 예약이 있거든요. 제임스 선생님께 …": a sentence before the request that
-# explains it is background, and a time in it is when something else happens, not when to send.
-# A short fragment ("Tomorrow at 9am. Text James …", "내일 오전 9시요.") still says when.
+# "The trip leaves Friday at 8am. Text the parents …", "제가 내일 오후에 병원 예약이 있거든요.
+# 제임스 선생님께 …": a sentence before the request that explains it is background, and a time
+# in it is when something else happens, not when to send. A short fragment ("Tomorrow at
+# 9am.", "내일 오전 9시요.") or a sentence about the sending itself ("It's for Monday at 8.",
+# "Schedule it for 9.") still says when, unless it explains (the asker's doings, a reason).
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?\uff1f])\s+|(?<=[요다죠])[.,]\s+|\n+")
+_EXPLAINING = re.compile(
+    r"\b(?:i|i ?m|i ?ve|i ?ll|i ?d|my|me|we|we ?re|we ?ve|our|because|since|so)\b|"
+    r"제가|저는|저희|내가|나는|거든|어서|아서|해서|니까|는데",
+    re.IGNORECASE,
+)
+
+
+_ABOUT_SENDING = re.compile(
+    r"\b(?:it|this|that)\b|\bsend|\bschedul|\bremind|\bgo(?:es)? out\b|"
+    r"보내|예약|발송|나가도록|나가게",
+    re.IGNORECASE,
+)
 _MAX_WHEN_FRAGMENT_WORDS = 4
 
 
 def _request_clause(head: str) -> str:
     """The head without the sentences before the request that explain it."""
     *before, last = _SENTENCE_BREAK.split(head.strip()) or [""]
-    kept = [s for s in before if len(s.split()) <= _MAX_WHEN_FRAGMENT_WORDS]
+    kept = [
+        s
+        for s in before
+        if not _EXPLAINING.search(s)
+        and (len(s.split()) <= _MAX_WHEN_FRAGMENT_WORDS or _ABOUT_SENDING.search(s))
+    ]
     return " ".join([*kept, last])
 
 

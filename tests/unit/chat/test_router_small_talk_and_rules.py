@@ -102,6 +102,8 @@ def test_a_question_about_the_assistant_itself_is_small_talk(text: str) -> None:
         "do you know when the library closes?",
         "are you able to text the parents?",
         "do you have the expenses form?",
+        "Do you get paid extra for covering a class?",  # "you": anyone on the staff
+        "are you entitled to carry leave over to next year?",
         "where is the fire exit? are you sure about that?",
         "너 주차 규정 알고 있어?",
         "너 이것 좀 팀장님한테 보내줄래?",

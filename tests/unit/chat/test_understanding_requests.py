@@ -603,6 +603,7 @@ def test_english_text_quoted_in_a_korean_request_is_sent_as_it_is(
         "Please email Oliver Brown that I can't do the Thursday call.",
         "목요일 오후 3시에 학부모 면담이 잡혀 있거든요. 올리버 브라운한테 메일로 그날 통화는 "
         "어렵다고 전해 주세요",
+        "The school concert starts at 6pm on Friday. Text Emma Wilson to bring the music stand.",
     ],
 )
 def test_a_time_in_the_explanation_before_the_request_is_not_when_to_send(
@@ -614,8 +615,17 @@ def test_a_time_in_the_explanation_before_the_request_is_not_when_to_send(
     assert "due_at" not in found.arguments
 
 
-def test_a_short_time_before_the_request_still_schedules_it(classifier: IntentClassifier) -> None:
-    found = _ask(classifier, "Friday at 4pm. Text Emma Wilson that the library closes early.")
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Friday at 4pm. Text Emma Wilson that the library closes early.",
+        "Please send it on Friday at 4pm. Text Emma Wilson that the library closes early.",
+    ],
+)
+def test_a_time_said_for_the_sending_before_the_request_still_schedules_it(
+    classifier: IntentClassifier, text: str
+) -> None:
+    found = _ask(classifier, text)
 
     assert found.tool == "schedule_reminder"
     assert found.arguments["due_at"] == "2026-11-27T16:00:00+09:00"
