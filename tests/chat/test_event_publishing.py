@@ -101,6 +101,7 @@ def _message() -> Any:
         uuid = uuid.uuid4()
         content = "all"
         citations: list[Any] = []
+        choices: list[str] = []
         usage: dict[str, Any] = {}
         status = "complete"
 
