@@ -62,6 +62,8 @@ class Message(models.Model):
     # ["Emma Wilson", "Emma Park"] — the readings a clarifying question chooses between, which
     # the page offers as buttons (sending one answers the question).
     choices = models.JSONField(default=list, blank=True)
+    MAX_CHOICES = 5  # buttons, not a list to read
+    MAX_CHOICE_CHARS = 120
     # {"input_tokens": .., "output_tokens": .., "model": ".."}
     usage = models.JSONField(default=dict, blank=True)
     run_id = models.UUIDField(null=True, blank=True, db_index=True)

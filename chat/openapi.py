@@ -131,7 +131,7 @@ _MESSAGE_SCHEMA = _object(
     content={"type": "string"},
     citations={"type": "array", "items": {"type": "object"}},
     # the readings a clarifying question offers; sending one back answers it
-    choices={"type": "array", "items": {"type": "string"}, "maxItems": 5},
+    choices={"type": "array", "items": {"type": "string"}, "maxItems": Message.MAX_CHOICES},
     status={"type": "string", "enum": Message.Status.values},
     usage={"type": "object"},
     created_at=_TIME,

@@ -638,18 +638,14 @@ def _persist_final(run: _RunState, values: dict[str, Any]) -> Message:
     return stored
 
 
-_MAX_CHOICES = 5
-_MAX_CHOICE_CHARS = 120
-
-
 def _choices(reply: AIMessage) -> list[str]:
     """The readings a clarifying reply offers (the built-in model's ``choices``), as buttons
     can show them: a few short, distinct strings. Anything else a model put there is dropped."""
     offered = reply.additional_kwargs.get("choices")
     if not isinstance(offered, list):
         return []
-    texts = [" ".join(c.split())[:_MAX_CHOICE_CHARS] for c in offered if isinstance(c, str)]
-    return list(dict.fromkeys(t for t in texts if t))[:_MAX_CHOICES]
+    texts = [" ".join(c.split())[: Message.MAX_CHOICE_CHARS] for c in offered if isinstance(c, str)]
+    return list(dict.fromkeys(t for t in texts if t))[: Message.MAX_CHOICES]
 
 
 def _this_turn(messages: list[Any]) -> list[Any]:
