@@ -81,6 +81,14 @@ def _named(exporter: InMemorySpanExporter, name: str) -> list[ReadableSpan]:
     return [s for s in exporter.get_finished_spans() if s.name == name]
 
 
+def _until_ended(spans: InMemorySpanExporter, name: str, seconds: float = 10.0) -> None:
+    """Wait for the span ``name`` to be exported: a worker publishes its turn's ``done``
+    before its task returns and the task's span ends."""
+    deadline = time.monotonic() + seconds
+    while not _named(spans, name) and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
 def _trace_of(span_: ReadableSpan) -> str:
     assert span_.context is not None
     return format(span_.context.trace_id, "032x")
@@ -98,6 +106,7 @@ def test_a_question_is_one_trace_from_the_socket_frame_to_the_model_call_and_the
     frames = _ask(tenant_a, _token(tenant_a, staff), "How many days of paid annual leave?")
 
     assert frames[-1]["type"] == "done", frames[-1]
+    _until_ended(spans, "celery.task chat.run_turn")  # the task's span ends after it sent done
     (frame,) = _named(spans, "ws chat.send")
     trace = _trace_of(frame)
     for name in (
@@ -154,6 +163,7 @@ def test_the_resume_after_an_approval_over_a_socket_belongs_to_the_turns_trace(
 
     assert asked[-1]["type"] == "pending", asked[-1]
     assert resumed[-1]["type"] == "done", resumed[-1]
+    _until_ended(spans, "celery.task chat.resume_turn")
     (frame,) = _named(spans, "ws chat.send")
     trace = _trace_of(frame)
     (decision,) = _named(spans, "ws action.decide")
@@ -185,6 +195,7 @@ def test_a_message_sent_over_http_is_one_trace_with_its_turn_in_the_worker(
     deadline = time.monotonic() + 60
     while not _named(spans, "chat.publish done") and time.monotonic() < deadline:
         time.sleep(0.1)
+    _until_ended(spans, "celery.task chat.run_turn")
     for name in ("celery.task chat.run_turn", "llm.chat", "chat.publish done"):
         assert {_trace_of(s) for s in _named(spans, name)} == {_trace_of(request)}, name
 
