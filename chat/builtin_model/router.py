@@ -511,29 +511,70 @@ def _about_the_assistant_itself(text: str, *, korean: bool) -> SmallTalk | None:
 
 # Small talk the patterns above miss ("hi there, good morning", "what are you able to help me
 # with?") is recognised by meaning: the intent classifier's label, for a short message only and
-# with a clear margin, so "hello, what is our leave policy?" still reaches the agent.
+# with a clear margin, so "hello, what is our leave policy?" still reaches the agent. A greeting
+# is short; a question about what the assistant can do may run longer ("hey, what kind of stuff
+# can you actually help me with?"), and is never a greeting before a real question.
 _MAX_SMALL_TALK_WORDS = 8
+_MAX_HELP_WORDS = 12
 _MIN_SMALL_TALK_MARGIN = 0.3
 
 
 def small_talk_by_meaning(text: str, *, label: str, confidence: float) -> SmallTalk | None:
     """Small talk recognised by the intent classifier (``label``, ``confidence``) rather than
     by the patterns, or None."""
-    if not needs_meaning(text):
+    words = normalise(text)
+    longest = _MAX_HELP_WORDS if label == "help" else _MAX_SMALL_TALK_WORDS
+    if not words or len(words.split()) > longest:
         return None
     if label not in {"smalltalk", "help"} or confidence < _MIN_SMALL_TALK_MARGIN:
         return None
-    words = normalise(text)
     korean = bool(_HANGUL.search(words))
     if label == "help":
         return SmallTalk("help", korean)
     return SmallTalk("thanks" if _THANKS_WORD.search(words) else "greeting", korean)
 
 
-def needs_meaning(text: str) -> bool:
-    """Whether a message the patterns did not route is short enough to be small talk."""
+# A withdrawal the patterns miss ("hmm, on second thoughts please don't - cancel it, sorry!",
+# "원장님이 직접 올리신다네요 ㅎㅎ 없던 걸로 해주세요") is recognised by meaning: the classifier's
+# "cancel" with a clear margin, in a message short enough to be only that and its reason, that
+# asks for nothing new and asks no question. With nothing pending it only says so.
+_MAX_CANCEL_BY_MEANING_WORDS = 24
+_MIN_CANCEL_MARGIN = 0.4
+_NOT_SENDING_EN = re.compile(
+    r"\b(?:don ?t|do not|not|never)\s+(?:\w+\s+)?(?:send|post|email|text)\b"
+)
+
+
+def cancel_by_meaning(text: str, *, label: str, confidence: float) -> Cancel | None:
+    """A cancel recognised by the intent classifier (``label``, ``confidence``), or None."""
     words = normalise(text)
-    return bool(words) and len(words.split()) <= _MAX_SMALL_TALK_WORDS
+    if label != "cancel" or confidence < _MIN_CANCEL_MARGIN or not words:
+        return None
+    if len(words.split()) > _MAX_CANCEL_BY_MEANING_WORDS:
+        return None
+    korean = bool(_HANGUL.search(words))
+    if korean:
+        if _NEW_REQUEST_KO.search(words) or "?" in text or not _WITHDRAW_KO.search(words):
+            return None  # "내용은 토요일 보강 취소됐다고": news of a cancellation, not one
+    elif _NEW_REQUEST_EN.search(_NOT_SENDING_EN.sub(" ", words)) or _QUESTION_EN.search(words):
+        return None
+    elif not _EARLIER_REQUEST_EN.search(words):
+        return None  # "cancel the staff meeting": names no request of ours
+    return Cancel(tool=None, korean=korean)
+
+
+# A verb of withdrawing, said to the assistant: "취소해", "없던 걸로", not "취소됐다고".
+_WITHDRAW_KO = re.compile(
+    r"취소\s?(?:해|할|하|좀|요|시켜|부탁)|철회|없던 (?:걸로|일로|거로)|캔슬|"
+    r"(?:보내|올리|하)지\s?(?:마|말)|안 보내도"
+)
+# What refers back to the request being withdrawn: "cancel it", "don't send that", "never mind".
+_EARLIER_REQUEST_EN = re.compile(rf"\b(?:it|that|this|one|never ?mind|{_TOOL_NOUNS_EN})\b")
+
+
+def may_be_read_by_meaning(text: str) -> bool:
+    """Whether a message is short enough to be small talk or a cancel read by meaning."""
+    return 0 < len(normalise(text).split()) <= _MAX_CANCEL_BY_MEANING_WORDS
 
 
 _THANKS_WORD = re.compile(r"\b(?:thanks?|thank you|thx|cheers|appreciated?)\b|고마|감사|땡큐")
@@ -552,7 +593,23 @@ def _whole_message_route(words: str, *, korean: bool) -> Route | None:
     if cancel and words not in _VAGUE_ALONE:
         named = cancel.group("tool") or cancel.group("tool_ko")
         return Cancel(tool=_tool_named(named) if named else None, korean=korean)
-    return _cancel_with_reason(words, korean=korean)
+    return _cancel_with_reason(words, korean=korean) or (
+        _cancel_at_the_end(words) if korean else None
+    )
+
+
+# A Korean sentence ends on its verb, so a withdrawal often closes the message after its reason:
+# "원장님이 직접 올리신다네요 ㅎㅎ 없던 걸로 해주세요", "방금 전화로 말씀드렸대 캔슬해".
+_CANCEL_CLOSING_KO = re.compile(
+    r"(?:없던 (?:걸로|일로|거로)|캔슬|철회)\s?\S*"
+    r"(?:\s(?:주세요|줘요?|줄래요?|주실래요|부탁해요?|부탁드려요|부탁드립니다))?$"
+)
+
+
+def _cancel_at_the_end(words: str) -> Cancel | None:
+    if not _CANCEL_CLOSING_KO.search(words) or _NEW_REQUEST_KO.search(words):
+        return None
+    return Cancel(tool=None, korean=True)
 
 
 def _tool_request(words: str, *, korean: bool) -> ToolRequest | None:

@@ -5,8 +5,8 @@ recognisers of ``chat/builtin_model/router.py`` say whether the message is small
 request for a tool or a "cancel that"; this module looks at the tenant (which tools its policy
 leaves on) and the conversation (what the requester has pending) and answers, or returns None
 and the agent runs as before. A short message the patterns miss is also asked of the local
-intent classifier (one embedding of a few words) for small talk. Nothing here retrieves a
-passage or calls the tenant's model, so these answers are instant and cost no tokens.
+intent classifier (one embedding of a few words) for small talk or a cancel. Nothing here
+retrieves a passage or calls the tenant's model, so these answers are instant and cost no tokens.
 """
 
 from __future__ import annotations
@@ -32,9 +32,10 @@ from chat.builtin_model.router import (
     SmallTalk,
     ToolRequest,
     ToolRule,
+    cancel_by_meaning,
     disabled_reply,
     help_reply,
-    needs_meaning,
+    may_be_read_by_meaning,
     nothing_to_cancel_reply,
     route_message,
     rules_reply,
@@ -51,6 +52,7 @@ from knowledge.embedder import get_embedder
 from knowledge.embeddings import EmbeddingError
 
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
+_SMALL_TALK_LABELS = frozenset({"smalltalk", "help"})
 
 
 @dataclass(frozen=True)
@@ -69,7 +71,7 @@ def routed_answer(*, conversation: Conversation, message: Message) -> RoutedAnsw
         # What the patterns let through is read by meaning too, before any model could
         # propose an action for it (boundaries.py).
         route = _boundary_by_meaning(message.content) or route
-    route = route or _small_talk(message.content)
+    route = route or _by_meaning(message.content)
     if isinstance(route, Refuse):
         return RoutedAnswer(refusal_reply(route.harm), "refused")
     if isinstance(route, CannotDo):
@@ -115,14 +117,18 @@ def _boundary_reader(model_name: str) -> BoundaryReader:
     return BoundaryReader(get_embedder().embed_passages)
 
 
-def _small_talk(text: str) -> SmallTalk | None:
-    if not needs_meaning(text):
+def _by_meaning(text: str) -> SmallTalk | Cancel | None:
+    """Small talk or a cancel that the patterns missed, read by the intent classifier."""
+    if not may_be_read_by_meaning(text):
         return None
     try:
         intent = classifier().classify(text)
     except EmbeddingError:  # no embeddings: the agent answers, as before
         return None
-    return small_talk_by_meaning(text, label=intent.label, confidence=intent.confidence)
+    talk = intent.as_one(_SMALL_TALK_LABELS)  # a greeting or "what can you do?": one reply
+    return small_talk_by_meaning(
+        text, label=talk.label, confidence=talk.confidence
+    ) or cancel_by_meaning(text, label=intent.label, confidence=intent.confidence)
 
 
 def _tool_rules() -> list[ToolRule]:

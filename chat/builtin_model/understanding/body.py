@@ -55,6 +55,12 @@ _CLOSING_THANKS = re.compile(
     r"\s*[.!~]*$",
     re.IGNORECASE,
 )
+# "email James for me please", "…, for me?": who the request is made for, not the text.
+_ON_MY_BEHALF = re.compile(
+    r"^(?:for (?:me|us)|on (?:my|our) behalf)[\s,.!?]*$|"
+    r"[\s,]+(?:for (?:me|us)|on (?:my|our) behalf)[\s.!?]*$",
+    re.IGNORECASE,
+)
 # "문자 좀 보내 주세요. 오늘 회의 30분 미뤄졌다고요": the request comes first, the message after;
 # a clipped request ("메일 좀.") ends the same way.
 _KO_ASKED = (
@@ -314,6 +320,7 @@ def tidy(body: str) -> str:
     body = re.sub(r"\s*(?:,?\s*please|,?\s*thanks?(?: you)?)?\s*\?+$", "", body)
     # A closing "thanks!" / "please" / "cheers" thanks the assistant, not the recipient.
     body = _CLOSING_THANKS.sub("", body)
+    body = _ON_MY_BEHALF.sub("", body).strip()
     return body[:1].upper() + body[1:] if body else body
 
 

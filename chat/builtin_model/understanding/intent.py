@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal, get_args
 
 import numpy as np
@@ -44,6 +44,18 @@ class Intent:
     label: Label
     confidence: float  # margin of the best label over the runner-up, 0..1
     scores: Mapping[str, float]
+
+    def as_one(self, kin: frozenset[str]) -> Intent:
+        """This reading with the labels of ``kin`` taken as one answer: when the best label is
+        one of them, its margin is over the best label outside them. "hiya, what can you do for
+        me?" sits between small talk and help, and either is a small-talk reply."""
+        if self.label not in kin:
+            return self
+        others = [score for label, score in self.scores.items() if label not in kin]
+        if not others:
+            return self
+        margin = (self.scores[self.label] - max(others)) * 10
+        return replace(self, confidence=float(min(1.0, max(0.0, margin))))
 
 
 class IntentClassifier:

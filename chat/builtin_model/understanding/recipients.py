@@ -25,8 +25,10 @@ _PHONE = re.compile(r"(?<![\w])\+?\d[\d\s().-]{5,}\d(?![\w])")
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _ME = re.compile(
     # "do me a favour", "give me a hand", "let me know", "excuse me": not a recipient;
-    # nor "help me send …", "could you help me with a telegram": the helping is for me, not the text
-    r"(?<!\blet )(?<!\bexcuse )(?<!\bhelp )\b(?:me|myself)\b(?! a favou?r| a hand| a sec)"
+    # nor "help me send …", "could you help me with a telegram": the helping is for me, not the
+    # text; nor "email James for me": on my behalf, to someone else
+    r"(?<!\blet )(?<!\bexcuse )(?<!\bhelp )(?<!\bfor )(?<!\bon behalf of )\b(?:me|myself)\b"
+    r"(?! a favou?r| a hand| a sec)"
     r"|(?:^|\s)(?:나|저|내|제)(?:에게|한테)|(?:^|\s)(?:내게|제게)",
     re.IGNORECASE,
 )

@@ -49,7 +49,8 @@ _MAX_FOLLOW_UPS = 4
 # The requester is reached only through their account's e-mail address (``Requester``).
 _REQUESTER_CHANNEL = "email"
 _ACTION_WORDS = re.compile(
-    r"\b(?:send|tell|let \w+ know|notify|inform|ping|message|write to|post|publish)\b|"
+    r"\b(?:send|tell|let \w+ know|notify|inform|ping|message|write to|post|publish|forward|"
+    r"pass (?:it|this|that|these|them) (?:on|along))\b|"
     r"전해|전달|알려|보내|남겨|올려",
     re.IGNORECASE,
 )
@@ -158,6 +159,7 @@ def _understand(text: str, history: list[tuple[Role, str]], env: _Env, depth: in
         return _resolve(_fill(draft, slot, text, env), env)
     intent = replace(intent, label=_needed_tool(intent, text, env))
     intent = replace(intent, label=_generic_send(intent, text, env))
+    intent = replace(intent, label=_addressed_request(intent, text, env))
     if intent.label not in env.classifier.write_tools:
         return _Result(Understanding(intent.label, intent.confidence))
     return _fresh(text, _sent_not_reminded(intent, text, env), intent.confidence, env)
@@ -211,6 +213,35 @@ def _generic_send(intent: Intent, text: str, env: _Env) -> Label:
     if not find_recipients(text, env.directory).anyone:
         return intent.label
     return max(sends, key=lambda tool: intent.scores.get(tool, 0.0))
+
+
+# "How do I text a parent?", "what did we send Emma?", "이거 어떻게 보내요?": asking how or
+# what, not asking for it.
+_ASKS_HOW = re.compile(
+    r"\bhow (?:do|can|would|should) (?:i|we|you)\b|^\W*(?:what|which|when|who|why|where|did|"
+    r"was|were|has|have|had)\b|어떻게|뭐였|언제",
+    re.IGNORECASE,
+)
+
+
+def _addressed_request(intent: Intent, text: str, env: _Env) -> Label:
+    """ "can you send this to Minji?": a verb of sending addressed to someone in the directory
+    is a request, however close its words sit to "what can you do?", to a greeting or to a
+    question for the documents, none of which names a recipient; so the slots outweigh a narrow
+    margin of meaning. The write tool whose own words appear wins, else the best-scored message
+    tool."""
+    if intent.label not in ("help", "smalltalk", "knowledge") or _ASKS_HOW.search(text):
+        return intent.label
+    named = [tool for tool in env.classifier.write_tools if env.classifier.cues[tool].search(text)]
+    if not (named or _ACTION_WORDS.search(text)):
+        return intent.label
+    found = find_recipients(text, env.directory)
+    if not (found.names or found.addresses):  # "could you tell me whether …" asks the assistant
+        return intent.label
+    tools = named or env.shaped("message")
+    if not tools:
+        return intent.label
+    return cast(Label, max(tools, key=lambda tool: intent.scores.get(tool, 0.0)))
 
 
 def _sent_not_reminded(intent: Intent, text: str, env: _Env) -> Label:

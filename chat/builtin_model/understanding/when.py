@@ -60,7 +60,8 @@ _KO_WORDS = "|".join(sorted(_KO_NUMBERS, key=len, reverse=True))
 _KO_HOUR = r"\d{1,2}|" + _KO_WORDS
 _EN_CLOCK = re.compile(
     rf"\b(?P<qual>half\s+past|(?:a\s+)?quarter\s+past|(?:a\s+)?quarter\s+to)\s+(?P<qh>{_EN_HOUR})\b"
-    rf"|\b(?P<h>\d{{1,2}})(?::(?P<m>\d{{2}}))?\s*(?P<ap>[ap])\.?m\b\.?"
+    # "8.30am": a dot between hour and minutes, as British writing has it
+    rf"|(?<![\d.:])\b(?P<h>\d{{1,2}})(?:[:.](?P<m>\d{{2}}))?\s*(?P<ap>[ap])\.?m\b\.?"
     rf"|\b(?P<h24>\d{{1,2}}):(?P<m24>\d{{2}})\b"
     rf"|\b(?P<oh>{_EN_HOUR})\s*o'?clock\b"
     rf"|\bat\s+(?P<bare>{_EN_HOUR})\b(?![:.]?\d|\s*(?:[ap]\.?m\b|o'?clock))"

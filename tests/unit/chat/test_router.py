@@ -10,6 +10,7 @@ from chat.builtin_model.router import (
     Cancel,
     SmallTalk,
     ToolRequest,
+    cancel_by_meaning,
     disabled_reply,
     help_reply,
     normalise,
@@ -209,6 +210,7 @@ def test_a_long_request_for_a_tool_is_still_recognised() -> None:
         ("morning all, hope you're well", "smalltalk", "greeting"),
         ("cheers mate, much obliged", "smalltalk", "thanks"),
         ("so what sort of things can you handle?", "help", "help"),
+        ("so what kinds of jobs are you actually able to do?", "help", "help"),
     ],
 )
 def test_short_small_talk_the_patterns_miss_is_routed_by_its_meaning(
@@ -224,6 +226,7 @@ def test_short_small_talk_the_patterns_miss_is_routed_by_its_meaning(
     [
         ("hello, what is our leave policy?", "smalltalk", 0.16),  # an unsure margin
         ("good morning, how many days of leave do I get this year?", "smalltalk", 0.9),  # long
+        ("hi, and is the staff room open over the winter break?", "smalltalk", 0.9),  # long
         ("how long is bereavement leave?", "knowledge", 0.9),
     ],
 )
@@ -306,3 +309,39 @@ def test_small_talk_in_several_pieces_is_small_talk(text: str, kind: str) -> Non
     route = route_message(text)
 
     assert isinstance(route, SmallTalk) and route.kind == kind
+
+
+@pytest.mark.parametrize(
+    ("text", "korean"),
+    [
+        ("ugh, scratch it - the head wants to tell them herself", False),
+        ("please don't send that one after all, she already knows", False),
+        ("교무실에서 벌써 연락했대요 ㅎㅎ 그냥 없던 걸로 해요", True),
+        ("잠깐 그거 보내지 말아봐 다시 확인할게", True),
+    ],
+)
+def test_a_cancel_the_patterns_miss_is_routed_by_its_meaning(text: str, korean: bool) -> None:
+    assert cancel_by_meaning(text, label="cancel", confidence=0.8) == Cancel(None, korean)
+
+
+@pytest.mark.parametrize(
+    ("text", "confidence"),
+    [
+        ("please don't send that one after all", 0.2),  # an unsure margin
+        ("cancel the staff meeting on friday", 0.9),  # names no request of ours
+        ("never mind that, how long is bereavement leave?", 0.9),  # a new question
+        ("scratch that and email the teachers instead", 0.9),  # a new request
+        ("내용은 이번 주 보강 취소됐다고", 0.9),  # news of a cancellation
+        ("그거 취소하고 최 선생님한테 문자 보내줘", 0.9),
+    ],
+)
+def test_meaning_withdraws_only_a_clear_cancel_of_our_own_request(
+    text: str, confidence: float
+) -> None:
+    assert cancel_by_meaning(text, label="cancel", confidence=confidence) is None
+
+
+def test_a_korean_message_that_ends_by_withdrawing_is_a_cancel() -> None:
+    route = route_message("주소가 바뀌었다고 해서요 아까 그 메일은 캔슬해 주세요")
+
+    assert route == Cancel(None, True)

@@ -38,6 +38,8 @@ EXPRESSIONS = [
     ("monday morning", "tomorrow at 9", "2026-11-24 09:00"),
     ("monday morning", "tomorrow at 9am", "2026-11-24 09:00"),
     ("monday morning", "next Tuesday 3:30pm", "2026-12-01 15:30"),
+    ("monday morning", "in 2 days at 7.15am", "2026-11-25 07:15"),  # a British dot
+    ("monday morning", "tomorrow at 6.45 pm", "2026-11-24 18:45"),
     ("monday morning", "in 2 hours", "2026-11-23 12:00"),
     ("monday morning", "in 45 minutes", "2026-11-23 10:45"),
     ("monday morning", "in an hour", "2026-11-23 11:00"),

@@ -6,7 +6,9 @@ a little below, so a change that makes understanding worse fails here.
 
 from __future__ import annotations
 
-from chat.builtin_model.understanding.intent import IntentClassifier
+import pytest
+
+from chat.builtin_model.understanding.intent import Intent, IntentClassifier
 from tests.unit.chat.heldout_intents import ENGLISH, KOREAN
 
 
@@ -31,3 +33,10 @@ def test_it_reads_another_language_e5_knows(classifier: IntentClassifier) -> Non
     assert classifier.classify("Envoie un SMS à Emma pour dire que le cours est annulé").label == (
         "send_sms"
     )
+
+
+def test_kin_labels_taken_as_one_measure_their_margin_over_the_rest() -> None:
+    intent = Intent("help", 0.1, {"help": 0.90, "smalltalk": 0.89, "knowledge": 0.85})
+
+    assert intent.as_one(frozenset({"help", "smalltalk"})).confidence == pytest.approx(0.5)
+    assert intent.as_one(frozenset({"knowledge", "data"})) == intent  # not the best: unchanged

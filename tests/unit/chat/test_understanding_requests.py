@@ -738,3 +738,37 @@ def test_help_me_does_not_make_me_the_recipient(classifier: IntentClassifier) ->
     found = _ask(classifier, "can you help me send an SMS to Emma Wilson? the bus is late")
 
     assert found.question is None or "only reach you" not in found.question
+
+
+def test_a_request_made_on_my_behalf_is_not_addressed_to_me(classifier: IntentClassifier) -> None:
+    found = _ask(classifier, "would you e-mail Oliver Brown for me, please?")
+
+    assert (found.tool, found.question) == (None, "What should the e-mail say?")
+
+
+def test_on_my_behalf_after_the_text_is_not_part_of_it(classifier: IntentClassifier) -> None:
+    found = _ask(classifier, "text Emma Wilson that the coach leaves at noon, for me")
+
+    assert found.arguments == {"to": ["Emma Wilson"], "body": "The coach leaves at noon"}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "could you forward this on to Emma Wilson?",
+        "can u pass it on to the teachers",
+    ],
+)
+def test_a_sending_verb_addressed_to_someone_is_a_request_however_it_sounds(
+    classifier: IntentClassifier, text: str
+) -> None:
+    found = _ask(classifier, text)
+
+    assert found.label in classifier.write_tools
+    assert found.question is not None and found.question.startswith("What should")
+
+
+def test_asking_how_to_send_to_someone_is_not_a_request(classifier: IntentClassifier) -> None:
+    found = _ask(classifier, "how do I send something to the teachers from here?")
+
+    assert found.label not in classifier.write_tools
