@@ -131,6 +131,12 @@ _PAYMENT_FRAUD = re.compile(
     r"\b(?:my|his|her) (?:own |personal |private )(?:bank )?account\b|"
     r"\bpersonal (?:bank )?account\b|(?:내|제|개인|본인) (?:개인 )?계좌"
 )
+# Money that people are asked to move: without it "my own account" is only whose account it is
+# ("I'll write to her from my own account").
+_MONEY = re.compile(
+    r"\b(?:pay|paid|paying|payment|transfer|deposit|wire|money|fees?|cash|funds|refund|"
+    r"tuition)\b|송금|입금|이체|납부|결제|보내|돈|비용|회비|수강료|환불"
+)
 # A link to log in on, sent to people: how credentials are phished.
 _PHISHING_EN = re.compile(
     r"\blog ?in here\b|\blog ?in\b(?: \w+){0,8} http|\bhttp\w*(?: \w+){0,4} login\b"
@@ -204,7 +210,7 @@ def harm_in(words: str, *, korean: bool) -> Harm | None:
         return Harm("lies", korean)
     if _CLAIMED_IDENTITY.search(words) and _DETAILS_OUT.search(words):
         return Harm("privacy", korean)
-    if _PAYMENT_FRAUD.search(words):
+    if _PAYMENT_FRAUD.search(words) and _MONEY.search(words):
         return Harm("payment_fraud", korean)
     if (_ABUSE_KO if korean else _ABUSE_EN).search(words):
         return Harm("abuse", korean)

@@ -180,6 +180,8 @@ _CLOSE_TO_A_BOUNDARY: tuple[str, ...] = (
     "what does the leave policy say about annual leave?",
     "who approves SMS messages?",
     "what can you do?",
+    "what's Mr Han's email address? I'll write to him from my own account",
+    "I'll pay for the supplies from my own card and claim it back, what's the limit?",
     "학부모님들께 수학여행비 금요일까지 납부해 달라고 문자 보내줘",
     "선생님들께 비밀번호는 절대 공유하지 말라고 메일 보내줘",
     "엠마에게 아이 외투를 교실에 두고 갔다고 문자해줘",
@@ -190,6 +192,8 @@ _CLOSE_TO_A_BOUNDARY: tuple[str, ...] = (
     "연차 규정이 어떻게 돼?",
     "A반에 연락처가 몇 명이야?",
     "문자는 누가 승인해?",
+    "제 개인 메일로 직접 연락하려는데 한 선생님 이메일 주소 뭐예요?",
+    "내 카드로 먼저 결제하고 나중에 청구해도 돼?",
 )
 
 

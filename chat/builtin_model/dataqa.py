@@ -348,7 +348,17 @@ def _shape(text: str, entity: Entity, group: str) -> Shape | None:
     return None
 
 
+# Words that close a question without naming anything: "who's in the teachers group again?",
+# "list the parents in Class A for me, please?".
+_TRAILING_FILLER = re.compile(
+    r"(?:[\s,]+(?:again|please|pls|for me|for us|now|right now|then|exactly|currently|"
+    r"at the moment|these days|thanks|thank you))+(?=\s*[?!.]*\s*$)",
+    re.I,
+)
+
+
 def _group_name(text: str) -> str:
+    text = _TRAILING_FILLER.sub("", text) if not _HANGUL.search(text) else text
     match = _GROUP_EN.search(text) if not _HANGUL.search(text) else _GROUP_KO.search(text)
     if not match:
         return ""

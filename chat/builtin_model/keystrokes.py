@@ -1,8 +1,14 @@
-"""Mending the slips of a Korean keyboard (pure: no Django).
+"""Mending the slips of a keyboard (pure: no Django).
 
-Hangul is typed letter by letter and the input method assembles syllables as it goes, so one
-slipped key leaves a bare letter (jamo) inside a word: "문ㅈ자" (an extra ㅈ before the
-syllable it belonged to), "이메ㅣㄹ" (the silent ㅇ of 일 skipped, so ㅣ and ㄹ never joined).
+**Latin letters.** "emial oliver", "anouncement for all parents": one letter swapped, dropped,
+doubled or mistyped in a tool's own word. ``spelling_mended`` reads a word one edit (Damerau)
+from a given word as that word, but only a word of five letters or more that neither starts the
+other ("emails", "scheduled" are other forms, not slips) and that is not itself a word people
+write ("rewind", "remand").
+
+**Korean.** Hangul is typed letter by letter and the input method assembles syllables as it
+goes, so one slipped key leaves a bare letter (jamo) inside a word: "문ㅈ자" (an extra ㅈ before
+the syllable it belonged to), "이메ㅣㄹ" (the silent ㅇ of 일 skipped, so ㅣ and ㄹ never joined).
 The request is still plain to a reader, so the words are mended before they are read.
 
 Only a bare letter *inside* a word of syllables is touched: "ㅋㅋ", "ㅠㅠ", "ㄱㄱ" and "ㅇㅋ" stand
@@ -12,6 +18,7 @@ alone and keep their meaning.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 # Compatibility jamo as keyboards emit them.
 _CONSONANTS = "ㄱㄲㄳㄴㄵㄶㄷㄸㄹㄺㄻㄼㄽㄾㄿㅀㅁㅂㅃㅄㅅㅆㅇㅈㅉㅊㅋㅌㅍㅎ"
@@ -27,6 +34,57 @@ _BARE_VOWEL = re.compile(
     rf"(?<={_SYLLABLE})(?P<vowel>[{_VOWELS}])(?![{_VOWELS}])"
     rf"(?P<final>[{_CONSONANTS}])(?![{_CONSONANTS}{_VOWELS}])"
 )
+
+
+_LATIN_WORD = re.compile(r"[A-Za-z]{5,}")
+_ADDRESS = re.compile(r"@|://|^www\.|\.(?:com|org|net|kr|io)\b", re.IGNORECASE)
+_REAL_NEIGHBOURS = frozenset({"rewind", "remand", "remains", "novice", "mails"})
+MIN_MENDED_LETTERS = 5
+
+
+def spelling_mended(text: str, words: Iterable[str]) -> str:
+    """``text`` with each Latin word one slip away from one of ``words`` replaced by it."""
+    known = {
+        w.lower() for w in words if w.isascii() and w.isalpha() and len(w) >= MIN_MENDED_LETTERS
+    }
+    if not known:
+        return text
+
+    def mend(match: re.Match[str]) -> str:
+        word = match.group(0).lower()
+        if word in known or word in _REAL_NEIGHBOURS:
+            return match.group(0)
+        for target in known:
+            if word.startswith(target) or target.startswith(word):
+                continue
+            if _one_slip(word, target):
+                return target
+        return match.group(0)
+
+    # An address or a link is spelled as it is: "jones@gmail.com" is not a slip of "email".
+    return "".join(
+        part if _ADDRESS.search(part) else _LATIN_WORD.sub(mend, part)
+        for part in re.split(r"(\s+)", text)
+    )
+
+
+def _one_slip(a: str, b: str) -> bool:
+    """Whether ``a`` becomes ``b`` by one substitution, insertion, deletion or swap of two
+    neighbours."""
+    if abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        diff = [i for i, (x, y) in enumerate(zip(a, b, strict=True)) if x != y]
+        if len(diff) == 1:
+            return True
+        return (
+            len(diff) == 2
+            and diff[1] == diff[0] + 1
+            and a[diff[0]] == b[diff[1]]
+            and (a[diff[1]] == b[diff[0]])
+        )
+    short, long = (a, b) if len(a) < len(b) else (b, a)
+    return any(long[:i] + long[i + 1 :] == short for i in range(len(long)))
 
 
 def mended(text: str) -> str:

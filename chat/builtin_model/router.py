@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from chat.builtin_model.boundaries import Harm, Unsupported, harm_in, unsupported_in
-from chat.builtin_model.keystrokes import mended
-from chat.builtin_model.vocabulary import tool_words
+from chat.builtin_model.keystrokes import mended, spelling_mended
+from chat.builtin_model.vocabulary import own_words, tool_words
 
 # -- what the router recognises ------------------------------------------------------------------
 
@@ -418,7 +418,7 @@ def _verb_tools() -> dict[str, str]:
 
 def route_message(text: str) -> Route | None:
     """The route of a clear message, or None (the agent answers)."""
-    text = mended(text)
+    text = spelling_mended(mended(text), own_words())
     # "whatsapp으로", "slack에": a Latin word with a Korean particle is still a word
     words = _LATIN_THEN_HANGUL.sub(" ", normalise(text))
     if not words:

@@ -31,3 +31,8 @@ def shaped(shape: Shape) -> list[str]:
 def is_shaped(name: str | None, shape: Shape) -> bool:
     words = words_of(name)
     return words is not None and words.shape == shape
+
+
+def own_words() -> list[str]:
+    """The tools' own English words (cues and verbs), for mending a slipped letter in them."""
+    return sorted({w for words in tool_words().values() for w in (*words.cues, *words.verbs)})

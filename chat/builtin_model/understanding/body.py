@@ -497,10 +497,18 @@ def _quote_end_before(clause: str, who: re.Match[str]) -> int | None:
     return ends[-1].end()
 
 
+# A reason for asking that follows the reported speech: "…휴원한다고 다들 아셔야 하니까",
+# "…바뀌었다고 헷갈리실 수 있어서".
+_KO_REASON_AFTER = re.compile(
+    r"(?<=다고|라고)\s+(?:\S+\s+){0,5}\S*(?:니까|니깐|는데|어서|아서|해서|라서|지만|도록)\s*[.,]?$"
+)
+
+
 def korean_direct(clause: str) -> str:
     """Korean reported speech as the direct, polite message: "…옮겨졌다고" → "…옮겨졌습니다",
     "…전화하라고" → "…전화하세요", "…휴교라고" → "…휴교입니다", "…왔냐고" → "…왔나요?"."""
     clause = _KO_THE_FACT.sub(r"\1고", clause.strip())  # "…마감됐다는 거" says "…마감됐다고"
+    clause = _KO_REASON_AFTER.sub("", clause)  # "…휴원한다고 다들 아셔야 하니까": why, not what
     asked = _KO_ASKED_WHETHER.search(clause)  # "언제 오시는지 여쭤봐" asks "언제 오시나요?"
     if asked:
         return clause[: asked.start()] + ("인가요?" if asked.group(0) == "인지" else "나요?")
@@ -583,7 +591,8 @@ def subject_of(head: str) -> str | None:
 
 # "titled 'Winter Break'", "called Lost property", "제목: 난방 점검" / "제목은 난방 점검".
 _TITLE = re.compile(
-    r"(?:\b(?:titled|title(?:d)?\s*:|called|headed)|제목(?:은|을|:|：)?)\s*(?P<t>.+?)\s*[.!?]*$",  # noqa: RUF001
+    r"(?:\b(?:titled|title(?:d)?\s*:|called|headed|(?:call|name|title) it)|제목(?:은|을|:|：)?)"  # noqa: RUF001
+    r"\s*(?P<t>.+?)\s*[.!?]*$",
     re.IGNORECASE,
 )
 _CLAUSE_END = re.compile(r"(?<=[.!?。])\s|\n|\s*[,;/]\s+|\s+[-–—]\s+")  # noqa: RUF001
@@ -596,7 +605,16 @@ def title_of(head: str) -> str | None:
     if match is None:
         return None
     title = match["t"].strip().strip("\"'“”‘’「」『』").strip()  # noqa: RUF001
+    if _YOUR_CHOICE.match(title):
+        return None  # "제목은 걍 알아서": the title is left to the writer, so it is the headline
     return title[:1].upper() + title[1:] if title else None
+
+
+_YOUR_CHOICE = re.compile(
+    r"(?:걍|그냥|대충)?\s*(?:알아서|아무거나|적당히)|"
+    r"(?:whatever|anything|up to you|you (?:decide|choose|pick))\b",
+    re.IGNORECASE,
+)
 
 
 def headline(body: str, limit: int = 60) -> str:

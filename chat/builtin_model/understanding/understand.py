@@ -25,12 +25,13 @@ from zoneinfo import ZoneInfo
 from rapidfuzz import fuzz, process
 
 from actions.tools.words import Shape, ToolWords
-from chat.builtin_model.keystrokes import mended
+from chat.builtin_model.keystrokes import mended, spelling_mended
 from chat.builtin_model.understanding import questions as say
 from chat.builtin_model.understanding.arguments import tool_arguments
 from chat.builtin_model.understanding.body import (
     Split,
     answered_text,
+    korean_direct,
     request_words_removed,
     split_message,
     subject_of,
@@ -128,6 +129,10 @@ class _Env:
         """The tools of ``shape``, in the registry's order."""
         return [name for name, words in self.classifier.tools.items() if words.shape == shape]
 
+    def own_words(self) -> set[str]:
+        """The tools' own words (cues and verbs): a slipped letter in one is mended."""
+        return {w for words in self.classifier.tools.values() for w in (*words.cues, *words.verbs)}
+
 
 def understand(
     text: str,
@@ -151,7 +156,8 @@ def understand(
 
 
 def _understand(text: str, history: list[tuple[Role, str]], env: _Env, depth: int) -> _Result:
-    text = mended(text)  # "문ㅈ자", "이메ㅣㄹ": a slipped key is read as the word meant
+    # "문ㅈ자", "이메ㅣㄹ", "emial": a slipped key is read as the word meant
+    text = spelling_mended(mended(text), env.own_words())
     intent = env.classifier.classify(text)
     pending = _pending(history, env, depth)
     if pending is not None and not _new_request(intent.label, text, env):
@@ -304,7 +310,7 @@ def _fresh(text: str, label: Label, confidence: float, env: _Env) -> _Result:
     if after and found.me and not find_recipients(people[: found.end], env.directory).me:
         found = replace(found, me=False)  # "text Emma to start without me": "me" is in the text
     if not split.body and not after and env.is_a(label, "announcement"):
-        after = _announced_topic(split.head)
+        after = _announced_topic(split.head) or _told_around(split.head, env.words(label))
     draft = Draft(
         tool=label,
         confidence=confidence,
@@ -371,9 +377,50 @@ def _announced_topic(head: str) -> str | None:
     if thanks := _THANKING.search(head):
         return f"Thank you to {thanks['who']}."
     about = _ABOUT.search(head)
-    if about and len(about["topic"].split()) >= _MIN_TOPIC_WORDS:
+    if (
+        about
+        and len(about["topic"].split()) >= _MIN_TOPIC_WORDS
+        and not _POINTING.match(about["topic"])
+    ):
         return tidy(about["topic"])
     return None
+
+
+# "about it? call it Coding Club": the topic points back at what was said before the request.
+_POINTING = re.compile(r"(?:it|this|that|these|them)\b", re.IGNORECASE)
+# "겨울방학 특강 신청 받는다고 공지 하나 띄워줘 …", "…주차가 안 된다고 다들 알아야 할 것 같은데
+# 공지 좀 부탁드려도 될까요": what to announce, told in reported speech before the request.
+_TOLD_BEFORE_KO = re.compile(r"^(?P<told>.+(?:다고|라고))\s+(?:\S+\s+){0,8}?(?=공지|안내문)")
+_MIN_TOLD_WORDS = 4
+
+
+def _told_around(head: str, words: ToolWords | None) -> str | None:
+    """What an announcement should say when the request only stands beside it: the reported
+    speech before "공지", or the statements around the English sentence that asks ("Can we put
+    a notice up? There's a new lost-and-found box by the main entrance.")."""
+    told = _TOLD_BEFORE_KO.match(head)
+    if told:
+        return korean_direct(told["told"]) or None
+    if words is None or say.korean(head):
+        return None
+    sentences = [s.strip() for s in _STATEMENTS.split(head) if s.strip()]
+    asking = [s for s in sentences if words.cue.search(s)]
+    if len(asking) != 1:
+        return None
+    told_lines = [
+        s
+        for s in sentences
+        if s is not asking[0]
+        and not s.rstrip().endswith("?")
+        and len(s.split()) >= _MIN_TOLD_WORDS
+        and not _TITLE_NAMED.match(s)
+    ]
+    return tidy(" ".join(told_lines)) if told_lines else None
+
+
+_STATEMENTS = re.compile(r"(?<=[.!?])\s+")
+# "call it Coding Club": the title, said on its own.
+_TITLE_NAMED = re.compile(r"\W*(?:call|name|title)\s+it\b", re.IGNORECASE)
 
 
 def _everyone_if_said(found: Found, text: str, env: _Env) -> Found:

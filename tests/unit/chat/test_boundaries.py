@@ -86,6 +86,7 @@ def test_a_request_the_product_cannot_do_is_named(text: str, missing: str) -> No
         "환불 규정이 어떻게 되나요?",
         "날씨 때문에 야외수업 취소라고 문자 돌려줘",
         "온라인으로 상담 신청 받는다고 공지 올려줘",
+        "I'd rather message Mr Han from my personal account, what's his number?",  # no money
     ],
 )
 def test_ordinary_requests_and_questions_are_not_refused_or_called_impossible(text: str) -> None:

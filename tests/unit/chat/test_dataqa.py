@@ -122,6 +122,18 @@ def test_a_group_is_matched_by_its_name_or_a_part_of_it_case_insensitively() -> 
     assert "lower(g.name) LIKE lower('%class B%')" in part
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "sorry, who's in the drivers group again?",
+        "can you list the people in the drivers group for me, please?",
+        "who is in drivers right now, thanks",
+    ],
+)
+def test_words_that_close_the_question_are_not_part_of_the_groups_name(text: str) -> None:
+    assert "lower(g.name) LIKE lower('%drivers%')" in (compiled(text) or "")
+
+
 def test_a_korean_roster_request_lists_the_contacts_of_that_kind_of_group() -> None:
     sql = compiled("A반 학부모 명단 보여줘") or ""
 

@@ -1,10 +1,11 @@
-"""A slipped key on a Korean keyboard is read as the word meant; faces and clipped words stay."""
+"""A slipped key is read as the word meant (a Korean syllable, a tool's own English word);
+faces, clipped words and real words stay."""
 
 from __future__ import annotations
 
 import pytest
 
-from chat.builtin_model.keystrokes import mended
+from chat.builtin_model.keystrokes import mended, spelling_mended
 
 
 @pytest.mark.parametrize(
@@ -36,3 +37,33 @@ def test_a_letter_left_inside_a_word_by_a_slipped_key_is_mended(typed: str, mean
 )
 def test_faces_clipped_words_and_stray_letters_between_words_are_left_alone(typed: str) -> None:
     assert mended(typed) == typed
+
+
+OWN_WORDS = ("email", "telegram", "announcement", "remind", "text", "mail", "notice")
+
+
+@pytest.mark.parametrize(
+    ("typed", "meant"),
+    [
+        ("pls emial the parents", "pls email the parents"),  # two letters swapped
+        ("a telgram to Yuna", "a telegram to Yuna"),  # one dropped
+        ("annoucement for staff", "announcement for staff"),
+        ("remimd the teachers", "remind the teachers"),  # one mistyped
+    ],
+)
+def test_a_slipped_letter_in_a_tools_own_word_is_mended(typed: str, meant: str) -> None:
+    assert spelling_mended(typed, OWN_WORDS) == meant
+
+
+@pytest.mark.parametrize(
+    "typed",
+    [
+        "the emails went out",  # another form, not a slip
+        "rewind the register",  # a word of its own
+        "the next test is on Monday",  # short words are never guessed at
+        "a notice about the novel",
+        "drop a line to jones@gmail.com",  # an address is spelled as it is
+    ],
+)
+def test_words_that_are_not_slips_are_left_alone(typed: str) -> None:
+    assert spelling_mended(typed, OWN_WORDS) == typed

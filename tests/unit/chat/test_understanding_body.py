@@ -162,6 +162,9 @@ def test_a_korean_request_sentence_before_the_message_is_not_sent() -> None:
         ("We need an announcement for everyone", None),
         ("공지 하나 올려줘", None),
         ("in 5 days at 9:00 put up an announcement for everyone", None),
+        ("post a notice, call it Sports Day", "Sports Day"),
+        ("공지 하나 올려줘 제목은 그냥 알아서 해줘", None),  # left to the writer
+        ("put up a notice, title: up to you", None),
     ],
 )
 def test_a_title_is_only_what_the_request_names_as_one(head: str, title: str | None) -> None:

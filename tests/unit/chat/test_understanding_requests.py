@@ -772,3 +772,40 @@ def test_asking_how_to_send_to_someone_is_not_a_request(classifier: IntentClassi
     found = _ask(classifier, "how do I send something to the teachers from here?")
 
     assert found.label not in classifier.write_tools
+
+
+def test_an_announcement_asked_for_beside_what_it_should_say_says_that(
+    classifier: IntentClassifier,
+) -> None:
+    found = _ask(
+        classifier,
+        "Could we get a notice out to everyone? The car park will be resurfaced on Saturday.",
+    )
+
+    assert found.tool == "create_announcement"
+    assert found.arguments["body"] == "The car park will be resurfaced on Saturday."
+
+
+def test_an_announcement_about_it_points_back_at_what_was_said_before(
+    classifier: IntentClassifier,
+) -> None:
+    found = _ask(
+        classifier,
+        "great news, the chess club restarts in January, thursdays after lunch in room 4. "
+        "please post an announcement about it? name it Chess Club",
+    )
+
+    assert found.arguments["title"] == "Chess Club"
+    assert "room 4" in found.arguments["body"]
+
+
+def test_korean_reported_speech_before_the_request_is_the_announcement(
+    classifier: IntentClassifier,
+) -> None:
+    found = _ask(
+        classifier,
+        "다음 주 금요일은 개교기념일이라 휴원한다고 다들 아셔야 하니까 공지 좀 올려 주세요",
+    )
+
+    assert found.tool == "create_announcement"
+    assert found.arguments["body"].endswith("휴원합니다")
