@@ -65,7 +65,7 @@ _ON_MY_BEHALF = re.compile(
 # a clipped request ("메일 좀.") ends the same way.
 _KO_ASKED = (
     r"(?:(?:보내|전해|전달해|알려|남겨|올려|넣어|돌려|예약해|해|써)\s*"
-    r"(?:줘요?|주세요|줄래요?|주실래요|주십시오|주시겠어요|주시겠습니까)"
+    r"(?:줘요?|주세요|줄래요?|주실래요|주십시오|주시겠어요|주시겠습니까|드려(?:요|줘)?|드리세요)"
     r"|(?:문자|메시지|메세지|메일|이메일|공지)\s*(?:좀|(?:하나|한\s*통)\s*부탁(?:해요|합니다|드려요|드립니다)?))"
 )
 _KO_REQUEST_FIRST = re.compile(rf"^(?P<req>[^.!?~,]*?{_KO_ASKED}\s*[.!?~,]+)\s*(?P<rest>\S.*)$")
@@ -94,17 +94,20 @@ _KO_CLOSING = re.compile(r"^(?:감사|고마|부탁|땡큐|ㄱㅅ|ㄳ|수고)")
 _KO_CHANNEL_ASKED = re.compile(
     rf"^(?P<req>(?:\S+\s+){{0,6}}?\S*?{_KO_HURRIED_CHANNELS}"
     r"(?:를|을|로|으로)?\s*(?:하나|한\s*통|한\s*개)?\s*"
-    r"(?:좀|ㄱㄱ|ㄱ|고고|(?:보내|올려|써|넣어|남겨|돌려|전해|띄워|부탁|예약)\S*|(?=[.!]))"
+    # "문자 보내야 하는데요": a need, said before the request, is not the request
+    r"(?:좀|ㄱㄱ|ㄱ|고고|(?:보내|올려|써|넣어|남겨|돌려|전해|띄워|부탁|예약)(?!야)\S*|(?=[.!]))"
     r"(?:\s+(?:줘|주세요|줄래|해줘|해요|해주세요|해\s?놔|해\s?둬|해\s?줘요))?\s*[.!?~,:：]*)"  # noqa: RUF001
     r"\s+(?:[ㄱ-ㅣ]\s+)?(?P<rest>\S.*)$"  # a stray jamo typed on the way ("예약 해놔 ㅓ 오늘 …")
 )
 # "내용은 '환불 처리가 완료되었습니다'입니다", "내용은 이번 주 안에 …": a labelled body.
 _KO_CONTENT_LABEL = re.compile(
-    r"^(?:내용|본문)(?:은|는|:|：)?\s*[:：]?\s*(?:[\"'“‘](?P<q>[^\"'“”‘’]{2,})[\"'”’]"  # noqa: RUF001
+    r"^(?:내용|본문)(?:은|는|엔|에는|:|：)?\s*[:：]?\s*(?:[\"'“‘](?P<q>[^\"'“”‘’]{2,})[\"'”’]"  # noqa: RUF001
     r"\s*(?:입니다|이에요|예요|이요|요)?\s*[.!]*$)?"
 )
 # The same label after the request, in the same sentence.
-_KO_CONTENT_INSIDE = re.compile(r"(?:^|[\s,.])(?:내용|본문)(?:은|는|\s*[:：])\s*[:：]?\s*(?=\S)")  # noqa: RUF001
+_KO_CONTENT_INSIDE = re.compile(
+    r"(?:^|[\s,.])(?:내용|본문)(?:은|는|엔|에는|\s*[:：])\s*[:：]?\s*(?=\S)"  # noqa: RUF001
+)
 _HEADING_BEFORE = re.compile(
     r"(?<!\S)(?:제목|subject|title)(?:은|는)?\s*[:：]?\s*(?P<heading>[^/,\n]{2,80}?)\s*[/,.]*$",  # noqa: RUF001
     re.IGNORECASE,
@@ -161,7 +164,8 @@ _KO_COUNTER = r"(?:하나|한\s*(?:통|개|건|줄|편))(?:만|씩)?"
 # "공지해줘", "알림 설정해줘") or end a clipped request ("… 문자 좀").
 _KO_TAIL = re.compile(
     rf"\s*(?:(?:{_KO_CHANNEL}\s*(?:를|을|로|으로)?\s*)*(?:{_KO_COUNTER}\s*)?{_KO_SO_THAT}(?:좀\s*)?"
-    r"(?:보내|전해|전달해|전달|알려|남겨|써|올려|넣어|게시해|게시하|등록해|리마인드\s*해|예약해|돌려|부탁"
+    r"(?:보내|전해|전달해|전달|알려|남겨|써|올려|넣어|게시해|게시하|등록해|리마인드\s*해|예약해|돌려"
+    r"|부탁(?!\S*(?:다고|라고|다는))"  # "회신 부탁드린다고 해주세요": the message asks, not us
     r"|물어봐|여쭤봐|여쭤|보낼|올릴|전할"
     r"|설정해|걸어|(?:올리|알리|전하)(?=십시오|세요|시오|시겠)"
     r"|(?:(?<=고)|(?<=고\s)|(?<=고\s좀\s)|(?<=고\s좀))해)"  # "…받았다고 (좀) 해줘": say that
@@ -213,9 +217,19 @@ class Split:
     heading: str | None = None
 
 
+# A laugh or a nod typed after the request ("…해줘 ㅎ", "…ㅇㅋ?", "^^"): said to the assistant.
+_TRAILING_NOISE = re.compile(r"(?:\s+(?:[ㄱ-ㅎㅏ-ㅣ]{1,4}|\^\^|;;)[?!.~]*)+\s*$")
+# "Parent meeting moved to next week — 이렇게 보내줄래": the text, then "send it like this".
+_ASKED_LIKE_THIS = re.compile(
+    r"\s*[—–-]+\s*(?:이렇게|이대로|요렇게|그대로)\s*\S*(?:보내|전해|올려|써)\S*\s*[?!.~]*$"  # noqa: RUF001
+)
+
+
 def split_message(text: str) -> Split:
     """Cut ``text`` into head and body; ``body`` is None when the request names no text."""
-    split = _split(text.strip())
+    split = _split(_TRAILING_NOISE.sub("", text.strip()))
+    if split.body and (asked := _ASKED_LIKE_THIS.search(split.body)):
+        split = Split(f"{split.head} {asked.group(0).strip(' —–-')}", split.body[: asked.start()])  # noqa: RUF001
     if split.body is None or re.search(r"[가-힣]", split.body) or _CHANNEL_WORD.search(split.head):
         return split  # a channel the request names already: "by email" in the text is content
     # "…, by SMS please", "by email - staff meeting moved": how to send it, not what to say
@@ -238,15 +252,25 @@ def _split(text: str) -> Split:
         if split.body is None and labelled.re is _LINE_HEADING and after:
             split = Split(before, tidy(after))  # "Subject: Trip⏎The bus leaves at 8"
         return Split(split.head, split.body, heading=labelled["heading"].strip())
+    labelled_body = _after_content_label(text)
+    if labelled_body is not None and labelled_body.body and labelled_body.heading:
+        # "메일 좀 써줘 영어로. subject는 Report card, 내용은 …": both parts labelled
+        return labelled_body
     first = _KO_REQUEST_FIRST.match(text)
     if first and re.search(r"[가-힣]", first["rest"]):
-        return Split(first["req"], _korean_message(first["rest"]))
+        return _reported_then_more(first["req"], first["rest"]) or Split(
+            first["req"], _korean_message(first["rest"])
+        )
     english = _KO_REQUEST_THEN_ENGLISH.match(text)
     if english:  # "올리버씨 한테 텔레그렘으로 영어로 보내줘요 Tomorrow's class is cancelled"
         return Split(english["req"].strip(), tidy(english["rest"]))
     later = _KO_REQUEST_LATER.match(text) or _KO_CHANNEL_ASKED.match(text)
     if later and _a_message(later["rest"]) and not _KO_QUOTE_INSIDE.search(later["req"]):
         return Split(later["req"], _korean_message(later["rest"]))
+    if later and _a_message(later["rest"]):
+        reported = _reported_then_more(later["req"], later["rest"])
+        if reported is not None:
+            return reported
     go = _KO_GO.match(text)
     if go and _KO_HURRIED_CHANNEL.search(go["req"]) and len(go["rest"].split()) >= 2:
         # "텔레로 유나쌤 ㄱㄱ 복사실 열쇠 내 책상 서랍에 있다고": "go", then the message
@@ -269,6 +293,23 @@ def _split(text: str) -> Split:
     return Split(text, None)
 
 
+def _reported_then_more(req: str, rest: str) -> Split | None:
+    """ "…확정됐다고 보내드려, 다음주 수요일 오후 4시야": the message reported inside the request,
+    then more of it after; None when the request reports nothing."""
+    if not _KO_QUOTE_INSIDE.search(req):
+        return None
+    inner = _korean(req.rstrip(" ,.!?~"))
+    if inner is None or not inner.body:
+        return None
+    return Split(inner.head, f"{inner.body.rstrip('.')}. {_plain_ending(_korean_message(rest))}")
+
+
+def _plain_ending(sentence: str) -> str:
+    """A fact told to the assistant in plain speech, as the message says it: "오후 4시야" →
+    "오후 4시입니다"."""
+    return re.sub(r"(?<=[가-힣0-9])(?:이)?야\s*[.!~]*$", "입니다", sentence.strip())
+
+
 def _korean_message(rest: str) -> str:
     """The message after a Korean request sentence: a label ("내용은 '…'입니다") and a closing
     verb of its own ("…5시라고 써 주세요") are the request's, not the message's."""
@@ -276,7 +317,19 @@ def _korean_message(rest: str) -> str:
     if label and label["q"]:
         return label["q"].strip()
     rest = rest[label.end() :] if label else rest
+    include = _KO_INCLUDE_THESE.search(rest)
+    if include:  # "…받는다는 거랑 자리 한정이라는 거 꼭 넣어줘": the facts to include, each said
+        facts = _KO_AND_THE_FACT.split(rest[: include.start()])
+        return ". ".join(d.rstrip(".") for fact in facts if (d := korean_direct(fact)))
     return korean_direct(_KO_SAY_IT.sub("", rest))
+
+
+# "…라는 거 꼭 넣어줘", "…다는 것도 포함해 주세요": the facts the text must hold, then the ask.
+_KO_INCLUDE_THESE = re.compile(
+    r"(?<=거|것)(?:도)?\s*(?:꼭|좀|다)?\s*(?:넣어|포함해|포함시켜|적어|써)\s*"
+    r"(?:줘요?|주세요|주라|달라)?\s*[.!~]*$"
+)
+_KO_AND_THE_FACT = re.compile(r"(?<=거|것)(?:이랑|랑|하고|과|와|,)\s*")
 
 
 def answered_text(answer: str, *, ko: bool) -> str:
@@ -421,11 +474,24 @@ def _after_that(text: str) -> Split | None:
     return Split(text[: match.start()].strip(), tidy(text[match.end() :]))
 
 
+# "email the parents in 5 days to remind them the fees are due": reminded of a statement with no
+# "that" before it.
+_REMIND_THEM = re.compile(
+    r"\bto remind (?:them|him|her|everyone|all of them|the \w+)\s+"
+    r"(?=(?:the|their|his|her|its|our|your|everyone|tomorrow|today)\b)",
+    re.IGNORECASE,
+)
+
+
 def _after_remind_to(text: str) -> Split | None:
-    match = _REMIND_TO.search(text)
+    match = _REMIND_TO.search(text) or _REMIND_THEM.search(text)
     if match is None:
         return None
     return Split(text[: match.end()].strip(), tidy(text[match.end() :]))
+
+
+# "보내달라고 해줘", "써 달라고 전해 주세요": ask the recipient to do it.
+_KO_ASK_THEM_TO = re.compile(r"(?P<v>보내|전해|써|넣어|올려|알려|남겨|확인해)\s*달라고\s*")
 
 
 def _korean(text: str) -> Split | None:
@@ -437,6 +503,27 @@ def _korean(text: str) -> Split | None:
     if tail is None:
         return None
     clause, verb = text[: tail.start()].strip(), text[tail.start() :].strip()
+    if favour := _KO_ASK_THEM_TO.match(verb):
+        # "…목록 정리해서 보내달라고 해줘": the recipient is asked to send; that is the message
+        clause, verb = f"{clause} {favour['v']} 주세요", verb[favour.end() :].strip() or verb
+    split = _korean_sentences(clause, verb)
+    if split is not None and split.body and (about := _KO_ABOUT_THE_SENDING.match(split.body)):
+        # "같은 내용으로 문자 보내드려야 하는데요, …": a clause about the sending is the request's
+        rest = split.body[about.end() :].strip()
+        if rest:
+            return Split(f"{split.head} {about.group(0).strip(' ,')}", rest)
+    return split
+
+
+# A leading clause about the sending itself, ending in a connective: "같은 내용으로 문자
+# 보내드려야 하는데요,", "메일 하나 써야 돼서".
+_KO_ABOUT_THE_SENDING = re.compile(
+    rf"^(?:\S+\s+){{0,4}}?\S*{_KO_CHANNEL}\S*\s+(?:\S+\s+){{0,2}}?"
+    r"\S*(?:는데요|는데|니까|어서|아서|해서|돼서)\s*[,.]\s*"
+)
+
+
+def _korean_sentences(clause: str, verb: str) -> Split | None:
     *context, last = _SENTENCE_END.split(clause)
     if context and _KO_QUOTE_END.search(last):
         # "올리버 아버님이 … 편하다고 하셨거든요. 그쪽으로 … 바뀐다고 전해 주시면 …": the

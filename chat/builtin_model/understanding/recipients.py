@@ -55,6 +55,7 @@ _GLOSSARY = {
     "교사": "teachers",
     "강사": "teachers",
     "선생": "teachers",
+    "쌤": "teachers",  # spoken "선생님": "쌤들한테 문자 돌려줘"
     "간호사": "nurses",
     "환자": "patients",
     "학생": "students",

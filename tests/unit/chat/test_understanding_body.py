@@ -462,3 +462,43 @@ def test_an_english_message_after_a_korean_request_with_no_stop_between() -> Non
     )
 
     assert split.body == "Tomorrow's class is cancelled"
+
+
+@pytest.mark.parametrize(
+    ("text", "body"),
+    [
+        # a laugh typed after the request is said to the assistant
+        (
+            "제임스 쌤한테 메일로 출석부 사진 찍어서 보내달라고 해줘 ㅋㅋ",
+            "출석부 사진 찍어서 보내 주세요",
+        ),
+        # the English text, then "send it like this"
+        ("yuna telegram: the lab is booked until 5 — 이대로 보내줘", "The lab is booked until 5"),
+        # a clause about the sending before the message is the request's
+        (
+            "두 분께 똑같이 문자 보내야 하는데요, 내일 상담은 3시로 미뤄졌다고 전해 주세요",
+            "내일 상담은 3시로 미뤄졌습니다",
+        ),
+        # the message reported in the request, then more of it
+        (
+            "서준 어머님께 메일로 교재 도착했다고 보내드려, 내일 오후 2시야",
+            "교재 도착했습니다. 내일 오후 2시입니다",
+        ),
+        # the facts a text must include
+        (
+            "공지 올려줘 본문엔 주차장이 공사 중이라는 거랑 셔틀은 정상 운행한다는 거 꼭 넣어줘",
+            "주차장이 공사 중입니다. 셔틀은 정상 운행합니다",
+        ),
+    ],
+)
+def test_korean_requests_around_their_text_leave_it_clean(text: str, body: str) -> None:
+    assert split_message(text).body == body
+
+
+def test_a_labelled_subject_and_text_are_read_as_labelled() -> None:
+    split = split_message(
+        "제임스 선생님께 메일 좀 써줘 영어로. subject는 Field trip, "
+        "내용은 내일 버스가 8시에 출발한다고"
+    )
+
+    assert (split.heading, split.body) == ("Field trip", "내일 버스가 8시에 출발합니다")
