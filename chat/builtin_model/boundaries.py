@@ -145,10 +145,16 @@ _PHISHING_EN = re.compile(
 _LIE_EN = re.compile(
     r"\b(?:there isn ?t (?:one|any)|there is no (?:outbreak|fire|accident)|"
     r"(?:it s|its|it is|that s|thats) not (?:true|real)|isn ?t true|as a prank|"
-    r"just to see how they (?:react|respond))\b"
+    r"(?:just )?to see how (?:they|people|everyone) (?:react|respond)|"
+    # "She wasn't, but I want everyone to think so": the sender says the claim is false
+    r"(?:want|get|make) (?:everyone|people|them|the \w+|all the \w+) to (?:think|believe)|"
+    r"(?:he|she|they|it) (?:wasn ?t|isn ?t|didn ?t|weren ?t|hasn ?t|hadn ?t) but|"
+    r"april fool\w*(?: \w+){0,8} (?:fire|evacuat\w*|bomb|lockdown|gas leak|emergency))\b"
 )
 _LIE_KO = re.compile(
-    r"사실(?:은|이)? 아닌|거짓말|실제로[^.?!]{0,12}없|반응(?:을|이)? 보려고|장난으로"
+    r"사실(?:은|이)? 아닌|거짓말|실제로[^.?!]{0,12}없|반응(?:을|이)? (?:보려고|궁금|보자|볼까)|"
+    r"장난으로|"
+    r"만우절[^.?!]{0,30}(?:화재|대피|지진|폭발|휴교|휴원|확진|사고|비상)"
 )
 # Someone's contact details sent on to a person whose claim to them is only their own word ("a
 # man says he's her ex-husband", "친척이라면서"): both halves must be there.

@@ -100,6 +100,11 @@ _SENDS = re.compile(
     r"|(?:보내|전해|전달해|남겨|올려|게시해|공지해)\s*(?:줘|주세요|줄래|주실|드려|달라)",
     _I,
 )
+# A lead-in where the asker will do the sending themselves, before the question.
+_MYSELF_THEN = re.compile(
+    r"^.*\b(?:myself|ourselves|personally|from my own \w+)\b[^?]*?(?:\s[-–—]\s|[.,;:]\s+|\s+so\s+)",  # noqa: RUF001
+    _I,
+)
 # "What if a parent doesn't have a phone?" asks the rules, not the contacts list.
 _ABOUT_RULES = re.compile(
     r"\b(?:what if|can i|could i|may i|should|allowed|policy|procedure|how do|how to|need|"
@@ -145,9 +150,12 @@ def find_lookup(text: str, directory: Directory) -> Lookup | None:
     text = " ".join(text.replace("\x00", " ").split())[:300]
     korean = bool(_HANGUL.search(text))
     question = _KO_QUESTION if korean else _EN_QUESTION
-    if not text or _SENDS.search(text) or _ABOUT_RULES.search(text):
+    if not text:
         return None
-    if not question.search(text):
+    # "I need to write to Ms Choi myself - what's her e-mail address?": the asker does the
+    # writing; what is asked of the assistant is the clause that asks.
+    asked = _MYSELF_THEN.sub("", text) if not korean else text
+    if _SENDS.search(asked) or _ABOUT_RULES.search(asked) or not question.search(asked):
         return None
     found = find_recipients(text, directory)
     known = {entry.name for entry in directory.contacts}

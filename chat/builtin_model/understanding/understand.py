@@ -168,7 +168,8 @@ def _understand(text: str, history: list[tuple[Role, str]], env: _Env, depth: in
     intent = replace(intent, label=_addressed_request(intent, text, env))
     if intent.label not in env.classifier.write_tools:
         return _Result(Understanding(intent.label, intent.confidence))
-    return _fresh(text, _sent_not_reminded(intent, text, env), intent.confidence, env)
+    label = _scheduled_not_sent(_sent_not_reminded(intent, text, env), text, env)
+    return _fresh(text, label, intent.confidence, env)
 
 
 # "I need to put up an announcement, can you help?", "공지 하나 띄워야 되는데": a need stated for
@@ -248,6 +249,24 @@ def _addressed_request(intent: Intent, text: str, env: _Env) -> Label:
     if not tools:
         return intent.label
     return cast(Label, max(tools, key=lambda tool: intent.scores.get(tool, 0.0)))
+
+
+# "문자 예약 걸어줘", "예약 발송해줘", "schedule a text to the parents": sent later, at a time
+# still to be said.
+_SCHEDULED = re.compile(
+    r"예약\s*(?:발송|문자|메일|걸|해|좀|해\s*놔|해\s*둬)|"
+    r"\bschedule(?:d)?\s+(?:a|an|the|this|that|my)?\s*(?:text|sms|e-?mail|message|telegram)\b",
+    re.IGNORECASE,
+)
+
+
+def _scheduled_not_sent(label: Label, text: str, env: _Env) -> Label:
+    """A message asked to be sent later is a reminder that sends it, even with no time yet (the
+    draft then asks when)."""
+    reminders = env.shaped("reminder")
+    if not env.is_a(label, "message") or not reminders or not _SCHEDULED.search(text):
+        return label
+    return cast(Label, reminders[0])
 
 
 def _sent_not_reminded(intent: Intent, text: str, env: _Env) -> Label:

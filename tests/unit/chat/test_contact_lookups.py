@@ -47,6 +47,13 @@ def lookup(text: str) -> Lookup:
         ("Emma Wilson's email please", "Emma Wilson", "email"),
         ("oliver's number pls", "Oliver Brown", "phone"),
         ("김민지 어머님 번호 좀", "김민지 (Kim Minji)", "phone"),
+        # the asker will do the sending: a need to write first is not a request to
+        (
+            "I'd like to ring James Taylor myself later, so what's his number?",
+            "James Taylor",
+            "phone",
+        ),
+        ("need to email Emma Wilson from my own laptop - her address?", "Emma Wilson", "email"),
     ],
 )
 def test_a_question_about_a_named_contact_asks_for_that_field(

@@ -809,3 +809,17 @@ def test_korean_reported_speech_before_the_request_is_the_announcement(
 
     assert found.tool == "create_announcement"
     assert found.arguments["body"].endswith("휴원합니다")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "A반 학부모님들께 준비물 안내 문자 예약 좀 해줘",
+        "can you schedule a text to Emma Wilson reminding her about the forms?",
+    ],
+)
+def test_a_message_asked_to_go_later_asks_when(classifier: IntentClassifier, text: str) -> None:
+    found = _ask(classifier, text)
+
+    assert found.label == "schedule_reminder"
+    assert found.question is not None and found.slot == "when"
