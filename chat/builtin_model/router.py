@@ -430,7 +430,7 @@ def route_message(text: str) -> Route | None:
     if harm is not None:
         return Refuse(harm)
     if len(words) <= _MAX_WHOLE_MESSAGE:
-        whole = _whole_message_route(words, korean=korean)
+        whole = _whole_message_route(words, korean=korean) or _thanks_and_a_remark(text, words)
         if whole is not None:
             return whole
     if len(words) <= _MAX_CANCEL_WITH_REASON:
@@ -448,6 +448,8 @@ def route_message(text: str) -> Route | None:
             pieces = _small_talk_pieces(words) or _about_the_assistant_itself(text, korean=korean)
             if pieces is not None:
                 return pieces
+            if _HOW_TO_USE.search(words):  # "… 예약발송도 되는지 사용법 좀 알려주세요"
+                return SmallTalk("help", korean)
     return _tool_request(words, korean=korean)
 
 
@@ -578,6 +580,42 @@ def may_be_read_by_meaning(text: str) -> bool:
 
 
 _THANKS_WORD = re.compile(r"\b(?:thanks?|thank you|thx|cheers|appreciated?)\b|고마|감사|땡큐")
+
+
+# Thanks, then a remark that asks nothing: "ㅋㅋ 고마워 덕분에 오늘 칼퇴각", "thanks, that saved me
+# loads of time", "cheers, you're a star". A question or a new request after the thanks is the
+# point of the message and goes on.
+_THANKS_FIRST = re.compile(
+    # a laugh in bare letters (NFKC turns "ㅋㅋ" into conjoining jamo)
+    r"^(?:(?:[\u1100-\u11ff\u3131-\u318e]+|아|와|오|헐|우와|oh|ah|ok|okay|great|perfect|brilliant|lovely|cool|awesome|"
+    r"amazing|wow)\s+)*(?:thanks|thank you|thx|cheers|ta|고마워|고마워요|고맙|감사|땡큐)"
+)
+_MAX_THANKS_REMARK_WORDS = 10
+_ASKS_SOMETHING = re.compile(
+    r"\b(?:can|could|would|will) you\b|\bplease\b|\bpls\b|\b(?:send|text|email|post|remind|"
+    r"schedule|tell|also|and then)\b|줘|주세요|줄래|주실|해\s*줘|보내|올려|알려|부탁"
+)
+
+
+# Asking how to use the assistant itself, anywhere in a short message that asks for no tool.
+# In Korean the thing used comes first: "복합기 사용법" is about the copier, so what precedes
+# must be nothing, the assistant, or the end of a clause ("…되는지 사용법").
+_HOW_TO_USE = re.compile(
+    r"(?:^|(?:이거|너|니|당신|챗봇|어시스턴트|봇|여기|이 앱|앱|기능)\s*(?:의\s*)?|"
+    r"\S*(?:는지|건지|인지|이라|라서|니까|는데|인데|지만|어서|아서|해서|고|요|죠)\s+)"
+    r"(?:사용법|사용 방법|쓰는 법|쓰는 방법|이용 방법|이용법)|"
+    r"\bhow (?:do i|do you|to|can i) use (?:this|you|it|the assistant|countersign)\b|"
+    r"\bhow does (?:this|it|the assistant) work\b"
+)
+
+
+def _thanks_and_a_remark(text: str, words: str) -> SmallTalk | None:
+    if "?" in text or "？" in text or len(words.split()) > _MAX_THANKS_REMARK_WORDS:  # noqa: RUF001
+        return None
+    thanks = _THANKS_FIRST.match(words)
+    if thanks is None or _ASKS_SOMETHING.search(words[thanks.end() :]):
+        return None
+    return SmallTalk("thanks", bool(_HANGUL.search(words)))
 
 
 def _whole_message_route(words: str, *, korean: bool) -> Route | None:

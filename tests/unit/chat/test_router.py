@@ -345,3 +345,43 @@ def test_a_korean_message_that_ends_by_withdrawing_is_a_cancel() -> None:
     route = route_message("주소가 바뀌었다고 해서요 아까 그 메일은 캔슬해 주세요")
 
     assert route == Cancel(None, True)
+
+
+@pytest.mark.parametrize(
+    ("text", "korean"),
+    [
+        ("ㅎㅎ 감사해요 덕분에 일찍 퇴근하겠네요", True),
+        ("perfect, thank you - that's a weight off my mind", False),
+        ("cheers, you've saved my afternoon", False),
+    ],
+)
+def test_thanks_followed_by_a_remark_is_thanks(text: str, korean: bool) -> None:
+    assert route_message(text) == SmallTalk("thanks", korean)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "thanks! and how many days of leave do I have left?",
+        "thank you, could you send the same to the teachers",
+        "고마워요 그럼 B반에도 보내주세요",
+    ],
+)
+def test_thanks_before_a_question_or_a_request_goes_on(text: str) -> None:
+    assert not isinstance(route_message(text), SmallTalk)
+
+
+@pytest.mark.parametrize(
+    ("text", "korean"),
+    [
+        ("공지도 올릴 수 있는 건가요? 처음이라 사용법을 잘 모르겠어요", True),
+        ("sorry, how do I use this thing exactly", False),
+    ],
+)
+def test_asking_how_to_use_the_assistant_is_help(text: str, korean: bool) -> None:
+    assert route_message(text) == SmallTalk("help", korean)
+
+
+@pytest.mark.parametrize("text", ["프린터 사용법 알려줘", "how do I use the projector in room 3?"])
+def test_how_to_use_something_else_is_a_question_for_the_documents(text: str) -> None:
+    assert route_message(text) is None
