@@ -143,6 +143,7 @@ class Lookup:
     groups: tuple[str, ...] = ()  # the groups the question narrows to
     lacking: bool = False  # who has no address on ``fields[0]``
     korean: bool = False
+    members: bool = False  # the fields of every contact of ``groups``
 
 
 def find_lookup(text: str, directory: Directory) -> Lookup | None:
@@ -183,6 +184,9 @@ def find_lookup(text: str, directory: Directory) -> Lookup | None:
     if not contacts and len(channels) == 1 and asks_who and (lacking or _HAS.search(text)):
         sql = _holders(channels[0], groups, lacking=lacking)
         return Lookup(sql, (channels[0],), groups=groups, lacking=lacking, korean=korean)
+    if not contacts and groups and fields and "groups" not in fields:
+        # "선생님들 메일주소가 어떻게 되지?", "the teachers' phone numbers?": each member's
+        return Lookup(_members(groups, fields), fields, groups=groups, korean=korean, members=True)
     return None
 
 
@@ -222,6 +226,15 @@ def _about(contacts: tuple[str, ...], fields: tuple[Field, ...]) -> str:
     )
 
 
+def _members(groups: tuple[str, ...], fields: tuple[Field, ...]) -> str:
+    shown = ", ".join(["c.name", *(_COLUMN_SQL[f] for f in fields)])
+    named = ", ".join(sql_literal(g) for g in groups)
+    return (
+        f"SELECT DISTINCT {shown} FROM actions_contact c{_JOINS}"
+        f" WHERE g.name IN ({named}) ORDER BY c.name"
+    )
+
+
 def _holders(field: Field | Literal["opted_out"], groups: tuple[str, ...], *, lacking: bool) -> str:
     """Who has (or lacks) an address on a channel, or who opted out, within ``groups``."""
     if field == "opted_out":
@@ -258,7 +271,7 @@ def lookup_reply(lookup: Lookup, result: dict[str, Any]) -> str:
     """One sentence for one contact and one field, else a short intro and a table."""
     columns: list[str] = list(result.get("columns", []))
     rows: list[list[Any]] = list(result.get("rows", []))
-    if lookup.contacts:
+    if lookup.contacts or lookup.members:
         if len(rows) == 1 and len(lookup.fields) == 1:
             return _one_fact(lookup, rows[0])
         intro = "연락처에 저장된 내용입니다:" if lookup.korean else "From the contacts list:"

@@ -251,3 +251,17 @@ def test_a_contact_lookup_on_tenant_a_never_finds_tenant_b_contacts(
     reply = reply_of(turn)
     assert reply == "Oliver Brown's phone number is +12025550105."
     assert "0999" not in reply
+
+
+def test_a_field_asked_of_a_group_lists_each_member_of_this_tenant_only(
+    class_a: ContactGroup, tenant_a: Tenant, tenant_b: Tenant, ask: TurnRunner
+) -> None:
+    with tenant_context(tenant_b):
+        other = ContactGroup.objects.create(name="Parents - Class A")
+        Contact.objects.create(name="Beta Parent", phone="+12025550888").groups.add(other)
+    with tenant_context(tenant_a):
+        turn = ask("what are the class A parents' phone numbers?", model=OfflineChatModel())
+
+    reply = reply_of(turn)
+    assert "| Emma Wilson | +12025550101 |" in reply and "| Kim Minji | +12025550100 |" in reply
+    assert "James Taylor" not in reply and "Beta Parent" not in reply

@@ -84,6 +84,8 @@ _PART = 85.0  # a group named by the part of its name that tells it apart
 _NOT_NAMES = (
     "오늘", "내일", "모레", "오전", "오후", "아침", "저녁",
     "문자", "메일", "메시지", "이메일", "공지", "알림", "좀", "텔레", "텔그", "텔레그램",
+    # the verbs of a request ("회의록 돌려야 되는데" is not Taylor)
+    "돌려", "올려", "알려", "넣어", "남겨", "전해", "보내", "띄워", "걸어",
 )  # fmt: skip
 _HANGUL = re.compile(r"[가-힣]")
 _MIN_SCORE = 80.0

@@ -159,3 +159,23 @@ def test_holders_are_listed_with_who_opted_out_said() -> None:
     assert reply.startswith("2 contacts in Parents - Class A with a Telegram chat id")
     assert "(1 of them opted out of messages)" in reply
     assert "| 박지우 | 100103 | True |" in reply
+
+
+@pytest.mark.parametrize(
+    ("question", "group", "field"),
+    [
+        ("what are the teachers' phone numbers?", "Teachers", "phone"),
+        ("안내문 돌려야 해서 그러는데 선생님들 이메일 주소 좀 알려줘", "Teachers", "email"),
+        ("class B parents' email addresses?", "Parents - Class B", "email"),
+    ],
+)
+def test_a_field_asked_of_a_group_lists_each_member(question: str, group: str, field: str) -> None:
+    found = lookup(question)
+
+    assert (found.members, found.groups, found.fields, found.contacts) == (
+        True,
+        (group,),
+        (field,),
+        (),
+    )
+    assert f"g.name IN ('{group}')" in found.sql

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from chat.builtin_model.understanding.directory import ContactEntry, Directory
 from chat.builtin_model.understanding.recipients import find_recipients
 
@@ -113,6 +115,12 @@ def test_it_finds_a_full_english_name_written_in_hangul() -> None:
 def test_a_word_of_the_request_is_not_heard_as_a_name() -> None:
     # "문자해줘" shares its consonants with "Minji", but Kim Minji has a Hangul name to match.
     assert find_recipients("올리버한테 문자해줘", ENGLISH_NAMED).names == ["Oliver Brown"]
+
+
+@pytest.mark.parametrize("text", ["가정통신문 돌려야 하는데", "사진 올려야 돼요"])
+def test_a_verb_of_the_request_is_not_heard_as_a_name(text: str) -> None:
+    # "돌려" shares its consonants with "Taylor"
+    assert find_recipients(text, ENGLISH_NAMED).names == []
 
 
 def test_a_title_after_a_name_addresses_the_person_not_the_group() -> None:
