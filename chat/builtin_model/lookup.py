@@ -74,7 +74,8 @@ _HAS = re.compile(
 _LACKS = re.compile(
     r"\b(?:don'?t|do not|doesn'?t|does not|dont|without|no|missing|lack(?:s|ing)?)\s+"
     r"(?:have\s+|has\s+|got\s+)?(?:an?\s+|any\s+)?(?:e-?mail|phone|number|telegram)"
-    r"|(?:이메일|메일|전화\s*번호|번호|텔레그램)(?:\s*주소)?(?:이|가)?\s*(?:없는|없어|없나|안\s*되는|모르는)",
+    r"|(?:이메일|메일|전화\s*번호|번호|텔레그램)(?:\s*주소)?(?:이|가)?\s*"
+    r"(?:없는|없어|없나|안\s*되는|모르는|(?:등록|저장)(?:이)?\s*안\s*(?:된|되어\s*있는|돼\s*있는))",
     _I,
 )
 _EN_QUESTION = re.compile(

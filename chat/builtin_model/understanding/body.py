@@ -144,7 +144,9 @@ _REMIND_TO = re.compile(
 )
 _SUBJECT = re.compile(
     r"\b(?:subject(?: line)?|titled|title)\s*:?\s*(?P<s>.+?)\s*$"
-    r"|\b(?:about|re:?|regarding)\s+(?P<about>.+?)\s*[?.!]*$",
+    # "about …" of the request, not of someone's asking ("Oliver asked about his refund, …")
+    r"|(?<!asked )(?<!asking )(?<!wondering )(?<!wondered )(?<!enquired )(?<!inquired )"
+    r"\b(?:about|re:?|regarding)\s+(?P<about>[^,;]+?)\s*[?.!]*$",
     re.IGNORECASE,
 )
 # The closing verb phrase of a Korean request: an optional channel noun, then the verb.
@@ -347,13 +349,20 @@ _ANSWER_LEAD = re.compile(
 )
 
 
+_KO_STATEMENT_END = re.compile(
+    r"(?:니다|어요|아요|예요|에요|해요|세요|다|다고|라고|다구|라구)\s*[.!~]*$"
+)
+
+
 def _a_message(rest: str) -> bool:
     """The words after a Korean request sentence are its message: Korean, a few words, not a
     closing thanks ("감사합니다") said to the assistant, and not "— 이름 — 내용" (see
     ``_after_dash``: who may still follow)."""
+    words = len(rest.split())
     return (
         bool(re.search(r"[가-힣]", rest))
-        and len(rest.split()) >= 3
+        # two words are a message when they end as a sentence does: "내일 휴원입니다"
+        and (words >= 3 or (words == 2 and bool(_KO_STATEMENT_END.search(rest))))
         and not _KO_CLOSING.match(rest)
         and not _DASH.search(f" {rest}")
     )
@@ -591,10 +600,14 @@ _KO_REASON_AFTER = re.compile(
 )
 
 
+_KO_SPOKEN_GO = re.compile(r"(다|라|자|냐)구(?=\s|$|[.!~?])")
+
+
 def korean_direct(clause: str) -> str:
     """Korean reported speech as the direct, polite message: "…옮겨졌다고" → "…옮겨졌습니다",
     "…전화하라고" → "…전화하세요", "…휴교라고" → "…휴교입니다", "…왔냐고" → "…왔나요?"."""
-    clause = _KO_THE_FACT.sub(r"\1고", clause.strip())  # "…마감됐다는 거" says "…마감됐다고"
+    clause = _KO_SPOKEN_GO.sub(r"\1고", clause.strip())  # "…드린다구" is "…드린다고" spoken
+    clause = _KO_THE_FACT.sub(r"\1고", clause)  # "…마감됐다는 거" says "…마감됐다고"
     clause = _KO_REASON_AFTER.sub("", clause)  # "…휴원한다고 다들 아셔야 하니까": why, not what
     asked = _KO_ASKED_WHETHER.search(clause)  # "언제 오시는지 여쭤봐" asks "언제 오시나요?"
     if asked:
@@ -708,6 +721,9 @@ def headline(body: str, limit: int = 60) -> str:
     """The first clause of the message, as a title or subject: "The photocopier code has
     changed, ask Yuna …" → "The photocopier code has changed"."""
     text = body.strip()
+    bracketed = re.match(r"\[(?P<label>[^\]]{2,40})\]", text)
+    if bracketed:  # "[교재비 안내] 이번주까지 …": the notice names itself
+        return bracketed["label"].strip()
     first = _CLAUSE_END.split(text, maxsplit=1)[0].strip().rstrip(".:")
     if len(first.split()) < 2:  # "Hi, …" or "Reminder: …": one word is not a headline
         first = re.split(r"(?<=[.!?。])\s|\n", text, maxsplit=1)[0].strip().rstrip(".")

@@ -336,7 +336,7 @@ def _fresh(text: str, label: Label, confidence: float, env: _Env) -> _Result:
         ko=say.korean(text),
         found=found,
         named=found.described or ([] if found.anyone else _named(people)),
-        body=split.body or after,
+        body=_it_named(_with_topic(split.body or after, split.head), split.head),
         subject=subject,
         title=(split.heading or title_of(split.head) or _leftover_title(split.head, found))
         if env.is_a(label, "announcement")
@@ -389,6 +389,50 @@ def _told_by_head(label: Label, split: Split, env: _Env) -> Label:
 _THANKING = re.compile(r"\b(?:thanking|to thank)\s+(?P<who>.+?)\s*[?.!]*$", re.IGNORECASE)
 _ABOUT = re.compile(r"\babout\s+(?:the\s+)?(?P<topic>.+?)\s*[?.!]*$", re.IGNORECASE)
 _MIN_TOPIC_WORDS = 4  # "about the fire drill" names a subject, not yet what to say
+
+
+# "교재비 안내문자 보내줘 … 입금 부탁드린다구": the request names what the text is about, and a
+# Korean notice opens with it in brackets ("[교재비 안내] …").
+_KO_NOTICE_TOPIC = re.compile(
+    r"(?:^|\s)(?P<topic>[가-힣A-Za-z0-9]{2,}(?:\s[가-힣A-Za-z0-9]{2,})?)\s*안내\s*"
+    r"(?:문자|메일|이메일|메시지|메세지|텔레그램)"
+)
+_KO_ADDRESSEE_END = re.compile(r"(?:께|에게|한테|님|님들|들|분들|으로|로)$")
+
+
+def _with_topic(body: str | None, head: str) -> str | None:
+    topic = _KO_NOTICE_TOPIC.search(head) if body and say.korean(head) else None
+    if not body or topic is None:
+        return body
+    words = topic["topic"].split()
+    if _KO_ADDRESSEE_END.search(words[0]):
+        words = words[1:]  # "B반 부모님들께 교재비 안내문자": the first word is who
+    if not words or _KO_ADDRESSEE_END.search(words[-1]) or words[-1] in body:
+        return body
+    return f"[{' '.join(words)} 안내] {body}"
+
+
+# "Yuna was asking about the projector in room 3 - can you text her that it's been fixed?": the
+# text's "it" is what she asked about, and she reads it without the request around it.
+_ASKED_ABOUT = re.compile(
+    r"\b(?:ask(?:ed|ing)|wonder(?:ed|ing)|wanted to know|enquir(?:ed|ing)|inquir(?:ed|ing)|"
+    r"worried|complain(?:ed|ing))\s+about\s+(?P<np>(?:the|her|his|their|our|my)\s+[^,.;!?]{2,40}?)"
+    r"(?=\s*(?:[-–—,.;!?]|$)|\s+(?:and|but|so)\b)",  # noqa: RUF001
+    re.IGNORECASE,
+)
+_IT_FIRST = re.compile(r"^it(?P<verb>'s been|'s|\s+is|\s+has|\s+was|\s+will|\s+got)\b", re.I)
+_IT_VERBS = {"'s been": " has been", "'s": " is"}
+
+
+def _it_named(body: str | None, head: str) -> str | None:
+    asked = _ASKED_ABOUT.search(head) if body else None
+    it = _IT_FIRST.match(body) if body and asked else None
+    if body is None or asked is None or it is None:
+        return body
+    np = re.sub(r"^(?:her|his|their)\b", "your", asked["np"].strip(), flags=re.I)
+    verb = it["verb"].lower()
+    verb = _IT_VERBS.get(verb, " " + verb.strip())
+    return f"{np[:1].upper()}{np[1:]}{verb}{body[it.end() :]}"
 
 
 def _announced_topic(head: str) -> str | None:

@@ -71,6 +71,7 @@ def test_a_question_about_a_named_contact_asks_for_that_field(
         ("Who in the Teachers group has no phone number?", "Teachers", True),
         ("Is anyone in class B missing an email?", "Parents - Class B", True),
         ("B반 학부모 중에 텔레그램으로 연락 되는 분 있어요?", "Parents - Class B", False),
+        ("B반 학부모 중에 이메일 주소 등록 안 된 사람 누구야?", "Parents - Class B", True),
     ],
 )
 def test_who_has_or_lacks_an_address_is_asked_within_the_named_group(

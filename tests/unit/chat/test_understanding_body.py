@@ -502,3 +502,24 @@ def test_a_labelled_subject_and_text_are_read_as_labelled() -> None:
     )
 
     assert (split.heading, split.body) == ("Field trip", "내일 버스가 8시에 출발합니다")
+
+
+@pytest.mark.parametrize(
+    ("text", "body"),
+    [
+        (
+            "A반 학부모님들께 문자 보내줘 내일 휴강입니다",
+            "내일 휴강입니다",
+        ),  # two words, a sentence
+        (
+            "선생님들께 문자 보내줘 회의 취소됐다구",
+            "회의 취소됐습니다",
+        ),  # "…다구" is "…다고" spoken
+    ],
+)
+def test_short_and_spoken_korean_texts_after_the_request(text: str, body: str) -> None:
+    assert split_message(text).body == body
+
+
+def test_a_bracketed_label_is_the_headline() -> None:
+    assert headline("[수강료 안내] 이번 달 수강료는 25일까지 입금 부탁드립니다") == "수강료 안내"

@@ -823,3 +823,19 @@ def test_a_message_asked_to_go_later_asks_when(classifier: IntentClassifier, tex
 
     assert found.label == "schedule_reminder"
     assert found.question is not None and found.slot == "when"
+
+
+def test_it_in_the_text_is_what_the_recipient_asked_about(classifier: IntentClassifier) -> None:
+    found = _ask(
+        classifier, "Emma Wilson was asking about her lost scarf - text her that it's been found"
+    )
+
+    assert found.arguments["body"] == "Your lost scarf has been found"
+
+
+def test_a_korean_notice_opens_with_what_the_request_says_it_is_about(
+    classifier: IntentClassifier,
+) -> None:
+    found = _ask(classifier, "Teachers 그룹에 회의 일정 안내 문자 보내줘 금요일 3시로 바뀌었다고")
+
+    assert found.arguments["body"] == "[회의 일정 안내] 금요일 3시로 바뀌었습니다"
