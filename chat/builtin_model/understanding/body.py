@@ -386,10 +386,16 @@ def tidy(body: str) -> str:
     return body[:1].upper() + body[1:] if body else body
 
 
+# After a labelled title, "내용" alone labels the text too.
+_KO_BARE_CONTENT = re.compile(r"[,.]\s*(?:내용|본문)\s+(?=\S)")
+
+
 def _after_content_label(text: str) -> Split | None:
     """ "teacher James 에게 email pls, 내용은 이번 주 출석부 확인 부탁드려요": the request, then
     its labelled text."""
     match = _KO_CONTENT_INSIDE.search(text)
+    if match is None and re.search(r"제목|subject|title", text, re.IGNORECASE):
+        match = _KO_BARE_CONTENT.search(text)  # "제목은 …, 내용 4시10분 출발 → …"
     if match is None or not match.start():
         return None
     head, body = text[: match.start()].strip(" ,"), _korean_message(text[match.end() :])

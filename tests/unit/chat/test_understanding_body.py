@@ -521,5 +521,11 @@ def test_short_and_spoken_korean_texts_after_the_request(text: str, body: str) -
     assert split_message(text).body == body
 
 
+def test_after_a_labelled_title_a_bare_content_label_labels_the_text() -> None:
+    split = split_message("공지 하나 올려줘 제목은 급식 변경, 내용 내일부터 점심은 12시 반입니다")
+
+    assert (split.heading, split.body) == ("급식 변경", "내일부터 점심은 12시 반입니다")
+
+
 def test_a_bracketed_label_is_the_headline() -> None:
     assert headline("[수강료 안내] 이번 달 수강료는 25일까지 입금 부탁드립니다") == "수강료 안내"
