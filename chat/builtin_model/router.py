@@ -588,7 +588,7 @@ _THANKS_WORD = re.compile(r"\b(?:thanks?|thank you|thx|cheers|appreciated?)\b|�
 _THANKS_FIRST = re.compile(
     # a laugh in bare letters (NFKC turns "ㅋㅋ" into conjoining jamo)
     r"^(?:(?:[\u1100-\u11ff\u3131-\u318e]+|아|와|오|헐|우와|oh|ah|ok|okay|great|perfect|brilliant|lovely|cool|awesome|"
-    r"amazing|wow)\s+)*(?:thanks|thank you|thx|cheers|ta|고마워|고마워요|고맙|감사|땡큐)"
+    r"amazing|wow)\s+)*(?:(?:thanks|thank you|thx|cheers|ta)\b|고마워|고마워요|고맙|감사|땡큐)"
 )
 _MAX_THANKS_REMARK_WORDS = 10
 _ASKS_SOMETHING = re.compile(

@@ -385,3 +385,8 @@ def test_asking_how_to_use_the_assistant_is_help(text: str, korean: bool) -> Non
 @pytest.mark.parametrize("text", ["프린터 사용법 알려줘", "how do I use the projector in room 3?"])
 def test_how_to_use_something_else_is_a_question_for_the_documents(text: str) -> None:
     assert route_message(text) is None
+
+
+@pytest.mark.parametrize("text", ["talk", "take the register to the office", "tables are set up"])
+def test_a_word_that_only_begins_like_thanks_is_not_thanks(text: str) -> None:
+    assert route_message(text) is None
