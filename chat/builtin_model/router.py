@@ -430,7 +430,9 @@ def route_message(text: str) -> Route | None:
     if harm is not None:
         return Refuse(harm)
     if len(words) <= _MAX_WHOLE_MESSAGE:
-        whole = _whole_message_route(words, korean=korean) or _thanks_and_a_remark(text, words)
+        whole = _whole_message_route(words, korean=korean) or _thanks_and_a_remark(
+            text, words, korean=korean
+        )
         if whole is not None:
             return whole
     if len(words) <= _MAX_CANCEL_WITH_REASON:
@@ -518,6 +520,8 @@ def _about_the_assistant_itself(text: str, *, korean: bool) -> SmallTalk | None:
 # can you actually help me with?"), and is never a greeting before a real question.
 _MAX_SMALL_TALK_WORDS = 8
 _MAX_HELP_WORDS = 12
+# The intent labels answered with a small-talk reply: either one is the same answer.
+SMALL_TALK_LABELS = frozenset({"smalltalk", "help"})
 _MIN_SMALL_TALK_MARGIN = 0.3
 
 
@@ -528,7 +532,7 @@ def small_talk_by_meaning(text: str, *, label: str, confidence: float) -> SmallT
     longest = _MAX_HELP_WORDS if label == "help" else _MAX_SMALL_TALK_WORDS
     if not words or len(words.split()) > longest:
         return None
-    if label not in {"smalltalk", "help"} or confidence < _MIN_SMALL_TALK_MARGIN:
+    if label not in SMALL_TALK_LABELS or confidence < _MIN_SMALL_TALK_MARGIN:
         return None
     korean = bool(_HANGUL.search(words))
     if label == "help":
@@ -609,13 +613,13 @@ _HOW_TO_USE = re.compile(
 )
 
 
-def _thanks_and_a_remark(text: str, words: str) -> SmallTalk | None:
+def _thanks_and_a_remark(text: str, words: str, *, korean: bool) -> SmallTalk | None:
     if "?" in text or "？" in text or len(words.split()) > _MAX_THANKS_REMARK_WORDS:  # noqa: RUF001
         return None
     thanks = _THANKS_FIRST.match(words)
     if thanks is None or _ASKS_SOMETHING.search(words[thanks.end() :]):
         return None
-    return SmallTalk("thanks", bool(_HANGUL.search(words)))
+    return SmallTalk("thanks", korean)
 
 
 def _whole_message_route(words: str, *, korean: bool) -> Route | None:

@@ -24,6 +24,7 @@ from chat.builtin_model.boundaries import (
     unsupported_reply,
 )
 from chat.builtin_model.router import (
+    SMALL_TALK_LABELS,
     Cancel,
     CannotDo,
     Refuse,
@@ -52,7 +53,6 @@ from knowledge.embedder import get_embedder
 from knowledge.embeddings import EmbeddingError
 
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
-_SMALL_TALK_LABELS = frozenset({"smalltalk", "help"})
 
 
 @dataclass(frozen=True)
@@ -125,7 +125,7 @@ def _by_meaning(text: str) -> SmallTalk | Cancel | None:
         intent = classifier().classify(text)
     except EmbeddingError:  # no embeddings: the agent answers, as before
         return None
-    talk = intent.as_one(_SMALL_TALK_LABELS)  # a greeting or "what can you do?": one reply
+    talk = intent.as_one(SMALL_TALK_LABELS)  # a greeting or "what can you do?": one reply
     return small_talk_by_meaning(
         text, label=talk.label, confidence=talk.confidence
     ) or cancel_by_meaning(text, label=intent.label, confidence=intent.confidence)

@@ -293,7 +293,14 @@ def test_who_approves_is_answered_from_the_live_policy_without_the_model(
 
 
 @pytest.mark.parametrize(
-    "text", ["oops, can you pull that? the time is wrong", "아 그거 철회할게요 시간이 틀렸어요"]
+    "text",
+    [
+        "oops, can you pull that? the time is wrong",
+        "아 그거 철회할게요 시간이 틀렸어요",
+        # in words the patterns miss: read by meaning
+        "sorry, don't send it after all - I'll tell her myself at pickup",
+        "교감 선생님이 직접 전화하신대요 ㅎㅎ 그건 없던 걸로 해 주세요",
+    ],
 )
 def test_a_cancel_with_its_reason_withdraws_the_pending_action(
     pending_sms: tuple[PendingAction, ScriptedChatModel], ask: TurnRunner, text: str
@@ -305,25 +312,6 @@ def test_a_cancel_with_its_reason_withdraws_the_pending_action(
     action.refresh_from_db()
     assert action.status == PendingAction.Status.WITHDRAWN
     assert turn.reply is not None and len(model.calls) == 1
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "sorry, don't send it after all - I'll tell her myself at pickup",
-        "교감 선생님이 직접 전화하신대요 ㅎㅎ 그건 없던 걸로 해 주세요",
-    ],
-)
-def test_a_cancel_in_words_the_patterns_miss_withdraws_by_its_meaning(
-    pending_sms: tuple[PendingAction, ScriptedChatModel], ask: TurnRunner, text: str
-) -> None:
-    action, model = pending_sms
-
-    turn = ask(text, model=model, conversation=action.conversation)
-
-    action.refresh_from_db()
-    assert action.status == PendingAction.Status.WITHDRAWN
-    assert turn.reply is not None and len(model.calls) == 1, "the model never saw the cancel"
 
 
 def test_a_longer_question_about_what_it_can_do_is_answered_without_the_model(

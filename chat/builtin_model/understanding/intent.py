@@ -39,6 +39,11 @@ ROUTE_CUES: dict[str, re.Pattern[str]] = {
 CUE_BONUS = 0.05
 
 
+def margin(best: float, runner_up: float) -> float:
+    """How clearly ``best`` leads ``runner_up``, on a 0..1 scale (a lead of 0.1 is certain)."""
+    return float(min(1.0, max(0.0, (best - runner_up) * 10)))
+
+
 @dataclass(frozen=True)
 class Intent:
     label: Label
@@ -54,8 +59,7 @@ class Intent:
         others = [score for label, score in self.scores.items() if label not in kin]
         if not others:
             return self
-        margin = (self.scores[self.label] - max(others)) * 10
-        return replace(self, confidence=float(min(1.0, max(0.0, margin))))
+        return replace(self, confidence=margin(self.scores[self.label], max(others)))
 
 
 class IntentClassifier:
@@ -111,8 +115,7 @@ class IntentClassifier:
         scores = {label: self._score(label, similarity, labels, text) for label in self.labels}
         ranked = sorted(scores, key=lambda label: -scores[label])
         best, second = ranked[0], ranked[1]
-        margin = float(min(1.0, max(0.0, (scores[best] - scores[second]) * 10)))
-        return Intent(best, margin, scores)
+        return Intent(best, margin(scores[best], scores[second]), scores)
 
     def _score(self, label: str, similarity: np.ndarray, labels: list[str], text: str) -> float:
         own = np.sort(similarity[[i for i, name in enumerate(labels) if name == label]])[::-1]

@@ -129,6 +129,12 @@ class _Env:
         """The tools of ``shape``, in the registry's order."""
         return [name for name, words in self.classifier.tools.items() if words.shape == shape]
 
+    def named_tools(self, text: str) -> list[str]:
+        """The write tools whose own cue words appear in ``text``."""
+        return [
+            tool for tool in self.classifier.write_tools if self.classifier.cues[tool].search(text)
+        ]
+
     def own_words(self) -> set[str]:
         """The tools' own words (cues and verbs): a slipped letter in one is mended."""
         return {w for words in self.classifier.tools.values() for w in (*words.cues, *words.verbs)}
@@ -200,7 +206,7 @@ def _needed_tool(intent: Intent, text: str, env: _Env) -> Label:
         return "knowledge" if intent.label in env.classifier.write_tools else intent.label
     if intent.label in env.classifier.write_tools or not _NEED.search(text) or asks_about(text):
         return intent.label
-    named = [tool for tool in env.classifier.write_tools if env.classifier.cues[tool].search(text)]
+    named = env.named_tools(text)
     return cast(Label, named[0]) if len(named) == 1 else intent.label
 
 
@@ -211,6 +217,11 @@ _GENERIC_SEND = re.compile(
 )
 
 
+def _best_scored(intent: Intent, tools: Sequence[str]) -> Label:
+    """The one of ``tools`` the message's meaning scored highest."""
+    return cast(Label, max(tools, key=lambda tool: intent.scores.get(tool, 0.0)))
+
+
 def _generic_send(intent: Intent, text: str, env: _Env) -> Label:
     """A verb of sending with no channel, addressed to someone in the directory, asks for a
     message: the message tool that scored best (the draft then asks for what is missing)."""
@@ -219,7 +230,7 @@ def _generic_send(intent: Intent, text: str, env: _Env) -> Label:
         return intent.label
     if not find_recipients(text, env.directory).anyone:
         return intent.label
-    return max(sends, key=lambda tool: intent.scores.get(tool, 0.0))
+    return _best_scored(intent, sends)
 
 
 # "How do I text a parent?", "what did we send Emma?", "이거 어떻게 보내요?": asking how or
@@ -239,7 +250,7 @@ def _addressed_request(intent: Intent, text: str, env: _Env) -> Label:
     tool."""
     if intent.label not in ("help", "smalltalk", "knowledge") or _ASKS_HOW.search(text):
         return intent.label
-    named = [tool for tool in env.classifier.write_tools if env.classifier.cues[tool].search(text)]
+    named = env.named_tools(text)
     if not (named or _ACTION_WORDS.search(text)):
         return intent.label
     found = find_recipients(text, env.directory)
@@ -248,7 +259,7 @@ def _addressed_request(intent: Intent, text: str, env: _Env) -> Label:
     tools = named or env.shaped("message")
     if not tools:
         return intent.label
-    return cast(Label, max(tools, key=lambda tool: intent.scores.get(tool, 0.0)))
+    return _best_scored(intent, tools)
 
 
 # "문자 예약 걸어줘", "예약 발송해줘", "schedule a text to the parents": sent later, at a time
@@ -281,7 +292,7 @@ def _sent_not_reminded(intent: Intent, text: str, env: _Env) -> Label:
     sends = env.shaped("message")
     if not sends:
         return intent.label
-    return max(sends, key=lambda tool: intent.scores.get(tool, 0.0))
+    return _best_scored(intent, sends)
 
 
 def _new_request(label: str, text: str, env: _Env) -> bool:
