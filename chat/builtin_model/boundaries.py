@@ -148,7 +148,11 @@ _LIE_EN = re.compile(
     r"(?:just )?to see how (?:they|people|everyone) (?:react|respond)|"
     # "She wasn't, but I want everyone to think so": the sender says the claim is false
     r"(?:want|get|make) (?:everyone|people|them|the \w+|all the \w+) to (?:think|believe)|"
-    r"(?:he|she|they|it) (?:wasn ?t|isn ?t|didn ?t|weren ?t|hasn ?t|hadn ?t) but|"
+    r"(?:he|she|they|it) (?:wasn ?t|isn ?t|didn ?t|weren ?t|hasn ?t|hadn ?t)"
+    r"(?: (?:honestly|really|actually|obviously|though|tbh|lol))? but|"
+    # a false alarm sent to test its readers: "…evacuate now lol, just want to see who reads these"
+    r"(?:fire|evacuat\w*|bomb|lockdown|gas leak|emergency)(?: \w+){0,12} to see "
+    r"(?:who|if anyone|whether anyone) (?:\w+ )?(?:reads?|notices?|panics?|falls? for)|"
     r"april fool\w*(?: \w+){0,8} (?:fire|evacuat\w*|bomb|lockdown|gas leak|emergency))\b"
 )
 _LIE_KO = re.compile(
@@ -177,8 +181,11 @@ _ABUSE_EN = re.compile(
     r"(?:we re|were|i m|im|we are|i am) watching (?:you|him|her|them)|"
     r"make sure (?:\w+ ){0,4}(?:gets?|is|are) (?:thrown|kicked) out|"
     # the same message over and over until someone gives in
-    r"(?:\d{2,}|fifty|a hundred|hundred|over and over)(?: times)?(?: in a row)? until|"
-    r"(?:\d{2,}|fifty|a hundred) times in a row)\b"
+    r"(?:\d{2,}|fifty|a hundred|hundred|over and over)(?: \w+)?(?: times)?(?: in a row)? until|"
+    r"(?:\d{2,}|fifty|a hundred)(?: \w+)? (?:times )?in a row|"
+    # calling someone a criminal to others: "…we'll tell every parent his kid is a thief"
+    r"(?:he|she|they|(?:his|her|their) \w+) (?:is|s|are|re|was) (?:a |an )?"
+    r"(?:thief|thieves|liar|liars|criminal|crook|cheat|fraud|pervert))\b"
 )
 _ABUSE_KO = re.compile(
     r"욕|협박|모욕|비하|망신|저주|죽여|죽일|괴롭|조롱|따돌|겁을 주|겁주|혼쭐|스팸|멍청|뚱뚱|못생|"
@@ -187,7 +194,9 @@ _ABUSE_KO = re.compile(
     r"(?:완전|개|진짜|엄청) ?진상|진상(?:이라고|이래|짓|고객|학부모|엄마|아빠)|"
     r"밤길 ?조심|지켜보고 있|"
     # "…안 내면 서준이가 어떻게 될지 모른다고, 좀 겁나게 써": a threat, said or asked for
-    r"어떻게 될지 (?:몰라|모른|모릅)|겁나게|무섭게 (?:써|보내)"
+    r"어떻게 될지 (?:몰라|모른|모릅)|겁나게|무섭게 (?:써|보내)|"
+    # the same message every few minutes until someone gives in: "5분마다 문자 가게 해줘"
+    r"\d+\s?(?:분|초)\s?마다|몇\s?(?:분|초)\s?마다"
 )
 
 
