@@ -123,8 +123,13 @@ _ENTITY_CUES: list[tuple[re.Pattern[str], str, str]] = [
 ]
 # The directory named in so many words: a question with these is about it whatever it asks.
 _DIRECTORY_NAMED = re.compile(
-    r"\bcontacts?\b|\bgroups?\b|연락처|주소록|그룹|수신\s*거부|opted", re.I
+    r"\bcontacts?\b|\bgroups?\b|연락처|주소록|그룹|수신\s*거부|\bopted", re.I
 )
+# "group" alone is also a word about the world ("What type of group is the Islamic State?"):
+# a question about our groups is made of the data vocabulary, a name or two, or says "our".
+_GROUP_ONLY = re.compile(r"\bgroups?\b", re.I)
+_OURS = re.compile(r"\b(?:we|our|us|my|i)\b", re.I)
+_MAX_UNACCOUNTED_FOR_GROUPS = 2
 _OPTED_OUT = re.compile(r"\bopted[- ]?out\b|\bopt[- ]?outs\b|\bunsubscribed\b|수신\s*거부", re.I)
 _COUNT = re.compile(r"\bhow many\b|\bnumber of\b|\bcount\b|\btotal\b|몇|개수|숫자|총", re.I)
 _LIST = re.compile(
@@ -265,6 +270,12 @@ def plan_data_question(
         and not (group and known_group(group, groups))
     ):
         return None
+    if (
+        entity.key in ("contacts", "groups")
+        and not (group and groups is not None and known_group(group, groups))
+        and _about_the_world(text, group)
+    ):
+        return None
     shape = _shape(text, entity, group)
     if shape is None:
         return None
@@ -313,6 +324,20 @@ def _unaccounted(text: str) -> list[str]:
     return [
         w for w in words if not ({w, gloss(w), *variants(w)} & _DATA_VOCABULARY) and not w.isdigit()
     ]
+
+
+def _about_the_world(text: str, group: str) -> bool:
+    """An English question that names the directory only by "group", in words of its own (not
+    the group's name, not closing words) and not as ours: "Iran has assisted what type of
+    groups in Iraq?"."""
+    if _HANGUL.search(text) or _OURS.search(text):
+        return False
+    named = _DIRECTORY_NAMED.findall(text)
+    if not named or not all(_GROUP_ONLY.fullmatch(word) for word in named):
+        return False
+    own = set(re.findall(r"[^\W_]+", group.lower()))
+    words = _unaccounted(_TRAILING_FILLER.sub("", text))
+    return len([w for w in words if w not in own and len(w) > 1]) > _MAX_UNACCOUNTED_FOR_GROUPS
 
 
 def known_group(name: str, groups: Sequence[str]) -> bool:

@@ -29,6 +29,8 @@ _TERMINAL = re.compile(r"[.!?…。！？][\"'”’)\]」』]*$")  # noqa: RUF0
 _ABBREVIATIONS = frozenset(
     ["e.g", "i.e", "mr", "mrs", "ms", "dr", "st", "vs", "etc", "no", "approx", "jr", "sr", "fig"]
 )
+_DOTTED_INITIALS = re.compile(r"(?:[a-z]\.)+[a-z]")
+_GOES_ON = re.compile(r"\s+[a-z0-9]")
 # Han and kana are written without spaces between words; Hangul and Latin are not.
 _UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
 
@@ -67,7 +69,7 @@ def split_sentences(paragraph: str) -> list[str]:
     sentences: list[str] = []
     start = 0
     for match in _SENTENCE_END.finditer(paragraph):
-        if _is_abbreviation(paragraph[start : match.end()]):
+        if _is_abbreviation(paragraph[start : match.end()], paragraph[match.end() :]):
             continue
         piece = paragraph[start : match.end()].strip()
         if piece:
@@ -84,12 +86,15 @@ def is_terminated(text: str) -> bool:
     return bool(_TERMINAL.search(text.rstrip()))
 
 
-def _is_abbreviation(piece: str) -> bool:
+def _is_abbreviation(piece: str, following: str) -> bool:
     if not piece.endswith("."):
         return False
     last = piece[:-1].rsplit(None, 1)[-1].lower() if piece[:-1].strip() else ""
-    # "e.g." and "Dr." and an initial such as "J." do not end a sentence.
-    return last in _ABBREVIATIONS or (len(last) == 1 and last.isalpha())
+    # "e.g." and "Dr." and an initial such as "J." do not end a sentence; nor do dotted
+    # initials ("U.S.", "a.m.") when the sentence goes on in lower case ("eight U.S. presidents").
+    if last in _ABBREVIATIONS or (len(last) == 1 and last.isalpha()):
+        return True
+    return bool(_DOTTED_INITIALS.fullmatch(last)) and bool(_GOES_ON.match(following))
 
 
 def _blocks(text: str) -> list[tuple[str, str]]:

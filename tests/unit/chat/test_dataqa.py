@@ -315,12 +315,25 @@ ACADEMY_GROUPS = ("Parents - Class A", "Parents - Class B", "Teachers")
         "How many people were killed?",
         "How many ministers are in the German cabinet?",
         "서울에 몇 명이 살아요?",
+        # "group" as a word about the world, and "opted" inside "adopted"
+        "Which rebel groups fought in the northern provinces during the civil war?",
+        "What kind of group was the Hanseatic League?",
+        "How many countries adopted the new charter in 1961?",
     ],
 )
 def test_a_count_in_something_that_is_not_one_of_the_groups_is_left_to_the_kb(
     question: str,
 ) -> None:
     assert plan_data_question(question, now=NOW, tz=SEOUL, groups=ACADEMY_GROUPS) is None
+
+
+@pytest.mark.parametrize(
+    "question", ["what groups are there?", "which groups do we have?", "list all groups please"]
+)
+def test_a_question_about_the_groups_themselves_is_still_a_data_question(question: str) -> None:
+    plan = plan_data_question(question, now=NOW, tz=SEOUL, groups=ACADEMY_GROUPS)
+
+    assert plan is not None and plan.entity.key == "groups"
 
 
 @pytest.mark.parametrize(

@@ -59,3 +59,17 @@ def test_it_rebuilds_korean_sentences_across_line_breaks() -> None:
         "화학 물질을 다룰 때는 니트릴 장갑을 착용하십시오.",
         "샌들은 신을 수 없습니다.",
     ]
+
+
+def test_dotted_initials_end_a_sentence_only_when_a_capital_follows() -> None:
+    sentences = split_sentences(
+        "Twelve U.S. states joined by 1790. Doors open at 9 a.m. sharp. It moved to the U.S. "
+        "Then it closed."
+    )
+
+    assert sentences == [
+        "Twelve U.S. states joined by 1790.",
+        "Doors open at 9 a.m. sharp.",
+        "It moved to the U.S.",
+        "Then it closed.",
+    ]
