@@ -243,9 +243,18 @@ def _small_talk_pieces(words: str) -> SmallTalk | None:
         return SmallTalk(next(kind for kind in closing if kind in kinds), korean)
     if rest and (_HELP_REST.match(rest) or _HELP.match(rest)) and len(rest.split()) <= 8:
         return SmallTalk("help", korean)
-    if _LANGUAGES.search(words) and len(words.split()) <= 12:
+    asked_of_us = korean or _TO_US.search(words) or len(words.split()) <= 3  # "which languages?"
+    if _LANGUAGES.search(words) and len(words.split()) <= 12 and asked_of_us:
         return SmallTalk("help", korean)
     return None
+
+
+# A question about the assistant or its use says so: "what languages do you speak?", "which
+# language can I write in?"; "What language other than English has the parliament used?" and
+# "What type of T cells help with immunity?" are about the world.
+_TO_US = re.compile(
+    r"\b(?:you|u|ya|your|yours|i|me|my|we|us|our|this|here|it|assistant|bot|countersign)\b"
+)
 
 
 # Questions about the assistant's own rules (who approves, does it go out at once, why is a
@@ -334,7 +343,7 @@ _TOOL_NAMED_EN = re.compile(rf"\b(?P<tool>{_TOOL_NOUNS_EN})\b")
 _CANCEL_OPENING_KO = re.compile(
     unicodedata.normalize(
         "NFKC",
-        r"^(?:(?:아|아니|아니다|아니야|아니요|ㄴㄴ|노노|잠깐|잠깐만|잠깐만요|앗|음|그냥|죄송한데|죄송해요|"
+        r"^(?:(?:아|아니|아냐|아니다|아니야|아니요|ㄴㄴ|노노|잠깐|잠깐만|잠깐만요|앗|음|그냥|죄송한데|죄송해요|"
         r"미안|미안한데|미안해요|혹시|저기|됐다|됐어|됐어요)\s*)*"
         r"(?:(?:그거|그것|이거|저거|방금 거|방금 것|방금 그거|방금 건|아까 건|그 건|방금|아까 거|"
         r"아까 그거|아까|그|이|저|그 요청|방금 요청|아까 요청)\s*)?"
@@ -344,6 +353,8 @@ _CANCEL_OPENING_KO = re.compile(
         r"안 보내도\s?\S+|올리지\s?(?:마|말)\S*)(?= |$)",
     )
 )
+# "아냐 됐어": "no, never mind" (a bare "됐어" may also mean "it's done").
+_NEVER_MIND_KO = re.compile(r"^(?:아냐|아니|아니야|아니요)\s+됐어\S*(?= |$)")
 # What makes the rest of a message a new request rather than the reason for cancelling.
 _NEW_REQUEST_EN = re.compile(
     r"\b(?:send|text|email|e mail|mail|post|announce|remind|schedule|message|notify|instead)\b"
@@ -383,6 +394,8 @@ def _cancel_with_reason(words: str, *, korean: bool) -> Cancel | None:
     if len(words) > _MAX_CANCEL_WITH_REASON:
         return None
     opening = (_CANCEL_OPENING_KO if korean else _CANCEL_OPENING_EN).match(words)
+    if opening is None and korean:  # "never mind 그냥 내가 직접 말할게": withdrawn in English
+        opening = _NEVER_MIND_KO.match(words) or _CANCEL_OPENING_EN.match(words)
     if opening is None:
         return None
     rest = words[opening.end() :]
@@ -535,6 +548,8 @@ def small_talk_by_meaning(text: str, *, label: str, confidence: float) -> SmallT
     if label not in SMALL_TALK_LABELS or confidence < _MIN_SMALL_TALK_MARGIN:
         return None
     korean = bool(_HANGUL.search(words))
+    if label == "help" and not korean and not _TO_US.search(words):
+        return None
     if label == "help":
         return SmallTalk("help", korean)
     return SmallTalk("thanks" if _THANKS_WORD.search(words) else "greeting", korean)
@@ -643,7 +658,8 @@ def _whole_message_route(words: str, *, korean: bool) -> Route | None:
 # A Korean sentence ends on its verb, so a withdrawal often closes the message after its reason:
 # "원장님이 직접 올리신다네요 ㅎㅎ 없던 걸로 해주세요", "방금 전화로 말씀드렸대 캔슬해".
 _CANCEL_CLOSING_KO = re.compile(
-    r"(?:없던 (?:걸로|일로|거로)|캔슬|철회)\s?\S*"
+    r"(?:없던 (?:걸로|일로|거로)|캔슬|철회|"
+    r"(?<=\s)하지\s?마(?:요|세요)?$|(?<=\s)하지 말아\S*$)\s?\S*"  # "…직접 하신대요 하지 마세요"
     r"(?:\s(?:주세요|줘요?|줄래요?|주실래요|부탁해요?|부탁드려요|부탁드립니다))?$"
 )
 

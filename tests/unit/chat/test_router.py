@@ -228,6 +228,9 @@ def test_short_small_talk_the_patterns_miss_is_routed_by_its_meaning(
         ("good morning, how many days of leave do I get this year?", "smalltalk", 0.9),  # long
         ("hi, and is the staff room open over the winter break?", "smalltalk", 0.9),  # long
         ("how long is bereavement leave?", "knowledge", 0.9),
+        # "help" and "language" as words about the world: nothing addresses the assistant
+        ("which proteins help the liver break down alcohol?", "help", 0.9),
+        ("what can a volcano do to the climate?", "help", 0.9),
     ],
 )
 def test_meaning_routes_only_short_clear_small_talk(
@@ -248,6 +251,9 @@ def test_meaning_routes_only_short_clear_small_talk(
         ("아까 공지 없던 걸로 할게요", "create_announcement"),
         ("잠깐만요 알림 취소해 주세요 시간이 안 맞아요", "schedule_reminder"),
         ("아 잠깐 취소취소 안 보내도 돼", None),
+        ("아니 됐어요, 제가 내일 직접 전화드릴게요", None),
+        ("forget it 교무실에서 벌써 연락했대요", None),
+        ("실장님이 이미 공지했대요 하지 마세요", None),
     ],
 )
 def test_a_cancel_followed_by_its_reason_is_a_cancel(text: str, tool: str | None) -> None:
@@ -390,3 +396,19 @@ def test_how_to_use_something_else_is_a_question_for_the_documents(text: str) ->
 @pytest.mark.parametrize("text", ["talk", "take the register to the office", "tables are set up"])
 def test_a_word_that_only_begins_like_thanks_is_not_thanks(text: str) -> None:
     assert route_message(text) is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "what language was the treaty of Nanking first written in?",
+        "Which languages are spoken in Belgium?",
+    ],
+)
+def test_a_question_about_languages_in_the_world_is_not_help(text: str) -> None:
+    assert route_message(text) is None
+
+
+@pytest.mark.parametrize("text", ["which languages do you understand?", "what language can I use?"])
+def test_a_question_about_the_assistants_languages_is_help(text: str) -> None:
+    assert route_message(text) == SmallTalk("help", False)
