@@ -25,8 +25,10 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from chat.builtin_model.dataqa import markdown_table, sql_literal
+from chat.builtin_model.keystrokes import mended, spelling_mended
 from chat.builtin_model.understanding.directory import Directory
 from chat.builtin_model.understanding.recipients import find_recipients
+from chat.builtin_model.vocabulary import own_words
 
 Field = Literal["email", "phone", "telegram", "groups"]
 _I = re.IGNORECASE
@@ -35,15 +37,19 @@ _HANGUL = re.compile(r"[\uac00-\ud7af]")
 # What a question asks *for*: an address as a noun ("Emma's email", "her phone number",
 # "이메일 주소", "번호", "which class"). A channel named as the way to send ("by email",
 # "on Telegram", "이메일로", "텔레그램으로") is a request to send, and never makes a lookup.
+# "seojun's parent email?", "Minji's mom phone": the family member's address, asked in a hurry.
+_FAMILY_S = r"\b(?:mom|mum|dad|mother|father|parent|guardian)(?:['’]?s)?\s+"  # noqa: RUF001
 _FIELD_WORDS: dict[Field, re.Pattern[str]] = {
     "email": re.compile(
         r"\be-?mail\s+address(?:es)?\b|\bmail\s+address\b|'s\s+e-?mail\b|\be-?mail\s+(?:for|of)\b"
-        r"|\baddress(?:es)?\b|(?:이메일|메일)\s*주소|(?:이메일|메일)(?:이|은|는|가)(?=\s|$)|주소",
+        r"|\baddress(?:es)?\b|(?:이메일|메일)\s*주소|(?:이메일|메일)(?:이|은|는|가)(?=\s|$)|주소"
+        rf"|{_FAMILY_S}e-?mail\b",
         _I,
     ),
     "phone": re.compile(
         r"\b(?:phone|mobile|cell)\s*(?:number|numbr|no\b|#)|'s\s+(?:phone|mobile|cell)\b"
-        r"|\bnumbe?rs?\b|\bnumbr\b|(?:전화|휴대폰|핸드폰)\s*번호|번호",
+        r"|\bnumbe?rs?\b|\bnumbr\b|(?:전화|휴대폰|핸드폰)\s*번호|번호"
+        rf"|{_FAMILY_S}(?:phone|mobile|cell)\b",
         _I,
     ),
     "telegram": re.compile(
@@ -57,6 +63,8 @@ _FIELD_WORDS: dict[Field, re.Pattern[str]] = {
         _I,
     ),
 }
+# "같은 반", "the same class as Oliver": the groups of the contact named.
+_SAME_GROUP = re.compile(r"같은\s*(?:반|그룹|클래스)|\bsame (?:class|group)\b|\bclassmates?\b", _I)
 # The channel a "who can we reach on …" / "who has no … " question is about.
 _CHANNEL_WORDS: dict[Field, re.Pattern[str]] = {
     "email": re.compile(r"\be-?mails?\b|이메일|메일", _I),
@@ -68,7 +76,9 @@ _CHANNEL_WORDS: dict[Field, re.Pattern[str]] = {
 _ALL_DETAILS = re.compile(r"\bcontact\s+(?:details|info(?:rmation)?)\b|\bdetails\b|연락처", _I)
 _HAS = re.compile(
     r"\breach(?:able)?\b|\bget hold of\b|\bcontactable\b|\b(?:has|have|got)\s+(?:an?\s+)?"
-    r"(?:e-?mail|phone|number|telegram)|연락\s*(?:가능|되는|할\s*수|돼|되)|받을\s*수",
+    r"(?:e-?mail|phone|number|telegram)|\b(?:on|use|uses|using)\s+telegram\b|"
+    r"연락\s*(?:가능|되는|할\s*수|돼|되)|받을\s*수|"
+    r"(?:텔레그램|이메일|메일|문자)(?:이|가|로|으로)?\s*(?:연결|연동|등록|되는|돼|가능|쓰는|있는)",
     _I,
 )
 _LACKS = re.compile(
@@ -108,7 +118,7 @@ _MYSELF_THEN = re.compile(
 )
 # "What if a parent doesn't have a phone?" asks the rules, not the contacts list.
 _ABOUT_RULES = re.compile(
-    r"\b(?:what if|can i|could i|may i|should|allowed|policy|procedure|how do|how to|need|"
+    r"\b(?:what if|can i|could i|may i|should|allowed|policy|procedure|how do|how to|(?<!no )need|"
     r"required?)\b|해야|방법|규정|정책|필요|절차",
     _I,
 )
@@ -149,7 +159,7 @@ class Lookup:
 
 def find_lookup(text: str, directory: Directory) -> Lookup | None:
     """The lookup ``text`` asks for, or None when it is not a question about contacts."""
-    text = " ".join(text.replace("\x00", " ").split())[:300]
+    text = spelling_mended(mended(" ".join(text.replace("\x00", " ").split())[:300]), own_words())
     korean = bool(_HANGUL.search(text))
     question = _KO_QUESTION if korean else _EN_QUESTION
     if not text:
@@ -169,10 +179,28 @@ def find_lookup(text: str, directory: Directory) -> Lookup | None:
             [
                 *(name for name in found.names if name in directory.groups),
                 *_by_part(text, directory),
+                # "학부모 중에 …", "which parents …": a kind of group is every group of it
+                *(
+                    name
+                    for names in found.ambiguous
+                    if all(name in directory.groups for name in names)
+                    for name in names
+                ),
             ]
         )
     )
     fields = _fields(text)
+    if contacts and _SAME_GROUP.search(text):  # "who else is in Oliver's class?"
+        shared = tuple(
+            dict.fromkeys(
+                group
+                for entry in directory.contacts
+                if entry.name in contacts
+                for group in sorted(entry.groups)
+            )
+        )
+        if shared:
+            return Lookup(_members(shared, ()), (), groups=shared, korean=korean, members=True)
     if contacts and fields:
         return Lookup(_about(contacts, fields), fields, contacts=contacts, korean=korean)
     channels = [f for f, words in _CHANNEL_WORDS.items() if words.search(text)]

@@ -17,10 +17,14 @@ _QUOTED = re.compile(r"[\"“”«»「『](?P<body>[^\"“”«»」』]{2,})[\
 # Korean writes quotes with apostrophes too ("… 텔레그램 가게 해줘 '내일 1교시 대강 부탁해요'"); in
 # English an apostrophe is mostly "don't", so only a span holding Hangul counts.
 _KO_SINGLE_QUOTED = re.compile(r"(?<!\w)'(?P<body>[^']*[가-힣][^']*)'(?!\w)")
+# A text of three words or more in single quotes ("don't" inside it is no quote).
+_SINGLE_QUOTED_WORDS = re.compile(
+    r"(?<!\w)'(?P<body>(?:[^'\s]|(?<=\w)'(?=\w))+(?:\s+(?:[^'\s]|(?<=\w)'(?=\w))+){2,})'(?!\w)"
+)
 _COLON = re.compile(r"(?<!\d)[:：]\s*")  # noqa: RUF001 (the full-width colon Korean IMEs type)
 _SAYING = re.compile(
     r"\s*\b(?:saying|that says|which says|with the (?:text|message)|with text|and say|to say|"
-    r"just say|(?<=[.?!]\s)say|"  # "Can you text Emma? Just say the trip is off."
+    r"(?:just say|(?<=[.?!]\s)say)(?: that)?|"  # "Can you text Emma? Just say the trip is off."
     r"telling (?:him|her|them)(?: that)?|(?:,\s*|and )?tell (?:him|her|them)(?: that)?|"
     r"reminding (?:him|her|them)(?: that| about| to)?|asking (?:him|her|them) to|"
     r"(?:to )?(?:let|letting) (?:him|her|them) know(?: that)?|"
@@ -39,10 +43,10 @@ _MORE_NAMES = re.compile(r"^[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*)?\s*(?:,|and\b|&)")
 # A few words before a colon that ask for nothing ("Quick one:", "참고로:"), and a request
 # that starts after it: the colon opens the request, it does not start the message.
 _PREAMBLE = re.compile(r"^(?:\S+\s*){1,3}$")
-_DASH = re.compile(r"\s+[-–—/]\s+")  # noqa: RUF001 (en and em dashes)
+_DASH = re.compile(r"\s+(?:--?|[–—/])\s+")  # noqa: RUF001 (en and em dashes; "--" typed for one)
 _CHANNEL_WORD = re.compile(
     r"\b(?:announce(?:ment)?|notice|text|sms|e-?mail|message|telegram|remind(?:er)?)\b"
-    r"|문자|메시지|메세지|텔레그램|이메일|메일|공지|알림|리마인더",
+    r"|문자|메시지|메세지|텔레그램|텔레(?!비)|텔그|이메일|이멜|메일|공지|알림|리마인더",
     re.IGNORECASE,
 )
 _REQUEST_START = re.compile(
@@ -65,8 +69,15 @@ _ON_MY_BEHALF = re.compile(
 # a clipped request ("메일 좀.") ends the same way.
 _KO_ASKED = (
     r"(?:(?:보내|전해|전달해|알려|남겨|올려|넣어|돌려|예약해|해|써)\s*"
-    r"(?:줘요?|주세요|줄래요?|주실래요|주십시오|주시겠어요|주시겠습니까|드려(?:요|줘)?|드리세요)"
+    r"(?:줘요?|주세요|줄래요?|주실래요|주십시오|주시겠어요|주시겠습니까|드려(?:요|줘)?|드리세요"
+    # "보내주실 수 있을까요?"
+    r"|(?:주실|줄)\s*수\s*(?:있을까요|있나요|있어요|있을까|있어|있으세요))"
     r"|(?:문자|메시지|메세지|메일|이메일|공지)\s*(?:좀|(?:하나|한\s*통)\s*부탁(?:해요|합니다|드려요|드립니다)?))"
+)
+_TIMED_REQUEST_START = re.compile(
+    r"\s*(?:(?:today|tonight|tomorrow)\s+)?(?:at\s+)?\d{1,2}(?:[:.]\d{2})?\s*(?:am|pm)?"
+    + _REQUEST_START.pattern,
+    re.IGNORECASE,
 )
 _KO_REQUEST_FIRST = re.compile(rf"^(?P<req>[^.!?~,]*?{_KO_ASKED}\s*[.!?~,]+)\s*(?P<rest>\S.*)$")
 # A Korean request, then the message in English with no stop between them.
@@ -75,7 +86,7 @@ _KO_REQUEST_THEN_ENGLISH = re.compile(
 )
 # The channel nouns of a hurried request, the clipped "텔레"/"텔그" included.
 _KO_HURRIED_CHANNELS = (
-    r"(?:문자|메시지|메세지|텔레그램|텔레|텔그|이메일|메일|공지(?:사항)?|알림|리마인더)"
+    r"(?:문자|메시지|메세지|텔레그램|텔레|텔그|이메일|이멜|메일|공지(?:사항)?|알림|리마인더)"
 )
 _KO_HURRIED_CHANNEL = re.compile(_KO_HURRIED_CHANNELS)
 # "텔레로 유나쌤 ㄱㄱ …": a few words naming who and how, "go", then the message.
@@ -120,7 +131,9 @@ _KO_SAY_IT = re.compile(
 _LABELLED_HEADING = re.compile(
     r"(?:(?:\bwith\s+(?:the|a)\s+)?\b(?:subject(?:\s+line)?|title)(?:\s+(?:should\s+be|is|will\s+be|as))?"
     r"|\b(?:titled|called|headed)|제목(?:은|는|을)?)"
-    r"\s*[:：]?\s*[\"'“‘「『](?P<heading>[^\"'“”‘’「」『』]{2,80})[\"'”’」』]"  # noqa: RUF001
+    # an apostrophe inside a word is no closing quote: 'Tomorrow's schedule'
+    r"\s*[:：]?\s*[\"'“‘「『](?P<heading>(?:[^\"'“”‘’「」『』]|(?<=[A-Za-z])['’](?=[A-Za-z])){2,80})"  # noqa: RUF001
+    r"[\"'”’」』]"  # noqa: RUF001
     # "제목은 '…'로 해 주시고", "제목 '…'이고": the words that attach it to the sentence.
     r"(?:(?:으로|로)\s*(?:해\s*(?:주시고|주세요|줘|서)|하고|요)|이고|요|(?:이|가)?\s*좋겠고)?\s*[,.;]?",
     re.IGNORECASE,
@@ -151,7 +164,7 @@ _SUBJECT = re.compile(
 )
 # The closing verb phrase of a Korean request: an optional channel noun, then the verb.
 _KO_CHANNEL = (
-    r"(?:문자|메시지|메세지|카톡|텔레그램|이메일|메일"
+    r"(?:문자|메시지|메세지|카톡|텔레그램|텔그램|텔레(?!비)|텔그|이메일|이멜|메일"
     r"|(?:전체\s*)?공지(?:사항)?|알림|리마인더|리마인드)"
 )
 # "… 올라가게 예약해 둬": so that it goes out; the request's, not the message's.
@@ -407,6 +420,8 @@ def _after_content_label(text: str) -> Split | None:
 
 def _quoted(text: str) -> Split | None:
     match = _QUOTED.search(text) or _KO_SINGLE_QUOTED.search(text)
+    if match is None and re.search(r"[가-힣]", text):
+        match = _SINGLE_QUOTED_WORDS.search(text)  # "…보내줘 'Can you cover my class today?'"
     if match is None:
         return None
     head = (text[: match.start()] + " " + text[match.end() :]).strip()
@@ -420,6 +435,10 @@ def _after_colon(text: str) -> Split | None:
     head, rest = text[: match.start()].strip(), text[match.end() :]
     if _PREAMBLE.match(head) and _REQUEST_START.match(rest):
         return split_message(rest)  # "Quick one: text Emma that …": the request follows
+    if _PREAMBLE.match(head) and _TIMED_REQUEST_START.match(rest):
+        # "set a reminder: today 4pm telegram Oliver that …": when, then the request
+        after = split_message(rest)
+        return Split(f"{head}: {after.head}", after.body, after.heading)
     if _PREAMBLE.match(head) and not _CHANNEL_WORD.search(head):
         after = split_message(rest)  # "Next thing: Oliver asked … Just say …"
         if after.body:
@@ -470,16 +489,50 @@ def _asked_whether(text: str) -> Split | None:
     match = _ASKED_WHETHER.search(text)
     if match is None or match.start() == 0:
         return None
-    ask = tidy(match["ask"])
     modal = _POLITE_MODAL.get(match["modal"].lower(), "Could")
-    return Split(text[: match.start()].strip(), f"{modal} you {ask[:1].lower()}{ask[1:]}?")
+    return Split(text[: match.start()].strip(), _question_to_them(modal, match["ask"]))
+
+
+def _question_to_them(modal: str, ask: str) -> str:
+    """ "cover my 4pm class today? I have a dentist appointment" → "Could you cover my 4pm
+    class today? I have a dentist appointment.": the question is the first sentence only."""
+    question, _, after = re.sub(r"([?.!])\s+", r"\1\n", ask.strip(), count=1).partition("\n")
+    question = tidy(question.rstrip("?.! "))
+    said = f"{modal} you {question[:1].lower()}{question[1:]}?"
+    return f"{said} {tidy(after)}" if after.strip() else said
+
+
+# "email James asking him to send me his lesson plans": the asking goes out as a question to
+# him ("Could you send me your lesson plans?").
+_ASKING_THEM_TO = re.compile(r"^\s*(?:and\s+)?ask(?:ing)?\s+(?:him|her|them)\s+to\b", re.I)
 
 
 def _after_marker(text: str) -> Split | None:
     match = _SAYING.search(text)
     if match is None or match.start() == 0:
         return None
-    return Split(text[: match.start()].strip(), tidy(text[match.end() :]))
+    head, rest = text[: match.start()].strip(), text[match.end() :]
+    if _ASKING_THEM_TO.match(match.group(0)):
+        return Split(head, _question_to_them("Could", addressed_to_them(rest)))
+    return Split(head, tidy(rest))
+
+
+# Words about the recipients, said to them: "their slips" → "your slips".
+_YOUR = {
+    "their": "your",
+    "his": "your",
+    "her": "your",
+    "theirs": "yours",
+    "themselves": "yourselves",
+    "himself": "yourself",
+    "herself": "yourself",
+}
+_THEIR = re.compile(r"\b(?:" + "|".join(_YOUR) + r")\b", re.IGNORECASE)
+
+
+def addressed_to_them(text: str) -> str:
+    """``text`` about its recipients, turned to them: "sign their slips" → "sign your slips"."""
+    return _THEIR.sub(lambda m: _YOUR[m[0].lower()], text)
 
 
 def _after_that(text: str) -> Split | None:
@@ -624,6 +677,8 @@ def korean_direct(clause: str) -> str:
     said, ending = clause[: quote.start()].rstrip(), quote.group(0).strip(" .!~").removesuffix("요")
     if not said:
         return ""
+    if ending == "다고" and said.endswith("부탁한"):  # "확인 좀 부탁한다고" → "확인 부탁드립니다"
+        return re.sub(r"\s*좀\s*(?=부탁한$)", " ", said)[:-1] + "드립니다"
     if ending == "다고":
         return _polite(said + "다")
     if ending == "냐고":

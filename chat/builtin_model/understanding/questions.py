@@ -43,6 +43,16 @@ def unknown(named: list[str], words: ToolWords | None, ko: bool) -> str:
     return f"I don't know anyone called {listed}. {who(words, ko)}"
 
 
+def which_one(described: list[str], words: ToolWords | None, ko: bool) -> str:
+    """The request names a person only by their place in a group ("one of the teachers",
+    "A반 담임 선생님"): the directory cannot tell who, so ask."""
+    if ko:
+        listed = ", ".join(f"'{name}'" for name in described)
+        return f"{listed}이 누구인지 연락처로는 알 수 없어요. {who(words, ko)}"
+    listed = " or ".join(f"“{name}”" for name in described)
+    return f"The contacts don't say who {listed} is. {who(words, ko)}"
+
+
 def which(names: list[str], ko: bool) -> str:
     listed = ", ".join(names[:-1]) + (" 또는 " if ko else " or ") + names[-1]
     return f"{listed} 중 누구를 말씀하시는 건가요?" if ko else f"Did you mean {listed}?"

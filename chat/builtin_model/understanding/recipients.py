@@ -72,10 +72,10 @@ GROUP_KINDS = frozenset(v for v in _GLOSSARY.values() if not v.endswith("day"))
 # surname, and the pair means one person, never the group the title also names.
 _TITLES = (
     "선생님", "선생", "쌤", "원장님", "부장님", "실장님", "팀장님", "과장님", "교수님",
-    "어머님", "아버님", "어머니", "아버지", "학부모님", "부모님", "씨", "님",
+    "어머님", "아버님", "어머니", "아버지", "학부모님", "부모님", "엄마", "아빠", "맘", "씨", "님",
 )  # fmt: skip
 _KO_CLASS = re.compile(r"^([a-z0-9])반$")
-_ATTACHED_TITLES = sorted((t for t in _TITLES if len(t) > 1 or t == "쌤"), key=len, reverse=True)
+_ATTACHED_TITLES = sorted((t for t in _TITLES if len(t) > 1 or t in "쌤맘"), key=len, reverse=True)
 _FILLER = frozenset({"of", "the", "in", "from", "for", "all", "group"})
 _LITERAL, _GLOSSED, _HEARD = 100.0, 95.0, 90.0
 _PART = 85.0  # a group named by the part of its name that tells it apart
@@ -86,6 +86,8 @@ _NOT_NAMES = (
     "문자", "메일", "메시지", "이메일", "공지", "알림", "좀", "텔레", "텔그", "텔레그램",
     # the verbs of a request ("회의록 돌려야 되는데" is not Taylor)
     "돌려", "올려", "알려", "넣어", "남겨", "전해", "보내", "띄워", "걸어",
+    # how to send it ("이대로 보내줘" is not Taylor)
+    "이대로", "그대로", "이렇게", "그렇게",
 )  # fmt: skip
 _HANGUL = re.compile(r"[가-힣]")
 _MIN_SCORE = 80.0
@@ -221,6 +223,32 @@ def _contact_hits(directory: Directory, head: list[list[str]]) -> Iterator[Hit]:
                 score = _window_score(alias, head[start : start + len(alias)], heard=heard)
                 if score:
                     yield Hit(contact.name, "contact", start, start + len(alias), score)
+
+
+# "Seojun's parent", "seojun lees parent", "서준이 학부모님께": the family of the contact just
+# named (contacts are the families), never the group of all parents.
+_RELATIONS = frozenset({"parent", "parents", "family", "guardian", "guardians", "folks"})
+
+
+def _without_relations_of_the_named(hits: list[Hit], tokens: list[str]) -> list[Hit]:
+    ends = {hit.end for hit in hits if hit.kind == "contact"}
+    for hit in hits:  # "Seojun's parent" (the "s" a word of its own), "seojun lees parent"
+        after = tokens[hit.end].lower() if hit.kind == "contact" and hit.end < len(tokens) else ""
+        own = {w.lower() for w in re.findall(r"\w+", hit.name)}
+        if after == "s" or (after.endswith("s") and after[:-1] in own):
+            ends.add(hit.end + 1)
+    return [
+        hit
+        for hit in hits
+        if not (
+            hit.kind == "group"
+            and hit.start in ends
+            and all(
+                t.lower() in _RELATIONS or gloss(t) in _RELATIONS
+                for t in tokens[hit.start : hit.end]
+            )
+        )
+    ]
 
 
 def _group_hits(directory: Directory, head: list[str]) -> Iterator[Hit]:
@@ -383,7 +411,10 @@ def _titled_surnames(directory: Directory, tokens: list[str]) -> tuple[list[Hit]
 # "Parents - Class A"); a contact in no group may be anyone.
 _TITLE_KINDS = {
     **dict.fromkeys(("선생님", "선생", "쌤", "교수님"), ("teacher", "staff", "faculty")),
-    **dict.fromkeys(("어머님", "아버님", "어머니", "아버지", "학부모님", "부모님"), ("parent",)),
+    **dict.fromkeys(
+        ("어머님", "아버님", "어머니", "아버지", "학부모님", "부모님", "엄마", "아빠", "맘"),
+        ("parent",),
+    ),
 }
 
 
@@ -396,6 +427,9 @@ def _may_be(contact: ContactEntry, title: str) -> bool:
 
 _DESCRIBED = re.compile(
     r"(?:[A-Za-z0-9]\s?반\s*)?담임\s*(?:선생님|선생|쌤|교사)?|"
+    # one member of a group, unnamed: "선생님 한 분께", "one of the teachers"
+    r"(?:선생님|선생|쌤|교사|학부모님?|어머님)(?:들)?\s*(?:중(?:에)?\s*)?한\s*분|"
+    r"\bone of (?:the|our|my) (?:teachers|parents|staff)\b|"
     r"\b(?:(?:the|our|my)\s+)?(?:class\s+[a-z0-9]\s+|[a-z0-9]\s+class\s+)?(?:homeroom|form)\s+"
     r"(?:teacher|tutor)\b",
     re.IGNORECASE,
@@ -417,6 +451,7 @@ def find_recipients(head: str, directory: Directory) -> Found:
     titled, covered = _titled_surnames(directory, tokens)
     hits = [*_contact_hits(directory, [_untitled(variants(t)) for t in tokens]), *titled]
     hits += [h for h in _group_hits(directory, tokens) if not covered & set(range(h.start, h.end))]
+    hits = _without_relations_of_the_named(hits, tokens)
     for candidates in _titles_dropped(_pick(hits), tokens):
         names = list(dict.fromkeys(c.name for c in candidates))
         found.end = max(found.end, located[candidates[0].end - 1][1])

@@ -30,6 +30,7 @@ from chat.builtin_model.understanding import questions as say
 from chat.builtin_model.understanding.arguments import tool_arguments
 from chat.builtin_model.understanding.body import (
     Split,
+    addressed_to_them,
     answered_text,
     korean_direct,
     request_words_removed,
@@ -228,9 +229,23 @@ def _generic_send(intent: Intent, text: str, env: _Env) -> Label:
     sends = env.shaped("message")
     if intent.label in env.classifier.write_tools or not sends or not _GENERIC_SEND.match(text):
         return intent.label
-    if not find_recipients(text, env.directory).anyone:
+    found = find_recipients(text, env.directory)
+    if not found.anyone:
         return intent.label
-    return _best_scored(intent, sends)
+    return _best_scored(intent, _reachable(sends, found, env))
+
+
+def _reachable(tools: Sequence[str], found: Found, env: _Env) -> Sequence[str]:
+    """Of the message ``tools`` a request left to choose from, those every contact it names can
+    receive ("send Emma a message": not Telegram, which Emma has no chat id for); all of them
+    when none is."""
+    contacts = [c for c in env.directory.contacts if c.name in found.names]
+    fitting = [
+        tool
+        for tool in tools
+        if all(env.classifier.tools[tool].channel in c.channels for c in contacts)
+    ]
+    return fitting or tools
 
 
 # "How do I text a parent?", "what did we send Emma?", "이거 어떻게 보내요?": asking how or
@@ -241,6 +256,10 @@ _ASKS_HOW = re.compile(
     re.IGNORECASE,
 )
 
+_ASKS_DATA = re.compile(
+    r"\bhow (?:many|much|often)\b|\bnumber of\b|\b(?:list|show|count)\b|몇|얼마나|목록|보여", re.I
+)
+
 
 def _addressed_request(intent: Intent, text: str, env: _Env) -> Label:
     """ "can you send this to Minji?": a verb of sending addressed to someone in the directory
@@ -248,7 +267,9 @@ def _addressed_request(intent: Intent, text: str, env: _Env) -> Label:
     question for the documents, none of which names a recipient; so the slots outweigh a narrow
     margin of meaning. The write tool whose own words appear wins, else the best-scored message
     tool."""
-    if intent.label not in ("help", "smalltalk", "knowledge") or _ASKS_HOW.search(text):
+    if intent.label not in ("help", "smalltalk", "knowledge", "data") or _ASKS_HOW.search(text):
+        return intent.label
+    if intent.label == "data" and _ASKS_DATA.search(text):  # "how many texts did we send Emma?"
         return intent.label
     named = env.named_tools(text)
     if not (named or _ACTION_WORDS.search(text)):
@@ -256,7 +277,7 @@ def _addressed_request(intent: Intent, text: str, env: _Env) -> Label:
     found = find_recipients(text, env.directory)
     if not (found.names or found.addresses):  # "could you tell me whether …" asks the assistant
         return intent.label
-    tools = named or env.shaped("message")
+    tools = named or _reachable(env.shaped("message"), found, env)
     if not tools:
         return intent.label
     return _best_scored(intent, tools)
@@ -598,8 +619,9 @@ def _after_recipients(label: str, head: str, found: Found, env: _Env) -> str | N
     told = _TOLD_TO.match(rest)
     if told is None:
         return tidy(rest)
-    # …addressed to them now: "to check their pigeonholes" → "Please check your pigeonholes"
-    said = _THEIR.sub(lambda m: _YOUR[m[0].lower()], rest[told.end() :])
+    # …addressed to them now: "to check their pigeonholes" → "Please check your pigeonholes";
+    # "can you text her to bring the remote? 감사합니다": the "?" and thanks were the request's
+    said = _REQUESTS_OWN_END.sub("", addressed_to_them(rest[told.end() :]))
     return tidy(f"please {told['verb']}{said}")
 
 
@@ -610,16 +632,10 @@ _TOLD_TO = re.compile(
     r"(?P<verb>[a-z]+)\b",
     re.IGNORECASE,
 )
-_YOUR = {
-    "their": "your",
-    "his": "your",
-    "her": "your",
-    "theirs": "yours",
-    "themselves": "yourselves",
-    "himself": "yourself",
-    "herself": "yourself",
-}
-_THEIR = re.compile(r"\b(?:" + "|".join(_YOUR) + r")\b", re.IGNORECASE)
+_REQUESTS_OWN_END = re.compile(
+    r"\s*\?(?:\s+(?:thanks?(?: you)?|thx|ty|cheers|감사합니다|감사해요|고마워요?)[.!~]*)?\s*$",
+    re.IGNORECASE,
+)
 
 
 def _actionable(label: str, text: str, found: Found, env: _Env) -> bool:
@@ -799,7 +815,9 @@ def _check_recipients(draft: Draft, env: _Env) -> Understanding | None:
         return _ask(draft, say.no_email_on_account(draft.ko), None)
     if not (found.names or found.addresses or found.me or draft.named):
         return _ask(draft, say.who(env.words(draft.tool), draft.ko), "to")
-    if draft.named and (not found.anyone or found.described):
+    if found.described:  # "one of the teachers", "A반 담임 선생님": a person nobody named
+        return _ask(draft, say.which_one(found.described, env.words(draft.tool), draft.ko), "to")
+    if draft.named and not found.anyone:
         # Only names nobody has ("Daniel's mum", "the principal", "민수 어머님"): say so and ask
         # who it is for; the answer completes the same draft.
         return _ask(draft, say.unknown(draft.named, env.words(draft.tool), draft.ko), "to")
@@ -839,8 +857,21 @@ _ONLY_ASKING = re.compile(
 )
 
 
+# "the usual message", "the same text as last time", "늘 보내던 문자": a text the assistant has
+# never seen; ask for it rather than send the words.
+_ONLY_A_REFERENCE = re.compile(
+    r"^(?:the|our|my)\s+(?:us\w{1,3}al|normal|regular|standard|same)\s+(?:\w+\s+)?"
+    r"(?:message|text|sms|e-?mail|one|thing|notice|reminder)"
+    r"(?:\s+(?:as|like)\s+(?:last time|before|always|usual|yesterday|last week))?[\s.!]*$|"
+    r"^(?:늘|항상|매번|평소에?|저번에?|지난번에?|지난 번에?)\s*(?:보내던|보낸|하던|쓰던)\s*"
+    r"(?:(?:거|것|문자|메일|메시지|내용)\S*)?[\s.!]*$",
+    re.IGNORECASE,
+)
+
+
 def _check_body(draft: Draft, env: _Env) -> Understanding | None:
-    if draft.body and not _ONLY_ASKING.match(draft.body.strip()):
+    body = (draft.body or "").strip()
+    if body and not _ONLY_ASKING.match(body) and not _ONLY_A_REFERENCE.match(body):
         return None
     # A scheduled SMS is still an SMS to the person asking: name the channel they named.
     return _ask(draft, say.what(env.words(draft.channel or draft.tool), draft.ko), "body")

@@ -54,6 +54,14 @@ def lookup(text: str) -> Lookup:
             "phone",
         ),
         ("need to email Emma Wilson from my own laptop - her address?", "Emma Wilson", "email"),
+        # a family member's address in a hurry, with a slipped letter
+        ("oliver's dad phone?", "Oliver Brown", "phone"),
+        ("emma wilson's mum emial??", "Emma Wilson", "email"),
+        (
+            "What's Mr Taylor's email? I'll paste it into my own mail, no need to send",
+            "James Taylor",
+            "email",
+        ),
     ],
 )
 def test_a_question_about_a_named_contact_asks_for_that_field(
@@ -180,3 +188,36 @@ def test_a_field_asked_of_a_group_lists_each_member(question: str, group: str, f
         (),
     )
     assert f"g.name IN ('{group}')" in found.sql
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "who else is in the same class as Oliver Brown?",
+        "올리버 브라운이랑 같은 반인 학부모 누구야?",
+    ],
+)
+def test_who_shares_a_class_with_a_contact_lists_the_members_of_its_groups(question: str) -> None:
+    classes = Directory(
+        contacts=(
+            ContactEntry("Oliver Brown", frozenset({"sms"}), frozenset({"Parents - Class B"})),
+            ContactEntry("Emma Wilson", frozenset({"sms"}), frozenset({"Parents - Class B"})),
+        ),
+        groups=("Parents - Class A", "Parents - Class B"),
+    )
+    found = find_lookup(question, classes)
+
+    assert found is not None and found.members and found.groups == ("Parents - Class B",)
+    assert "g.name IN ('Parents - Class B')" in found.sql
+
+
+@pytest.mark.parametrize(
+    "question", ["which parents use telegram?", "학부모 중에 텔레그램 연결된 분 누구예요?"]
+)
+def test_who_has_a_channel_among_a_kind_of_group_looks_in_every_group_of_that_kind(
+    question: str,
+) -> None:
+    found = lookup(question)
+
+    assert found.fields == ("telegram",) and not found.lacking
+    assert set(found.groups) == {"Parents - Class A", "Parents - Class B"}

@@ -529,3 +529,57 @@ def test_after_a_labelled_title_a_bare_content_label_labels_the_text() -> None:
 
 def test_a_bracketed_label_is_the_headline() -> None:
     assert headline("[수강료 안내] 이번 달 수강료는 25일까지 입금 부탁드립니다") == "수강료 안내"
+
+
+# -- session 25: the blind6 sets' kinds, in other words than theirs -----------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "head", "body"),
+    [
+        (  # "--" typed for a dash, after an unquoted subject
+            "email the office w/ subject Boiler check -- heating is off until noon tomorrow",
+            "email the office w/ subject Boiler check",
+            "Heating is off until noon tomorrow",
+        ),
+        (  # the question to the recipient is its first sentence; the reason follows it
+            "text Dana to ask if she could swap duties with me on Monday? My son is ill.",
+            "text Dana",
+            "Could you swap duties with me on Monday? My son is ill",
+        ),
+        (  # asking someone to do something goes out as a question to them
+            "email Marco asking him to return his keys to the office",
+            "email Marco",
+            "Could you return your keys to the office?",
+        ),
+        (  # a clipped Telegram and a Korean e-mail slang word name the channel, not the text
+            "하준쌤한테 텔레로 회의실 바뀌었다고 전해줘",
+            "하준쌤한테 텔레로 전해줘",
+            "회의실 바뀌었습니다",
+        ),
+        (  # a polite question to the assistant, then more of the text after it
+            "혹시 서윤 어머님께 내일 셔틀 없다고 문자 보내주실 수 있을까요? 기사님이 휴가라고요",
+            "혹시 서윤 어머님께 문자 보내주실 수 있을까요",
+            "내일 셔틀 없습니다. 기사님이 휴가입니다",
+        ),
+        (  # an English text in single quotes after a Korean request
+            "Mark쌤한테 문자 보내줘 'Don't forget the staff photo at noon' ㅎㅎ",
+            "Mark쌤한테 문자 보내줘",
+            "Don't forget the staff photo at noon",
+        ),
+    ],
+)
+def test_the_text_is_found_however_the_request_is_typed(text: str, head: str, body: str) -> None:
+    split = split_message(text)
+
+    assert (split.head, split.body) == (head, body)
+
+
+def test_an_apostrophe_inside_a_quoted_subject_does_not_close_it() -> None:
+    split = split_message("email the staff, subject 'Friday's rota'. The rota is on the board.")
+
+    assert split.heading == "Friday's rota"
+
+
+def test_a_favour_asked_in_reported_speech_is_asked_politely_without_jom() -> None:
+    assert korean_direct("출석부 확인 좀 부탁한다고") == "출석부 확인 부탁드립니다"

@@ -117,7 +117,9 @@ def test_a_word_of_the_request_is_not_heard_as_a_name() -> None:
     assert find_recipients("올리버한테 문자해줘", ENGLISH_NAMED).names == ["Oliver Brown"]
 
 
-@pytest.mark.parametrize("text", ["가정통신문 돌려야 하는데", "사진 올려야 돼요"])
+@pytest.mark.parametrize(
+    "text", ["가정통신문 돌려야 하는데", "사진 올려야 돼요", "문자로 이대로 보내줘"]
+)
 def test_a_verb_of_the_request_is_not_heard_as_a_name(text: str) -> None:
     # "돌려" shares its consonants with "Taylor"
     assert find_recipients(text, ENGLISH_NAMED).names == []
@@ -129,6 +131,17 @@ def test_a_title_after_a_name_addresses_the_person_not_the_group() -> None:
 
 def test_a_parent_title_after_a_korean_name_is_not_a_group() -> None:
     assert find_recipients("박지우 학부모님께", ENGLISH_NAMED).names == ["박지우 (Park Jiwoo)"]
+
+
+@pytest.mark.parametrize(
+    "head",
+    ["text Oliver's parent", "email oliver browns parents", "text Olivers family", "민지맘한테"],
+)
+def test_the_family_of_a_named_contact_is_that_contact_not_the_parents_groups(head: str) -> None:
+    found = find_recipients(head, ACADEMY)
+
+    assert found.ambiguous == [] and len(found.names) == 1
+    assert not found.names[0].startswith("Parents")
 
 
 def test_a_plural_title_after_a_name_is_still_the_group() -> None:

@@ -560,7 +560,11 @@ def test_a_subject_given_with_the_and_a_request_asking_him_to_do_something(
         "period 3?",
     )
 
-    assert found.arguments == {"to": ["Oliver Brown"], "subject": "Cover", "body": "Cover period 3"}
+    assert found.arguments == {
+        "to": ["Oliver Brown"],
+        "subject": "Cover",
+        "body": "Could you cover period 3?",  # asked of him, as he will read it
+    }
 
 
 def test_a_korean_request_for_a_week_later_with_the_channel_in_a_so_that_clause(
@@ -675,6 +679,8 @@ def test_a_question_with_no_readings_to_choose_offers_none(classifier: IntentCla
         "B반 담임쌤한테 내일 상담 취소됐다고 문자 보내줘",
         "email the form tutor of class A that the trip money is due",
         "text our homeroom teacher that I'm running late",
+        "email one of the teachers that the printer has paper again",
+        "학부모님 중 한 분께 상담 일정 문자 좀 보내줘",
     ],
 )
 def test_a_person_named_by_their_role_in_a_group_is_asked_about_not_sent_to_groups(
@@ -839,3 +845,41 @@ def test_a_korean_notice_opens_with_what_the_request_says_it_is_about(
     found = _ask(classifier, "Teachers 그룹에 회의 일정 안내 문자 보내줘 금요일 3시로 바뀌었다고")
 
     assert found.arguments["body"] == "[회의 일정 안내] 금요일 3시로 바뀌었습니다"
+
+
+def test_a_reminder_labelled_before_a_colon_schedules_the_request_after_it(
+    classifier: IntentClassifier,
+) -> None:
+    found = _ask(classifier, "set a reminder: today 3pm text Oliver Brown that his bike is fixed")
+
+    assert found.tool == "schedule_reminder" and found.arguments["tool"] == "send_sms"
+    assert found.arguments["arguments"] == {"to": ["Oliver Brown"], "body": "His bike is fixed"}
+    assert found.arguments["due_at"].startswith("2026-11-23T15:00")
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["send Emma Wilson the normal message", "text Oliver the same one as last time please"],
+)
+def test_a_text_named_only_by_reference_is_asked_for(
+    classifier: IntentClassifier, text: str
+) -> None:
+    found = _ask(classifier, text)
+
+    assert found.tool is None and found.slot == "body"
+
+
+def test_a_message_on_no_named_channel_goes_by_one_the_contact_can_receive(
+    classifier: IntentClassifier,
+) -> None:
+    found = _ask(classifier, "send Oliver Brown a message")  # Oliver has only an e-mail address
+
+    assert found.question == "What should the e-mail say?"
+
+
+def test_the_request_s_own_question_mark_and_thanks_are_not_sent(
+    classifier: IntentClassifier,
+) -> None:
+    found = _ask(classifier, "could you text Emma Wilson to bring her library books? thank you")
+
+    assert found.arguments["body"] == "Please bring your library books"
