@@ -265,3 +265,16 @@ def test_a_field_asked_of_a_group_lists_each_member_of_this_tenant_only(
     reply = reply_of(turn)
     assert "| Emma Wilson | +12025550101 |" in reply and "| Kim Minji | +12025550100 |" in reply
     assert "James Taylor" not in reply and "Beta Parent" not in reply
+
+
+def test_who_shares_a_contacts_class_is_answered_from_this_tenants_groups_only(
+    class_a: ContactGroup, tenant_a: Tenant, tenant_b: Tenant, ask: TurnRunner
+) -> None:
+    with tenant_context(tenant_b):
+        other = ContactGroup.objects.create(name="Parents - Class A")
+        Contact.objects.create(name="Beta Parent", phone="+12025550888").groups.add(other)
+    with tenant_context(tenant_a):
+        turn = ask("who else is in the same class as Emma Wilson?", model=OfflineChatModel())
+
+    reply = reply_of(turn)
+    assert "Kim Minji" in reply and "Beta Parent" not in reply and "James Taylor" not in reply

@@ -32,12 +32,16 @@ SETS = (*sorted((EVALS / "blind" / "dev").glob("*.yaml")), EVALS / "demo_cases.y
 # How people ask someone else to pass a message on, in English and Korean. Each pattern is one
 # habit of phrasing a request; a proposed text showing any of them still carries the request.
 _SCAFFOLDING = {
-    # "Could you cover Thursday's class?" is the message's own question to the recipient;
-    # "Could you tell her …" / "Can you text …" asks the assistant.
+    # "Could you cover Thursday's class?" and "Please bring a packed lunch" are the message's
+    # own request to the recipient; "Could you tell her …", "Can you text …" and "Please send
+    # Emma …" ask the assistant ("Please send me your agenda" asks the recipient again).
     "a polite opener": re.compile(
-        r"^(?:please|pls|plz|kindly)\b|^(?:can (?:you|u)|could you|would you|will you)\b"
-        r"(?:(?=\s+(?:please\s+)?(?:text|sms|send|e-?mail|message|telegram|remind|announce|post|"
-        r"tell|let|ask|pass|forward)\b)|(?![^?]*\?\s*$))",
+        r"^(?:please|pls|plz|kindly|can (?:you|u)|could you|would you|will you)\s+(?:please\s+)?"
+        r"(?:text|sms|send|e-?mail|message|telegram|remind|announce|post|tell|let|ask|pass|"
+        r"forward)\b(?!\s+(?:me|us)\b)|^(?:pls|plz|kindly)\b"
+        # a question to the recipient may go on ("…today? I have a dentist appointment") or be
+        # cut short as a subject ("Could you send me your lesson plans by the end of…")
+        r"|^(?:can (?:you|u)|could you|would you|will you)\b(?![^?]*(?:\?|…$))",
         re.I,
     ),
     "a closing please or thanks": re.compile(
@@ -88,6 +92,8 @@ def test_the_detector_knows_a_request_from_a_message() -> None:
     ]
     assert scaffolding("Could you text Emma the room changed?") == ["a polite opener"]
     assert scaffolding("Could you cover my Thursday class?") == []  # asks the recipient
+    assert scaffolding("Please pack a towel and swimsuits") == []  # so does this
+    assert scaffolding("Please text Emma that the room changed") == ["a polite opener"]
     assert scaffolding("도시락에 이름 꼭 써 주세요") == []
     assert scaffolding("Thanks to everyone who came to the open day!") == []
     assert scaffolding("내일 수업은 3시로 옮겨졌습니다") == []
