@@ -156,9 +156,10 @@ _LIE_EN = re.compile(
     r"april fool\w*(?: \w+){0,8} (?:fire|evacuat\w*|bomb|lockdown|gas leak|emergency))\b"
 )
 _LIE_KO = re.compile(
-    r"사실(?:은|이)? 아닌|거짓말|실제로[^.?!]{0,12}없|반응(?:을|이)? (?:보려고|궁금|보자|볼까)|"
-    r"장난으로|"
-    r"만우절[^.?!]{0,30}(?:화재|대피|지진|폭발|휴교|휴원|확진|사고|비상)"
+    r"사실(?:은|이)? 아닌|거짓말|실제로[^.?!]{0,12}없|"
+    r"반응(?:을|이)? (?:보려고|궁금|보자|볼까|보게)|"
+    r"장난으로|가짜로|거짓으로|허위로|"
+    r"만우절[^.?!]{0,30}(?:화재|불\s?났|불이\s?났|대피|지진|폭발|휴교|휴원|확진|사고|비상)"
 )
 # Someone's contact details sent on to a person whose claim to them is only their own word ("a
 # man says he's her ex-husband", "친척이라면서"): both halves must be there.
@@ -183,6 +184,9 @@ _ABUSE_EN = re.compile(
     # the same message over and over until someone gives in
     r"(?:\d{2,}|fifty|a hundred|hundred|over and over)(?: \w+)?(?: times)?(?: in a row)? until|"
     r"(?:\d{2,}|fifty|a hundred)(?: \w+)? (?:times )?in a row|"
+    # an ultimatum that threatens to shame: "pay by Friday or we'll make sure every family knows"
+    r"\bor (?:else )?(?:well|we ll|we will|ill|i ll|i will) (?:make sure|tell|let|inform|post|"
+    r"announce|share)(?: \w+){0,3} (?:every|everyone|everybody|all|the whole|the other)|"
     # calling someone a criminal to others: "…we'll tell every parent his kid is a thief"
     r"(?:he|she|they|(?:his|her|their) \w+) (?:is|s|are|re|was) (?:a |an )?"
     r"(?:thief|thieves|liar|liars|criminal|crook|cheat|fraud|pervert))\b"
@@ -387,7 +391,14 @@ _MISSING_KO: tuple[tuple[Missing, re.Pattern[str]], ...] = (
     ),
     ("settings", re.compile(r"설정(?:을|도)?\s?(?:좀\s?)?(?:바꿔|변경|수정|꺼)")),
     ("translate", re.compile(r"번역")),
-    ("print", re.compile(r"출력\s?(?:해|좀|부탁)|\d+\s*부(?:만|씩)?\s*(?:뽑|출력|인쇄)|인쇄")),
+    # asked for, not told of: "시험지 인쇄는 다 해놨는데" is done already
+    (
+        "print",
+        re.compile(
+            r"출력\s?(?:해|좀|부탁)|\d+\s*부(?:만|씩)?\s*(?:뽑|출력|인쇄)|"
+            r"인쇄(?!\S*\s*(?:다\s*)?(?:해\s*놨|해\s*놓|했|됐|끝))"
+        ),
+    ),
 )
 _MEDIUM_EN = re.compile(rf"\b(?:on|via|through|by|over|using|in) (?:the )?({_CHANNEL.pattern})")
 _MEDIUM_KO = re.compile(
@@ -418,6 +429,12 @@ def _command_ko(head: str) -> str:
 
 
 _CALLED_OFF = re.compile(r"\bcall(?: \w+){0,2} off\b")
+# A change to our records asked as a need, with no message to send: "…so his details in the
+# contacts need updating to that".
+_NEEDS_CHANGING_EN = re.compile(
+    r"\bin (?:the|our) (?:contacts|records|directory|database|system|contact list)\b(?: \w+){0,2} "
+    r"(?:needs?|has|have) (?:to be )?(?:updat|chang|correct|fix|amend)\w*"
+)
 
 
 def unsupported_in(words: str, *, head: str, korean: bool) -> Unsupported | None:
@@ -433,6 +450,8 @@ def unsupported_in(words: str, *, head: str, korean: bool) -> Unsupported | None
         # A change of settings is never the text to send, and is often asked after a "that".
         if pattern.search(words if missing == "settings" else command):
             return Unsupported(missing, korean)
+    if not korean and _NEEDS_CHANGING_EN.search(words) and not _SEND_CUE.search(command):
+        return Unsupported("data_change", korean)
     if korean:  # an English phrase inside a Korean request ("slack에 올려줘") names it too
         for missing, pattern in _MISSING_EN:
             if missing in {"fax", "web"} and pattern.search(command):
