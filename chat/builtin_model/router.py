@@ -302,7 +302,7 @@ def _rules_question(text: str, words: str, *, korean: bool) -> RulesQuestion | N
 _TOOL_NOUNS_EN = r"(?:sms|text|text message|message|telegram|email|e mail|announcement|reminder)"
 _CANCEL = _whole(
     r"(?:(?:oh|ok|okay|actually|wait|no|sorry|please|hmm|um|hold on|on second thought)\s+)*"
-    r"(?:cancel|withdraw|scrap|drop|undo|call off|forget|never ?mind|dont send|do not send|"
+    r"(?:cancel|withdraw|scrap|drop|undo|call off|forget|never ?mind|nvm|dont send|do not send|"
     r"stop)(?: (?:it|that|this|the|my|last|latest|one))*"  # one word each: no backtracking blow-up
     rf"(?: (?P<tool>{_TOOL_NOUNS_EN}))?(?: (?:request|action))?(?: please| thanks| thank you)?",
     r"(?:(?:아니|아니야|아니요|아|앗|음|그냥|잠깐|잠깐만)\s*)*"
@@ -324,10 +324,10 @@ _VAGUE_ALONE = frozenset({"stop", "drop", "forget", "undo", "scrap", "no stop"})
 # new. "Cancel the staff meeting" names no earlier request, so it is not one.
 _CANCEL_REFERENT = r"(?:it|that|this|the|my|last|latest|previous|just|one)"
 _CANCEL_UNIT_EN = (
-    r"(?:(?:take (?:it|that|this)(?: one)? back|never ?mind(?! (?:the|about|my|your)\b)|"
+    r"(?:(?:take (?:it|that|this)(?: one)? back|(?:never ?mind|nvm)(?! (?:the|about|my|your)\b)|"
     r"forget (?:it|that|about it))|"
     r"(?:(?:cancel|withdraw|scratch|scrap|drop|undo|call off|forget|pull|retract|"
-    r"stop|hold off on|hold|dont send|do not send|don t send|never ?mind)\s*)+"
+    r"stop|hold off on|hold|dont send|do not send|don t send|never ?mind|nvm)\s*)+"
     rf"(?:(?:{_CANCEL_REFERENT} )*(?:{_TOOL_NOUNS_EN})|"
     rf"(?:{_CANCEL_REFERENT} )*(?:it|that|this|one|everything)))"
     r"(?: (?:request|action|one|please|thanks|thank you))*"
@@ -349,7 +349,7 @@ _CANCEL_OPENING_KO = re.compile(
         r"아까 그거|아까|그|이|저|그 요청|방금 요청|아까 요청)\s*)?"
         r"(?:(?P<tool_ko>문자|sms|텔레그램|이메일|메일|공지|알림|리마인더)(?:는|은|를|을|도)?\s*)?"
         r"(?:(?:취소|철회|보류)(?:\s?(?:해|할|하|좀|요|시켜|부탁))\S*|(?:취소|철회)$|취소\s?취소\S*|"
-        r"보내지\s?(?:마|말)\S*|없던 (?:걸로|일로|거로)\S*|"
+        r"보내지\s?(?:마|말)\S*|없던\s?(?:걸로|일로|거로)\S*|"
         r"안 보내도\s?\S+|올리지\s?(?:마|말)\S*)(?= |$)",
     )
 )
@@ -366,6 +366,21 @@ _QUESTION_EN = re.compile(
 )
 
 
+# A reason that someone else will do it ("the principal wants to announce it herself") names a
+# verb of sending that is not a new request to us.
+_SOMEONE_ELSE_WILL = re.compile(
+    r"\b(?:(?:he|she|they|the \w+|\w+) (?:wants?|is going|are going|plans?|prefers?|would rather|"
+    r"will|ll|is about)|shell|hell|theyll) (?:to )?(?:\w+ )?(?=(?:send|text|email|e mail|mail|"
+    r"post|announce|remind|message|notify)\b)\w+"  # "she'll" is "shell" once normalised
+)
+
+
+def _new_request_in(rest: str, *, korean: bool) -> bool:
+    if korean:
+        return bool(_NEW_REQUEST_KO.search(rest))
+    return bool(_NEW_REQUEST_EN.search(_SOMEONE_ELSE_WILL.sub(" ", rest)))
+
+
 def _cancel_in_a_clause(text: str, *, korean: bool) -> Cancel | None:
     """A cancel said as the first or last clause, its reason in the others: "never mind, the
     drill got moved. cancel the reminder please", "oops wrong person. forget it", "hmm actually
@@ -378,7 +393,7 @@ def _cancel_in_a_clause(text: str, *, korean: bool) -> Cancel | None:
         if cancel is None or clauses[at] in _VAGUE_ALONE:
             continue
         others = " ".join(clauses[:at] + clauses[at + 1 :])
-        if (_NEW_REQUEST_KO if korean else _NEW_REQUEST_EN).search(others):
+        if _new_request_in(others, korean=korean):
             continue  # "never mind, … drop the e-mail": the other end may be the cancel
         if not korean and _QUESTION_EN.search(others):
             continue
@@ -399,7 +414,7 @@ def _cancel_with_reason(words: str, *, korean: bool) -> Cancel | None:
     if opening is None:
         return None
     rest = words[opening.end() :]
-    if (_NEW_REQUEST_KO if korean else _NEW_REQUEST_EN).search(rest):
+    if _new_request_in(rest, korean=korean):
         return None
     if not korean and _QUESTION_EN.search(rest):
         return None  # "never mind that, what is the leave policy?" asks something new
@@ -543,7 +558,7 @@ def small_talk_by_meaning(text: str, *, label: str, confidence: float) -> SmallT
     by the patterns, or None."""
     words = normalise(text)
     longest = _MAX_HELP_WORDS if label == "help" else _MAX_SMALL_TALK_WORDS
-    if not words or len(words.split()) > longest:
+    if not words or len(normalise(_after_a_greeting(text)).split()) > longest:
         return None
     if label not in SMALL_TALK_LABELS or confidence < _MIN_SMALL_TALK_MARGIN:
         return None
@@ -553,6 +568,22 @@ def small_talk_by_meaning(text: str, *, label: str, confidence: float) -> SmallT
     if label == "help":
         return SmallTalk("help", korean)
     return SmallTalk("thanks" if _THANKS_WORD.search(words) else "greeting", korean)
+
+
+_INTRODUCTION = re.compile(
+    r"^\W*(?:hi|hello|hey|morning|good (?:morning|afternoon|evening)|안녕\S*)\b|"
+    r"\b(?:i m|im|i am) (?:the |a )?new\b|\bfirst day\b|첫 출근|처음",
+    re.IGNORECASE,
+)
+
+
+def _after_a_greeting(text: str) -> str:
+    """The last sentence of a message whose sentences before it only greet or introduce the
+    writer ("Hi! I'm the new receptionist - what can you help me with?"); else the message."""
+    *before, last = [p for p in re.split(r"(?<=[.!?~])\s+|\s+[-–—]\s+", text.strip()) if p]  # noqa: RUF001
+    if before and all(_INTRODUCTION.search(normalise(p)) and len(p.split()) <= 8 for p in before):
+        return last
+    return text
 
 
 # A withdrawal the patterns miss ("hmm, on second thoughts please don't - cancel it, sorry!",
@@ -586,7 +617,7 @@ def cancel_by_meaning(text: str, *, label: str, confidence: float) -> Cancel | N
 
 # A verb of withdrawing, said to the assistant: "취소해", "없던 걸로", not "취소됐다고".
 _WITHDRAW_KO = re.compile(
-    r"취소\s?(?:해|할|하|좀|요|시켜|부탁)|철회|없던 (?:걸로|일로|거로)|캔슬|"
+    r"취소\s?(?:해|할|하|좀|요|시켜|부탁)|철회|없던\s?(?:걸로|일로|거로)|캔슬|"
     r"(?:보내|올리|하)지\s?(?:마|말)|안 보내도"
 )
 # What refers back to the request being withdrawn: "cancel it", "don't send that", "never mind".
@@ -623,6 +654,11 @@ _HOW_TO_USE = re.compile(
     r"(?:^|(?:이거|너|니|당신|챗봇|어시스턴트|봇|여기|이 앱|앱|기능)\s*(?:의\s*)?|"
     r"\S*(?:는지|건지|인지|이라|라서|니까|는데|인데|지만|어서|아서|해서|고|요|죠)\s+)"
     r"(?:사용법|사용 방법|쓰는 법|쓰는 방법|이용 방법|이용법)|"
+    # "…직원입니다 이거 어떻게 쓰는건지": the assistant itself, at the start of a clause
+    # ("복합기 이거 어떻게 쓰는 건지" is about the copier)
+    r"(?:^|(?:다|요|죠|고|는데|데)[.!~]*\s+)"
+    r"(?:이거|이건|이 앱|이 챗봇|이 서비스|여기|너|얘)\s*(?:는|은)?\s*"
+    r"어떻게\s*(?:쓰|사용하|이용하)\S*|"
     r"\bhow (?:do i|do you|to|can i) use (?:this|you|it|the assistant|countersign)\b|"
     r"\bhow does (?:this|it|the assistant) work\b"
 )
@@ -658,7 +694,7 @@ def _whole_message_route(words: str, *, korean: bool) -> Route | None:
 # A Korean sentence ends on its verb, so a withdrawal often closes the message after its reason:
 # "원장님이 직접 올리신다네요 ㅎㅎ 없던 걸로 해주세요", "방금 전화로 말씀드렸대 캔슬해".
 _CANCEL_CLOSING_KO = re.compile(
-    r"(?:없던 (?:걸로|일로|거로)|캔슬|철회|"
+    r"(?:없던\s?(?:걸로|일로|거로)|캔슬|철회|"
     r"(?<=\s)하지\s?마(?:요|세요)?$|(?<=\s)하지 말아\S*$)\s?\S*"  # "…직접 하신대요 하지 마세요"
     r"(?:\s(?:주세요|줘요?|줄래요?|주실래요|부탁해요?|부탁드려요|부탁드립니다))?$"
 )

@@ -254,6 +254,9 @@ def test_meaning_routes_only_short_clear_small_talk(
         ("아니 됐어요, 제가 내일 직접 전화드릴게요", None),
         ("forget it 교무실에서 벌써 연락했대요", None),
         ("실장님이 이미 공지했대요 하지 마세요", None),
+        ("nvm, drop it - mum says she'll text him herself", None),
+        ("sorry, scrap that, the head will send it out tomorrow", None),
+        ("ㄴㄴ 방금 문자 없던걸로 해줘", "send_sms"),
     ],
 )
 def test_a_cancel_followed_by_its_reason_is_a_cancel(text: str, tool: str | None) -> None:
@@ -412,3 +415,20 @@ def test_a_question_about_languages_in_the_world_is_not_help(text: str) -> None:
 @pytest.mark.parametrize("text", ["which languages do you understand?", "what language can I use?"])
 def test_a_question_about_the_assistants_languages_is_help(text: str) -> None:
     assert route_message(text) == SmallTalk("help", False)
+
+
+def test_a_help_question_after_a_greeting_and_an_introduction_is_help() -> None:
+    text = "Hello. I'm the new tutor - which jobs can you take care of for me?"
+
+    assert small_talk_by_meaning(text, label="help", confidence=0.9) == SmallTalk("help", False)
+
+
+@pytest.mark.parametrize(
+    ("text", "help_"),
+    [
+        ("처음 왔습니다 이거 어떻게 사용하는 건가요?", True),
+        ("빔프로젝터 이거 어떻게 쓰는 건지 알려줘", False),  # the projector, not the assistant
+    ],
+)
+def test_how_to_use_this_is_help_only_about_the_assistant(text: str, help_: bool) -> None:
+    assert (route_message(text) == SmallTalk("help", True)) is help_
