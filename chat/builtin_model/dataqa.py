@@ -169,7 +169,9 @@ _NOT_A_NAME = re.compile(
 )
 # "Which contacts are parents?", "who are the teachers?": the members of a kind of group.
 _EN_ROLE = re.compile(
-    r"\b(?:contacts|people|who)\b.*?\bare\s+(?:the\s+|our\s+)?(?P<kind>[a-z]+)\s*[?!.]*$", re.I
+    r"\b(?:contacts|people|who)\b.*?\b(?:are|r)\s+(?:the\s+|our\s+)?"
+    r"(?P<part>(?:class|year|grade|group)\s+[a-z0-9]\s+)?(?P<kind>[a-z]+)\s*[?!.]*$",
+    re.I,
 )
 _GROUP_EN = re.compile(
     r"\bin\s+(?:the\s+)?(?:group\s+)?[\"'“‘]?(?P<name>[^\"“”?!.]+?)[\"'”’]?"  # noqa: RUF001
@@ -397,10 +399,15 @@ def _group_name(text: str) -> str:
 
 
 def _role(text: str) -> str:
-    """The kind of group a role question asks about ("which contacts are parents?")."""
-    match = _EN_ROLE.search(text) if not _HANGUL.search(text) else None
+    """The kind of group a role question asks about ("which contacts are parents?"), with the
+    part that tells the group apart when it is said ("who r the class b parents again")."""
+    if _HANGUL.search(text):
+        return ""
+    match = _EN_ROLE.search(_TRAILING_FILLER.sub("", text))
     kind = match["kind"].lower() if match else ""
-    return kind if kind in GROUP_KINDS else ""
+    if kind not in GROUP_KINDS:
+        return ""
+    return f"{match['part'] or ''}{kind}" if match else ""
 
 
 def _conditions(

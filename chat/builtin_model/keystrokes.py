@@ -87,8 +87,14 @@ def _one_slip(a: str, b: str) -> bool:
     return any(long[:i] + long[i + 1 :] == short for i in range(len(long)))
 
 
+# The playful "…해주세여", "…해줘여", "…있나여" are "…세요", "…줘요", "…나요" typed cutely.
+_CUTE_YO = re.compile(r"(?<=[세줘해나까죠네래])여(?=[\s~!.?ㅠㅜㅎㅋ]|$)")
+
+
 def mended(text: str) -> str:
-    """``text`` with the bare letters a slipped key left inside Korean words mended."""
+    """``text`` with the bare letters a slipped key left inside Korean words mended, and the
+    cute "…여" ending read as "…요"."""
+    text = _CUTE_YO.sub("요", text)
     if not re.search(f"[{_CONSONANTS}{_VOWELS}]", text):
         return text
     text = _STRAY_CONSONANT.sub("", text)

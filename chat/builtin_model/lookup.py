@@ -41,14 +41,15 @@ _HANGUL = re.compile(r"[\uac00-\ud7af]")
 _FAMILY_S = r"\b(?:mom|mum|dad|mother|father|parent|guardian)(?:['’]?s)?\s+"  # noqa: RUF001
 _FIELD_WORDS: dict[Field, re.Pattern[str]] = {
     "email": re.compile(
-        r"\be-?mail\s+address(?:es)?\b|\bmail\s+address\b|'s\s+e-?mail\b|\be-?mail\s+(?:for|of)\b"
+        r"\be-?mail\s+address(?:es)?\b|\bmail\s+address\b|'s\s+(?:work\s+|personal\s+|home\s+)?e-?mail\b"
+        r"|\be-?mail\s+(?:for|of)\b"
         r"|\baddress(?:es)?\b|(?:이메일|메일)\s*주소|(?:이메일|메일)(?:이|은|는|가)(?=\s|$)|주소"
         rf"|{_FAMILY_S}e-?mail\b",
         _I,
     ),
     "phone": re.compile(
         r"\b(?:phone|mobile|cell)\s*(?:number|numbr|no\b|#)|'s\s+(?:phone|mobile|cell)\b"
-        r"|\bnumbe?rs?\b|\bnumbr\b|(?:전화|휴대폰|핸드폰)\s*번호|번호"
+        r"|\bnumbe?rs?\b|\bnumbr\b|(?:전화|휴대폰|핸드폰|폰)\s*번호|번호|폰번"
         rf"|{_FAMILY_S}(?:phone|mobile|cell)\b",
         _I,
     ),
@@ -84,7 +85,7 @@ _HAS = re.compile(
 _LACKS = re.compile(
     r"\b(?:don'?t|do not|doesn'?t|does not|dont|without|no|missing|lack(?:s|ing)?)\s+"
     r"(?:have\s+|has\s+|got\s+)?(?:an?\s+|any\s+)?(?:e-?mail|phone|number|telegram)"
-    r"|(?:이메일|메일|전화\s*번호|번호|텔레그램)(?:\s*주소)?(?:이|가)?\s*"
+    r"|(?:이메일|메일|전화\s*번호|번호|텔레그램)(?:\s*(?:주소|아이디|id))?(?:이|가)?\s*"
     r"(?:없는|없어|없나|안\s*되는|모르는|(?:등록|저장)(?:이)?\s*안\s*(?:된|되어\s*있는|돼\s*있는))",
     _I,
 )
@@ -97,7 +98,7 @@ _EN_QUESTION = re.compile(
     _I,
 )
 _KO_QUESTION = re.compile(
-    r"\?\s*$|뭐|무엇|누구|어느|무슨|어떤|몇|알려|있나|있어요|있어\s*$|인가|였지|이었|였나|예요|에요"
+    r"\?\s*$|뭐|무엇|누구|어느|무슨|어떤|몇|알려|있나|있어요|있어\s*$|인가|였지|이었|였나|예요|에요|임\s*$"
     r"|야\s*$|니\s*$|죠\s*$|지\s*$|나요|까요"
     # "테일러 쌤 번호 좀", "민지 어머님 메일 주소요": the noun, asked for
     r"|(?:번호|전화\s*번호|이메일(?:\s*주소)?|메일\s*주소|연락처|텔레그램\s*아이디)\s*(?:좀|요|주세요)?\s*[.!]*$"
@@ -166,8 +167,11 @@ def find_lookup(text: str, directory: Directory) -> Lookup | None:
         return None
     # "I need to write to Ms Choi myself - what's her e-mail address?": the asker does the
     # writing; what is asked of the assistant is the clause that asks.
-    asked = _MYSELF_THEN.sub("", text) if not korean else text
-    if _SENDS.search(asked) or _ABOUT_RULES.search(asked) or not question.search(asked):
+    # An English question may name a Korean contact ("What's 최 선생님's email?"): asked in English.
+    english = not korean or bool(re.match(r"[A-Za-z]", text))
+    asked = _the_asking_sentence(_MYSELF_THEN.sub("", text)) if english else text
+    asks = question.search(asked) or (english and _EN_QUESTION.search(asked))
+    if _SENDS.search(asked) or _ABOUT_RULES.search(asked) or not asks:
         return None
     found = find_recipients(text, directory)
     known = {entry.name for entry in directory.contacts}
@@ -217,6 +221,15 @@ def find_lookup(text: str, directory: Directory) -> Lookup | None:
         # "선생님들 메일주소가 어떻게 되지?", "the teachers' phone numbers?": each member's
         return Lookup(_members(groups, fields), fields, groups=groups, korean=korean, members=True)
     return None
+
+
+def _the_asking_sentence(text: str) -> str:
+    """ "Sorry, what's the number we have for Emma? She's at the desk asking.": the sentence
+    that asks, when a message explains after it (the whole message otherwise)."""
+    sentences = [s for s in re.split(r"(?<=\?)\s+", text.strip()) if s]
+    if len(sentences) > 1 and sentences[0].endswith("?"):
+        return sentences[0]
+    return text
 
 
 def _by_part(text: str, directory: Directory) -> list[str]:

@@ -181,7 +181,8 @@ _KO_TAIL = re.compile(
     rf"\s*(?:(?:{_KO_CHANNEL}\s*(?:를|을|로|으로)?\s*)*(?:{_KO_COUNTER}\s*)?{_KO_SO_THAT}(?:좀\s*)?"
     r"(?:보내|전해|전달해|전달|알려|남겨|써|올려|넣어|게시해|게시하|등록해|리마인드\s*해|예약해|돌려"
     r"|부탁(?!\S*(?:다고|라고|다는))"  # "회신 부탁드린다고 해주세요": the message asks, not us
-    r"|물어봐|여쭤봐|여쭤|보낼|올릴|전할"
+    r"|물어봐|여쭤봐|여쭤|보낼|올릴|전할|안내\s*(?:좀\s*)?해"
+    r"|전해\s*드려도\s*될까요|보내\s*드려도\s*될까요"  # "…올려두었다고 전해드려도 될까요?"
     r"|설정해|걸어|(?:올리|알리|전하)(?=십시오|세요|시오|시겠)"
     r"|(?:(?<=고)|(?<=고\s)|(?<=고\s좀\s)|(?<=고\s좀))해)"  # "…받았다고 (좀) 해줘": say that
     r"\S*(?:\s+해\S*)?"
@@ -259,8 +260,100 @@ def split_message(text: str) -> Split:
     )
 
 
+# The text first, then a short request that points back at it: "Class moves online at 4pm -
+# text that to Emma pls", "…late sessions - please publish that as an announcement", "…1층으로
+# 옮겨야 돼요. 이거 공지로 올려줘요".
+_POINTED_BACK_EN = re.compile(
+    r"^(?P<body>\S.{10,}?)\s*(?:\s[-–—]+|[.;!])\s+(?P<req>(?:(?:please|pls|can you|could you|"  # noqa: RUF001
+    r"just|and)\s+)*(?:text|send|sms|e-?mail|telegram|publish|post|announce|put|share|forward|"
+    r"message)\s+(?:that|this|it)\b[^.?!]{0,60}?)\s*[.?!]*$",
+    re.IGNORECASE,
+)
+_POINTED_BACK_KO = re.compile(
+    r"^(?P<body>\S.{10,}?[.!~])\s+"
+    r"(?P<req>(?:이거|이걸|이것|이 내용|위 내용|그거|요거)\s*(?:를|을|좀|도)?\s*"
+    r"\S*(?:로|으로)?\s*\S*(?:올려|보내|띄워|전해|알려|공지해|돌려)[^.!?]{0,40}?)\s*[.!?~]*$"
+)
+
+
+# What to say first, in sentences of its own, then the request that names only who and how:
+# "…넣어뒀거든요. 최유나 선생님한테 텔레그램으로 좀 알려주실수 있나요".
+_REQUEST_LAST_KO = re.compile(
+    r"^(?P<body>\S.{10,}[.!~])\s+(?P<req>[^.!?~]{0,30}(?:한테|에게|께)\s*(?:\S+(?:로|으로)\s*)?"
+    r"(?:좀\s*)?(?:알려|전해|보내|전달해)\s*(?:주실\s*수|줄\s*수|줘|주세요|주실래요|드려)[^.!?~]{0,15}?)"
+    r"\s*[.!?~]*$"
+)
+
+
+def _pointed_back(text: str) -> Split | None:
+    match = (
+        _POINTED_BACK_EN.match(text) or _POINTED_BACK_KO.match(text) or _REQUEST_LAST_KO.match(text)
+    )
+    if match is None or len(match["req"].split()) > 10:
+        return None
+    heading = _TITLE_AFTER_KO.search(match["req"])  # "…올려줘요 제목은 냉방기 점검 안내"
+    if heading is not None:
+        return Split(
+            match["req"][: heading.start()].strip(), match["body"].strip(), heading["heading"]
+        )
+    return Split(match["req"].strip(), tidy(match["body"].strip()))
+
+
+_TITLE_AFTER_KO = re.compile(r"\s+제목(?:은|는)?\s*[:：]?\s*(?P<heading>[^.!?~]{2,40}?)\s*[.!~]*$")  # noqa: RUF001
+
+
+# "…전해드려도 될까요? 제목은 강의자료 업로드로 해주세요": an unquoted title said last.
+_TRAILING_TITLE_KO = re.compile(
+    r"(?<=[.?!~])\s+제목(?:은|는)?\s*[:：]?\s*(?P<heading>[^.!?~/,'\"]{2,40}?)\s*"  # noqa: RUF001
+    r"(?:(?:으로|로)\s*(?:해\s*(?:주세요|줘요?|주실래요|주시고)|부탁\S*|하면\s*돼요?|할게요)|요)?"
+    r"\s*[.!~]*$"
+)
+# "Announcement for all staff. Title: Welcome. Text: please join me …": both parts labelled.
+_LABELLED_PAIR_EN = re.compile(
+    r"\b(?:title|subject|heading)\s*:\s*(?P<heading>[^.\n:]{2,60}?)\s*[.\n]\s*"
+    r"(?:text|body|message|content|details)\s*:\s*(?P<body>\S.*)$",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+# A request written as a form, one labelled line each: "Need an email sent:⏎- to: Oliver⏎-
+# subject: November invoice⏎- text: the invoice is in the portal".
+_FORM_LINE = re.compile(
+    r"^\s*(?:[-*•]\s*)?(?P<label>to|recipients?|subject|title|text|body|message|content)\s*:\s*"
+    r"(?P<value>\S.*?)\s*$",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+
+def _form(text: str) -> Split | None:
+    fields = {m["label"].lower().rstrip("s"): m["value"] for m in _FORM_LINE.finditer(text)}
+    body = (
+        fields.get("text") or fields.get("body") or fields.get("message") or fields.get("content")
+    )
+    if body is None or "\n" not in text.strip():
+        return None
+    first = _FORM_LINE.sub("", text).strip().rstrip(":")
+    who = fields.get("to") or fields.get("recipient")
+    head = f"{first} to {who}" if who else first
+    return Split(head, tidy(body), heading=fields.get("subject") or fields.get("title"))
+
+
 def _split(text: str) -> Split:
-    labelled = _LABELLED_HEADING.search(text) or _LINE_HEADING.search(text)
+    form = _form(text)
+    if form is not None:
+        return form
+    pointed = _pointed_back(text)
+    if pointed is not None:
+        return pointed
+    pair = _LABELLED_PAIR_EN.search(text)
+    if pair is not None:
+        head = text[: pair.start()].strip(" .,:-")
+        return Split(head, tidy(pair["body"].strip()), heading=pair["heading"].strip())
+    labelled = (
+        _LABELLED_HEADING.search(text)
+        or _LINE_HEADING.search(text)
+        or _TRAILING_TITLE_KO.search(text)
+    )
     if labelled is not None:  # the quoted subject is not the body: split what is left
         before, after = text[: labelled.start()].rstrip(), text[labelled.end() :].lstrip()
         split = _split(f"{before} {after}")

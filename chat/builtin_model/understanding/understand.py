@@ -377,7 +377,8 @@ def _fresh(text: str, label: Label, confidence: float, env: _Env) -> _Result:
     )
     if (
         env.is_a(label, "reminder")
-        and not _LATER.search(text)
+        # "상담 예약 확정됐다고 안내해줘": a booking the text tells of is not "예약" of the sending
+        and not _LATER.search(split.head if split.body else text)
         and _sent_now(draft, split.head, env)
     ):
         draft = replace(draft, tool=cast(Label, draft.channel), channel=None)
@@ -677,7 +678,26 @@ def asks_about(text: str) -> bool:
         return False
     if _WH_EN.match(text) and text.rstrip().endswith(("?", "？")):  # noqa: RUF001
         return True
+    if _asks_after_telling(text):
+        return True
     return bool(_WH_KO.search(text) and _KO_ASKING.search(text) and re.search(r"[가-힣]", text))
+
+
+# "I hit 'forgot password' and the reset email came … how long is the link in that email
+# valid? do i need a new one?": what happened, then the question, and nothing asked of us.
+_YES_NO_EN = re.compile(r"^\W*(?:do|does|did|is|are|was|can i|should i|will it|am i)\b", re.I)
+_IMPERATIVE_SEND = re.compile(
+    r"^\W*(?:(?:please|pls|ok|so)\s+)?(?:text|sms|send|e-?mail|message|telegram|tell|remind|"
+    r"announce|post|publish|let)\b",
+    re.IGNORECASE,
+)
+
+
+def _asks_after_telling(text: str) -> bool:
+    sentences = [s for s in re.split(r"(?<=[.!?])\s+", text.strip()) if s]
+    if len(sentences) < 2 or any(_IMPERATIVE_SEND.match(s) for s in sentences):
+        return False
+    return any((_WH_EN.match(s) or _YES_NO_EN.match(s)) and s.endswith("?") for s in sentences[1:])
 
 
 def _named(head: str) -> list[str]:

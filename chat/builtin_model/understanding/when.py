@@ -62,6 +62,9 @@ _EN_CLOCK = re.compile(
     rf"\b(?P<qual>half\s+past|(?:a\s+)?quarter\s+past|(?:a\s+)?quarter\s+to)\s+(?P<qh>{_EN_HOUR})\b"
     # "8.30am": a dot between hour and minutes, as British writing has it
     rf"|(?<![\d.:])\b(?P<h>\d{{1,2}})(?:[:.](?P<m>\d{{2}}))?\s*(?P<ap>[ap])\.?m\b\.?"
+    # "9 in the morning", "half 3"-free spoken forms: an hour with its part of the day
+    rf"|\b(?:at\s+)?(?P<dh>{_EN_HOUR})(?:[:.](?P<dm>\d{{2}}))?\s+(?:o'?clock\s+)?in\s+the\s+"
+    r"(?P<day_part>morning|afternoon|evening)\b"
     rf"|\b(?P<h24>\d{{1,2}}):(?P<m24>\d{{2}})\b"
     rf"|\b(?P<oh>{_EN_HOUR})\s*o'?clock\b"
     rf"|\bat\s+(?P<bare>{_EN_HOUR})\b(?![:.]?\d|\s*(?:[ap]\.?m\b|o'?clock))"
@@ -223,6 +226,10 @@ def _clock(text: str) -> _Clock | None:
     if groups.get("ap"):
         hour = int(match["h"]) % 12 + (12 if match["ap"].lower() == "p" else 0)
         return _Clock(phrase, hour, int(match["m"] or 0), fixed=True)
+    if groups.get("day_part"):
+        hour = _number(match["dh"]) % 12
+        hour += 0 if match["day_part"].lower() == "morning" else 12
+        return _Clock(phrase, hour, int(match["dm"] or 0), fixed=True)
     if groups.get("h24"):
         hour = int(match["h24"])
         return _Clock(phrase, hour, int(match["m24"]), fixed=hour >= 13 or match["h24"][0] == "0")

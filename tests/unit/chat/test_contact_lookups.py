@@ -62,6 +62,15 @@ def lookup(text: str) -> Lookup:
             "James Taylor",
             "email",
         ),
+        # the asking sentence, then an explanation; a work e-mail; "폰번" and "뭐임"
+        (
+            "Hi, which number do we have for Oliver Brown? He says it changed.",
+            "Oliver Brown",
+            "phone",
+        ),
+        ("what's Emma Wilson's work email again? I keep getting it wrong", "Emma Wilson", "email"),
+        ("이서준 학부모님 폰번 뭐임", "이서준 (Lee Seojun)", "phone"),
+        ("What's 최유나 선생님's email? I keep mistyping it", "최유나 (Choi Yuna)", "email"),
     ],
 )
 def test_a_question_about_a_named_contact_asks_for_that_field(
@@ -221,3 +230,9 @@ def test_who_has_a_channel_among_a_kind_of_group_looks_in_every_group_of_that_ki
 
     assert found.fields == ("telegram",) and not found.lacking
     assert set(found.groups) == {"Parents - Class A", "Parents - Class B"}
+
+
+def test_who_has_no_telegram_id_registered_is_a_lookup_of_those_lacking_it() -> None:
+    found = lookup("텔레그램 아이디 등록 안 되어있는 분들 누구누구인지 알려주세요")
+
+    assert (found.fields, found.lacking) == (("telegram",), True)

@@ -17,6 +17,9 @@ from chat.builtin_model.keystrokes import mended, spelling_mended
         ),
         ("이메ㅣㄹ 올리버 씨에게", "이메일 올리버 씨에게"),
         ("공ㅈ지 올려줘", "공지 올려줘"),
+        # the cute "…여" for "…요"
+        ("B반에 문자 보내주세여~", "B반에 문자 보내주세요~"),
+        ("내일까지 되나여?", "내일까지 되나요?"),
     ],
 )
 def test_a_letter_left_inside_a_word_by_a_slipped_key_is_mended(typed: str, meant: str) -> None:
@@ -32,6 +35,7 @@ def test_a_letter_left_inside_a_word_by_a_slipped_key_is_mended(typed: str, mean
         "ㅇㅋ",
         "좋아요ㅎㅎ",
         "예약 해놔 ㅓ 오늘 5시",
+        "도서 대여 안내 문자 보내줘",  # a rental, not a cute ending
         "plain English stays as it is",
     ],
 )

@@ -69,6 +69,8 @@ EXPRESSIONS = [
     ("monday morning", "next Friday at 3pm", "2026-12-04 15:00"),
     ("monday morning", "at a quarter past ten tomorrow", "2026-11-24 10:15"),
     ("monday morning", "at quarter to five", "2026-11-23 16:45"),
+    ("monday morning", "in a week, 9 in the morning", "2026-11-30 09:00"),
+    ("monday morning", "tomorrow at 4 in the afternoon", "2026-11-24 16:00"),
     ("monday morning", "on December 3rd at 10am", "2026-12-03 10:00"),
     ("monday morning", "on the 5th at 2pm", "2026-12-05 14:00"),
     ("monday morning", "in 3 days at 9am", "2026-11-26 09:00"),

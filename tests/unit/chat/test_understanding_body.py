@@ -583,3 +583,60 @@ def test_an_apostrophe_inside_a_quoted_subject_does_not_close_it() -> None:
 
 def test_a_favour_asked_in_reported_speech_is_asked_politely_without_jom() -> None:
     assert korean_direct("출석부 확인 좀 부탁한다고") == "출석부 확인 부탁드립니다"
+
+
+@pytest.mark.parametrize(
+    ("text", "head", "body"),
+    [
+        (  # the text first, then a request that points back at it
+            "The lift is out of order until Friday - can you text that to the teachers please",
+            "can you text that to the teachers please",
+            "The lift is out of order until Friday",
+        ),
+        (
+            "Parking is closed all day tomorrow for resurfacing. Please post this as a notice.",
+            "Please post this as a notice",
+            "Parking is closed all day tomorrow for resurfacing",
+        ),
+        (
+            "내일 정수기 교체 작업이 있어요. 이거 공지로 올려줘",
+            "이거 공지로 올려줘",
+            "내일 정수기 교체 작업이 있어요.",
+        ),
+        (  # explanation first, then a request naming only who and how
+            "열쇠는 교무실 첫번째 서랍에 있어요. 박하준 선생님한테 문자로 좀 전해주실 수 있나요",
+            "박하준 선생님한테 문자로 좀 전해주실 수 있나요",
+            "열쇠는 교무실 첫번째 서랍에 있어요.",
+        ),
+        (  # title and text, both labelled in English
+            "Notice for parents. Title: Flu jabs. Text: the nurse visits on Monday morning.",
+            "Notice for parents",
+            "The nurse visits on Monday morning.",
+        ),
+    ],
+)
+def test_a_text_said_before_its_request_or_labelled_is_the_body(
+    text: str, head: str, body: str
+) -> None:
+    split = split_message(text)
+
+    assert (split.head, split.body) == (head, body)
+
+
+def test_a_request_written_as_a_form_reads_each_labelled_line() -> None:
+    split = split_message(
+        "Please send this email:\n* To: the teachers\n* Subject: INSET day\n"
+        "* Body: school is closed to pupils on Friday"
+    )
+
+    assert split == Split(
+        "Please send this email to the teachers",
+        "School is closed to pupils on Friday",
+        heading="INSET day",
+    )
+
+
+def test_an_unquoted_korean_title_said_last_is_the_heading_not_the_text() -> None:
+    split = split_message("유나쌤한테 회의록 올려뒀다고 메일 보내줘. 제목은 회의록 공유로 해주세요")
+
+    assert (split.body, split.heading) == ("회의록 올려뒀습니다", "회의록 공유")

@@ -883,3 +883,33 @@ def test_the_request_s_own_question_mark_and_thanks_are_not_sent(
     found = _ask(classifier, "could you text Emma Wilson to bring her library books? thank you")
 
     assert found.arguments["body"] == "Please bring your library books"
+
+
+def test_a_booking_the_text_tells_of_does_not_schedule_the_sending(
+    classifier: IntentClassifier,
+) -> None:
+    found = _ask(
+        classifier, "엠마 윌슨 어머님께 메일로 상담 예약 확정됐다고 안내 좀 해주세여~ 모레 3시예요"
+    )
+
+    assert found.tool == "send_email"
+    assert found.arguments["body"].startswith("상담 예약 확정됐습니다")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The projector email from IT came this morning. what does the error code in it mean?",
+        "I got the expenses email yesterday. do I need a receipt for a taxi?",
+    ],
+)
+def test_what_happened_then_a_question_is_a_question_not_a_request(
+    classifier: IntentClassifier, text: str
+) -> None:
+    assert _ask(classifier, text).tool is None
+
+
+def test_a_request_then_a_question_is_still_the_request(classifier: IntentClassifier) -> None:
+    found = _ask(classifier, "Text Emma Wilson that the trip is on. Is that everything?")
+
+    assert found.tool == "send_sms"
