@@ -156,4 +156,9 @@ def test_no_proposed_text_carries_the_request_that_asked_for_it(
 
 
 def _quoted_in(message: str, text: str) -> bool:
-    return any(f"{q}{text}{end}" in message for q, end in ("''", '""', "“”", "‘’"))  # noqa: RUF001
+    """The requester's own words, quoted or after a colon ("…telegram please: could you send
+    Minji's costume"), are theirs to phrase."""
+    if any(f"{q}{text}{end}" in message for q, end in ("''", '""', "“”", "‘’")):  # noqa: RUF001
+        return True
+    said = text.rstrip("?.!")
+    return any(f": {form}" in message for form in (said, said[:1].lower() + said[1:]))
