@@ -427,8 +427,9 @@ def _may_be(contact: ContactEntry, title: str) -> bool:
 
 _DESCRIBED = re.compile(
     r"(?:[A-Za-z0-9]\s?반\s*)?담임\s*(?:선생님|선생|쌤|교사)?|"
-    # one member of a group, unnamed: "선생님 한 분께", "one of the teachers"
-    r"(?:선생님|선생|쌤|교사|학부모님?|어머님)(?:들)?\s*(?:중(?:에)?\s*)?한\s*분|"
+    # one member of a group, unnamed, addressed: "선생님 한 분께", "one of the teachers" ("학부모님
+    # 한 분이 물어보셨는데" is who asked, not who to send to)
+    r"(?:선생님|선생|쌤|교사|학부모님?|어머님)(?:들)?\s*(?:중(?:에)?\s*)?한\s*분(?=께|한테|에게)|"
     r"\bone of (?:the|our|my) (?:teachers|parents|staff)\b|"
     r"\b(?:(?:the|our|my)\s+)?(?:class\s+[a-z0-9]\s+|[a-z0-9]\s+class\s+)?(?:homeroom|form)\s+"
     r"(?:teacher|tutor)\b",

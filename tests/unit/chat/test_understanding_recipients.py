@@ -144,6 +144,11 @@ def test_the_family_of_a_named_contact_is_that_contact_not_the_parents_groups(he
     assert not found.names[0].startswith("Parents")
 
 
+def test_one_member_of_a_group_is_described_only_when_addressed() -> None:
+    assert find_recipients("선생님 한 분께 메일 보내줘", ACADEMY).described == ["선생님 한 분"]
+    assert find_recipients("학부모님 한 분이 물어보셨는데", ACADEMY).described == []
+
+
 def test_a_plural_title_after_a_name_is_still_the_group() -> None:
     found = find_recipients("민지랑 선생님들한테", ENGLISH_NAMED)
 
