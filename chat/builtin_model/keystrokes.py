@@ -101,6 +101,12 @@ def mended(text: str) -> str:
     return _BARE_VOWEL.sub(_with_silent_onset, text)
 
 
+def as_meant(text: str, words: Iterable[str]) -> str:
+    """``text`` as its writer meant it: Korean slips mended (``mended``), then Latin slips in
+    ``words`` (``spelling_mended``). Every reader of a message starts from this."""
+    return spelling_mended(mended(text), words)
+
+
 def _with_silent_onset(match: re.Match[str]) -> str:
     """The vowel as a syllable of its own with the silent ㅇ and the consonant as its final."""
     final = match["final"]

@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from chat.builtin_model.dataqa import markdown_table, sql_literal
-from chat.builtin_model.keystrokes import mended, spelling_mended
+from chat.builtin_model.keystrokes import as_meant
+from chat.builtin_model.sentences import split_sentences
 from chat.builtin_model.understanding.directory import Directory
 from chat.builtin_model.understanding.recipients import find_recipients
 from chat.builtin_model.vocabulary import own_words
@@ -160,7 +161,7 @@ class Lookup:
 
 def find_lookup(text: str, directory: Directory) -> Lookup | None:
     """The lookup ``text`` asks for, or None when it is not a question about contacts."""
-    text = spelling_mended(mended(" ".join(text.replace("\x00", " ").split())[:300]), own_words())
+    text = as_meant(" ".join(text.replace("\x00", " ").split())[:300], own_words())
     korean = bool(_HANGUL.search(text))
     question = _KO_QUESTION if korean else _EN_QUESTION
     if not text:
@@ -226,9 +227,10 @@ def find_lookup(text: str, directory: Directory) -> Lookup | None:
 def _the_asking_sentence(text: str) -> str:
     """ "Sorry, what's the number we have for Emma? She's at the desk asking.": the sentence
     that asks, when a message explains after it (the whole message otherwise)."""
-    sentences = [s for s in re.split(r"(?<=\?)\s+", text.strip()) if s]
-    if len(sentences) > 1 and sentences[0].endswith("?"):
-        return sentences[0]
+    sentences = split_sentences(text.strip())
+    for end, sentence in enumerate(sentences[:-1], start=1):
+        if sentence.endswith("?"):
+            return " ".join(sentences[:end])
     return text
 
 

@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from chat.builtin_model.boundaries import Harm, Unsupported, harm_in, unsupported_in
-from chat.builtin_model.keystrokes import mended, spelling_mended
+from chat.builtin_model.keystrokes import as_meant
+from chat.builtin_model.sentences import split_sentences
 from chat.builtin_model.vocabulary import own_words, tool_words
 
 # -- what the router recognises ------------------------------------------------------------------
@@ -446,7 +447,7 @@ def _verb_tools() -> dict[str, str]:
 
 def route_message(text: str) -> Route | None:
     """The route of a clear message, or None (the agent answers)."""
-    text = spelling_mended(mended(text), own_words())
+    text = as_meant(text, own_words())
     # "whatsapp으로", "slack에": a Latin word with a Korean particle is still a word
     words = _LATIN_THEN_HANGUL.sub(" ", normalise(text))
     if not words:
@@ -580,7 +581,11 @@ _INTRODUCTION = re.compile(
 def _after_a_greeting(text: str) -> str:
     """The last sentence of a message whose sentences before it only greet or introduce the
     writer ("Hi! I'm the new receptionist - what can you help me with?"); else the message."""
-    *before, last = [p for p in re.split(r"(?<=[.!?~])\s+|\s+[-–—]\s+", text.strip()) if p]  # noqa: RUF001
+    *before, last = [
+        sentence
+        for piece in re.split(r"(?<=~)\s+|\s+[-–—]\s+", text.strip())  # noqa: RUF001
+        for sentence in split_sentences(piece)
+    ]
     if before and all(_INTRODUCTION.search(normalise(p)) and len(p.split()) <= 8 for p in before):
         return last
     return text

@@ -25,7 +25,8 @@ from zoneinfo import ZoneInfo
 from rapidfuzz import fuzz, process
 
 from actions.tools.words import Shape, ToolWords
-from chat.builtin_model.keystrokes import mended, spelling_mended
+from chat.builtin_model.keystrokes import as_meant
+from chat.builtin_model.sentences import split_sentences
 from chat.builtin_model.understanding import questions as say
 from chat.builtin_model.understanding.arguments import tool_arguments
 from chat.builtin_model.understanding.body import (
@@ -164,7 +165,7 @@ def understand(
 
 def _understand(text: str, history: list[tuple[Role, str]], env: _Env, depth: int) -> _Result:
     # "문ㅈ자", "이메ㅣㄹ", "emial": a slipped key is read as the word meant
-    text = spelling_mended(mended(text), env.own_words())
+    text = as_meant(text, env.own_words())
     intent = env.classifier.classify(text)
     pending = _pending(history, env, depth)
     if pending is not None and not _new_request(intent.label, text, env):
@@ -694,7 +695,7 @@ _IMPERATIVE_SEND = re.compile(
 
 
 def _asks_after_telling(text: str) -> bool:
-    sentences = [s for s in re.split(r"(?<=[.!?])\s+", text.strip()) if s]
+    sentences = split_sentences(text.strip())
     if len(sentences) < 2 or any(_IMPERATIVE_SEND.match(s) for s in sentences):
         return False
     return any((_WH_EN.match(s) or _YES_NO_EN.match(s)) and s.endswith("?") for s in sentences[1:])
