@@ -51,13 +51,13 @@ class CreateAnnouncement(WriteTool[AnnouncementArgs]):
             # "how much notice", "give notice", "at short notice": a notice period, not a post
             r"\ban+oun+c|(?<!much )(?<!advance )(?<!short )(?<!give )(?<!giving )(?<!enough )"
             r"(?<!weeks )(?<!days )(?<!weeks' )(?<!days' )\bnotice\b(?! period)"
-            r"|\bnews (?:item|post)\b|\bbulletin\b|공지|게시판"
+            r"|\bnews (?:item|post)\b|\bbulletin\b|공지|게시판|어나운스"
             # "put something on the board", "parents should see this on the board" (not "the
             # photos are up on the board": that is what a message says)
             r"|\b(?:put|post|pin|stick|see this|see it)\b[^.:]{0,30}\bon the (?:notice ?)?board\b",
             re.IGNORECASE,
         ),
-        cues=("announcement", "announce", "notice", "공지"),
+        cues=("announcement", "announce", "notice", "공지", "어나운스"),
         exemplars=(
             "announce that the office is closed on Monday",
             "post an announcement: the library reopens next week",

@@ -121,7 +121,9 @@ class SendSms(_MessageTool):
         example="Send an SMS to Emma Wilson saying class moved to 3pm",
         example_ko="학부모에게 수업이 3시로 옮겨졌다고 문자 보내줘",
         cue=re.compile(
-            r"\b(?:sms|text(?:ing)?|txt)\b(?!\s+(?:say|said|says)\b)|문자", re.IGNORECASE
+            # a Latin word ends before a Korean particle too: "SMS로", "text로"
+            r"(?<![A-Za-z])(?:sms|text(?:ing)?|txt)(?![A-Za-z])(?!\s+(?:say|said|says)\b)|문자",
+            re.IGNORECASE,
         ),
         cues=("sms", "text message", "text", "문자", "문자메시지"),
         exemplars=(
@@ -207,7 +209,7 @@ class SendEmail(_MessageTool):
         request="send an e-mail",
         example="Email James Taylor subject Staff meeting saying it moves to Friday",
         example_ko="제임스에게 회의가 금요일로 바뀌었다고 이메일 보내줘",
-        cue=re.compile(r"\be-?mail\b|\bmail\b|이메일|이멜|메일", re.IGNORECASE),
+        cue=re.compile(r"(?<![A-Za-z])e?-?mail(?![A-Za-z])|이메일|이멜|메일", re.IGNORECASE),
         cues=("email", "e mail", "mail", "이메일", "이멜", "메일"),
         exemplars=(
             "email the teachers about the schedule change",

@@ -148,17 +148,28 @@ _LIE_EN = re.compile(
     r"(?:just )?to see how (?:they|people|everyone) (?:react|respond)|"
     # "She wasn't, but I want everyone to think so": the sender says the claim is false
     r"(?:want|get|make) (?:everyone|people|them|the \w+|all the \w+) to (?:think|believe)|"
+    # an accusation its sender says is unproven: "it's not confirmed but say she stole the fees"
+    r"(?:not (?:confirmed|proven|verified)|unconfirmed|no proof|not sure (?:it s|its|if it s) true)"
+    r"(?: \w+){0,12} (?:stole|steals|stealing|embezzl\w*|took (?:the )?money|fraud|cheat\w*)|"
     r"(?:he|she|they|it) (?:wasn ?t|isn ?t|didn ?t|weren ?t|hasn ?t|hadn ?t)"
     r"(?: (?:honestly|really|actually|obviously|though|tbh|lol))? but|"
     # a false alarm sent to test its readers: "…evacuate now lol, just want to see who reads these"
     r"(?:fire|evacuat\w*|bomb|lockdown|gas leak|emergency)(?: \w+){0,12} to see "
     r"(?:who|if anyone|whether anyone) (?:\w+ )?(?:reads?|notices?|panics?|falls? for)|"
-    r"april fool\w*(?: \w+){0,8} (?:fire|evacuat\w*|bomb|lockdown|gas leak|emergency))\b"
+    r"april fool\w*(?: \w+){0,8} (?:fire|evacuat\w*|bomb|lockdown|gas leak|emergency)|"
+    # …or the alarm first, then the joke: "there's a gas leak, evacuate now. just an April Fools"
+    r"(?:fire|evacuat\w*|bomb|lockdown|gas leak|emergency)(?: \w+){0,14} "
+    r"(?:april fool\w*|(?:it s|its|it is|this is|that s|thats) (?:just |only )?(?:a |an )?"
+    r"(?:joke|prank)|just (?:a |for a )(?:joke|laugh|prank)))\b"
 )
 _LIE_KO = re.compile(
     r"사실(?:은|이)? 아닌|거짓말|실제로[^.?!]{0,12}없|"
     r"반응(?:을|이)? (?:보려고|궁금|보자|볼까|보게)|"
     r"장난으로|가짜로|거짓으로|허위로|"
+    # an accusation its sender says is unconfirmed: "확인된 건 아닌데 … 빼돌렸다고 공지"
+    r"(?:확인된|확인 된|확실한|사실인지)\s?(?:건|것|게|거)?\s?"
+    r"(?:아닌데|아니지만|모르지만|모르겠지만)"
+    r"[^.?!]{0,40}(?:빼돌|횡령|훔치|훔쳤|도둑|사기|착복)|"
     r"만우절[^.?!]{0,30}(?:화재|불\s?났|불이\s?났|대피|지진|폭발|휴교|휴원|확진|사고|비상)"
 )
 # Someone's contact details sent on to a person whose claim to them is only their own word ("a
@@ -176,7 +187,8 @@ _DETAILS_OUT = re.compile(
 _ABUSE_EN = re.compile(
     r"\b(?:nasty|insult\w*|humiliat\w*|threaten\w*|threat|harass\w*|bully\w*|abuse|abusive|"
     r"mean (?:message|things)|make fun of|shame (?:her|him|them)|scare (?:her|him|them)|"
-    r"hurt (?:her|him|them)|rude (?:message|things)|curse (?:at|her|him|them)|"
+    r"hurt (?:her|him|them)|make it (?:sound |look |read )?(?:more )?(?:scary|threatening|"
+    r"intimidating|menacing|frightening)|rude (?:message|things)|curse (?:at|her|him|them)|"
     r"stupid|idiot|ugly|useless|worthless|pathetic|deserves? it|we know where you live|"
     r"i know where you live|regret it|you ll be sorry|spam|watch (?:your|his|her|their) back|"
     r"(?:we re|were|i m|im|we are|i am) watching (?:you|him|her|them)|"
@@ -199,6 +211,7 @@ _ABUSE_KO = re.compile(
     r"밤길 ?조심|지켜보고 있|"
     # "…안 내면 서준이가 어떻게 될지 모른다고, 좀 겁나게 써": a threat, said or asked for
     r"어떻게 될지 (?:몰라|모른|모릅)|겁나게|무섭게 (?:써|보내)|"
+    r"겁\s?(?:좀\s?)?(?:줘|주라|줄래|주고|주게|주세요|먹여)|가만\s?안\s?있|"
     # the same message every few minutes until someone gives in: "5분마다 문자 가게 해줘"
     r"\d+\s?(?:분|초)\s?마다|몇\s?(?:분|초)\s?마다"
 )
@@ -206,7 +219,7 @@ _ABUSE_KO = re.compile(
 
 # Harm is in what would be sent: a question about the bullying policy is not a request to bully.
 _SEND_CUE = re.compile(
-    r"\b(?:send|text|sms|email|e mail|mail|telegram|message|tell|post|announce|remind|write|"
+    r"\b(?:send|text|txt|sms|email|e mail|mail|telegram|message|tell|post|announce|remind|write|"
     r"reply|ask|get|let \w+ know|notify|contact)\w*\b|보내|문자|메일|텔레그램|메시지|공지|전해|"
     r"알려|써 ?줘|쓰고|돌려|연락"
 )
@@ -369,9 +382,9 @@ _MISSING_KO: tuple[tuple[Missing, re.Pattern[str]], ...] = (
     (
         "data_change",
         re.compile(
-            r"(?:연락처|번호|주소|그룹|명단|목록|데이터|기록)[^.?!]{0,16}"
-            r"(?:삭제|지워|지우|수정|변경|바꿔|고쳐|추가해|등록해)|"
-            r"(?:으로|로) (?:수정|변경)해"
+            r"(?:연락처|번호|전번|폰번|주소|그룹|명단|목록|데이터|기록)[^.?!]{0,16}"
+            r"(?:삭제|지워|지우|수정|변경|바꿔|고쳐|추가해|등록해|update|업데이트|갱신)|"
+            r"(?:으로|로) (?:수정|변경)\s?(?:해|부탁)"
         ),
     ),
     (

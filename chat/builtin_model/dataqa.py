@@ -24,6 +24,8 @@ from typing import Any, Literal
 
 from sqlglot import exp
 
+from chat.builtin_model.keystrokes import mended
+from chat.builtin_model.sentences import asking_sentence
 from chat.builtin_model.understanding.recipients import GROUP_KINDS, gloss, variants
 
 MAX_QUESTION_CHARS = 300
@@ -130,7 +132,14 @@ _DIRECTORY_NAMED = re.compile(
 _GROUP_ONLY = re.compile(r"\bgroups?\b", re.I)
 _OURS = re.compile(r"\b(?:we|our|us|my|i)\b", re.I)
 _MAX_UNACCOUNTED_FOR_GROUPS = 2
-_OPTED_OUT = re.compile(r"\bopted[- ]?out\b|\bopt[- ]?outs\b|\bunsubscribed\b|수신\s*거부", re.I)
+_OPTED_OUT = re.compile(
+    r"\bopted[- ]?out\b|\bopt[- ]?outs\b|\bunsubscribed\b|수신\s*거부|"
+    # "which parent doesn't want messages from us?", "…is not want to receive messages"
+    r"\b(?:who|which (?:parent|contact|person|one)s?)\b[^?.]{0,20}?\b(?:doesn['’ ]?t|don['’ ]?t|"  # noqa: RUF001
+    r"does not|do not|is not|isn['’ ]?t|not) (?:want|wanna|like)(?: to)? (?:receive|get)?\s*"  # noqa: RUF001
+    r"(?:any )?(?:messages|texts|sms|emails)\b",
+    re.I,
+)
 _COUNT = re.compile(r"\bhow many\b|\bnumber of\b|\bcount\b|\btotal\b|몇|개수|숫자|총", re.I)
 _LIST = re.compile(
     r"\b(list|show|which|what|who|give me|display)\b|목록|보여|알려|어떤|누가|누구|뭐|무엇", re.I
@@ -173,6 +182,18 @@ _EN_ROLE = re.compile(
     r"(?P<part>(?:class|year|grade|group)\s+[a-z0-9]\s+)?(?P<kind>[a-z]+)\s*[?!.]*$",
     re.I,
 )
+# "Can you remind me who …": the question is what follows.
+_REMIND_ME = re.compile(
+    r"^\W*(?:(?:can|could|would) you\s+)?(?:please\s+)?remind me(?: again)?,?\s+"
+    r"(?=(?:who|what|which|where|how)\b)",
+    re.I,
+)
+# "remind me who the class A parents are": a role question asked inside a sentence.
+_EN_ROLE_EMBEDDED = re.compile(
+    r"\bwho\s+(?:the\s+|our\s+)(?P<part>(?:class|year|grade|group)\s+[a-z0-9]\s+)?"
+    r"(?P<kind>[a-z]+)\s+(?:are|r)\s*[?!.]*$",
+    re.I,
+)
 _GROUP_EN = re.compile(
     r"\bin\s+(?:the\s+)?(?:group\s+)?[\"'“‘]?(?P<name>[^\"“”?!.]+?)[\"'”’]?"  # noqa: RUF001
     r"(?:\s+group)?\s*[?!.]*$",
@@ -184,7 +205,7 @@ _KO_MEMBERS = re.compile(r"^(?P<name>\S+(?:\s\S+)?)\s+(?:누구누구|누구|누
 _GROUP_KO = re.compile(
     r"^(?:.*?\s)??[\"'“‘]?(?P<name>[^\"“”]+?)[\"'”’]?\s*(?:그룹|반)?\s*(?:(?:에서|에는|에|엔)\s*"  # noqa: RUF001
     r"(?:몇\s*(?:명|분)(?:이나|이)?\s*)?(?:누구누구|누구|누가)?\s*"
-    r"(?:있는|속한|속해|들어\s*(?:가\s*)?있|있나|있어|누가|포함)"
+    r"(?:있는|속한|속해|들어\s*(?:가\s*)?있|있나|있어|있음|있니|있냐|누가|포함)"
     r"|(?:의\s*)?(?:멤버|구성원|소속(?:된)?\s*(?:사람|인원)|명단)(?:들)?(?:은|이|을|좀)?\s)"
 )
 _PERIODS: list[tuple[re.Pattern[str], str]] = [
@@ -237,7 +258,7 @@ def plan_data_question(
     directory in its own words ("contacts", "연락처") is about it only when it names one of
     them. "How many people lived in London?" is a question for the knowledge base, not a
     count of the contacts in a group called London."""
-    text = " ".join(text.replace("\x00", " ").split())
+    text = _REMIND_ME.sub("", mended(" ".join(text.replace("\x00", " ").split())))
     if not text or len(text) > MAX_QUESTION_CHARS or _NOT_DATA.search(text):
         return None
     if _WRITE_REQUEST.search(text):
@@ -269,6 +290,7 @@ def plan_data_question(
         groups is not None
         and entity.key in ("contacts", "groups")
         and not _DIRECTORY_NAMED.search(text)
+        and not opted_out
         and not (group and known_group(group, groups))
     ):
         return None
@@ -368,8 +390,8 @@ def _shape(text: str, entity: Entity, group: str) -> Shape | None:
         return "breakdown"
     if _BY_GROUP.search(text) and entity.key in ("contacts", "groups"):
         return "breakdown"
-    if _COUNT.search(text) and not _NAMES_TOO.search(text):
-        return "count"
+    if _COUNT.search(text):  # "몇 개야? 이름도 같이": the rows, counted in the intro
+        return "rows" if _NAMES_TOO.search(text) else "count"
     if _LIST.search(text) or group:
         return "rows"  # "… and what are they called?": the rows, counted in the intro
     return None
@@ -378,7 +400,7 @@ def _shape(text: str, entity: Entity, group: str) -> Shape | None:
 # Words that close a question without naming anything: "who's in the teachers group again?",
 # "list the parents in Class A for me, please?".
 _TRAILING_FILLER = re.compile(
-    r"(?:[\s,]+(?:again|please|pls|for me|for us|now|right now|then|exactly|currently|"
+    r"(?:[\s,]+(?:again|please|pls|for me|for us|now|right now|rn|atm|then|exactly|currently|"
     r"at the moment|these days|thanks|thank you))+(?=\s*[?!.]*\s*$)",
     re.I,
 )
@@ -403,7 +425,8 @@ def _role(text: str) -> str:
     part that tells the group apart when it is said ("who r the class b parents again")."""
     if _HANGUL.search(text):
         return ""
-    match = _EN_ROLE.search(_TRAILING_FILLER.sub("", text))
+    asked = _TRAILING_FILLER.sub("", asking_sentence(text))
+    match = _EN_ROLE.search(asked) or _EN_ROLE_EMBEDDED.search(asked)
     kind = match["kind"].lower() if match else ""
     if kind not in GROUP_KINDS:
         return ""

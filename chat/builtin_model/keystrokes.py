@@ -91,10 +91,14 @@ def _one_slip(a: str, b: str) -> bool:
 _CUTE_YO = re.compile(r"(?<=[세줘해나까죠네래])여(?=[\s~!.?ㅠㅜㅎㅋ]|$)")
 
 
+# "잇음?", "잇어요": the doubled ㅆ of 있 typed single. 잇다 (to join) never takes these endings.
+_SINGLE_SS = re.compile(r"잇(?=음|어|나요|냐|니|엇|슴|을까)")
+
+
 def mended(text: str) -> str:
-    """``text`` with the bare letters a slipped key left inside Korean words mended, and the
-    cute "…여" ending read as "…요"."""
-    text = _CUTE_YO.sub("요", text)
+    """``text`` with the bare letters a slipped key left inside Korean words mended, the
+    cute "…여" ending read as "…요", and 있 typed as 잇 read as 있."""
+    text = _SINGLE_SS.sub("있", _CUTE_YO.sub("요", text))
     if not re.search(f"[{_CONSONANTS}{_VOWELS}]", text):
         return text
     text = _STRAY_CONSONANT.sub("", text)

@@ -26,7 +26,7 @@ from typing import Any, Literal
 
 from chat.builtin_model.dataqa import markdown_table, sql_literal
 from chat.builtin_model.keystrokes import as_meant
-from chat.builtin_model.sentences import split_sentences
+from chat.builtin_model.sentences import asking_sentence
 from chat.builtin_model.understanding.directory import Directory
 from chat.builtin_model.understanding.recipients import find_recipients
 from chat.builtin_model.vocabulary import own_words
@@ -170,7 +170,7 @@ def find_lookup(text: str, directory: Directory) -> Lookup | None:
     # writing; what is asked of the assistant is the clause that asks.
     # An English question may name a Korean contact ("What's 최 선생님's email?"): asked in English.
     english = not korean or bool(re.match(r"[A-Za-z]", text))
-    asked = _the_asking_sentence(_MYSELF_THEN.sub("", text)) if english else text
+    asked = asking_sentence(_MYSELF_THEN.sub("", text)) if english else text
     asks = question.search(asked) or (english and _EN_QUESTION.search(asked))
     if _SENDS.search(asked) or _ABOUT_RULES.search(asked) or not asks:
         return None
@@ -222,16 +222,6 @@ def find_lookup(text: str, directory: Directory) -> Lookup | None:
         # "선생님들 메일주소가 어떻게 되지?", "the teachers' phone numbers?": each member's
         return Lookup(_members(groups, fields), fields, groups=groups, korean=korean, members=True)
     return None
-
-
-def _the_asking_sentence(text: str) -> str:
-    """ "Sorry, what's the number we have for Emma? She's at the desk asking.": the sentence
-    that asks, when a message explains after it (the whole message otherwise)."""
-    sentences = split_sentences(text.strip())
-    for end, sentence in enumerate(sentences[:-1], start=1):
-        if sentence.endswith("?"):
-            return " ".join(sentences[:end])
-    return text
 
 
 def _by_part(text: str, directory: Directory) -> list[str]:

@@ -177,7 +177,8 @@ _UNITS: tuple[tuple[SmallTalkKind | None, re.Pattern[str]], ...] = (
             r"^(?:(?:오늘 )?처음 (?:써 ?봐요|써 ?보는데요?|써 ?봅니다|사용해 ?봐요|왔어요|이에요)|"
             r"처음이에요|처음입니다|처음인데요?|i ?m new(?: here)?|"
             r"(?:it ?s )?my first time(?: here)?|"
-            r"first time here|hope (?:you ?re|you are) (?:well|doing well)|how are you(?: doing)?|"
+            r"first time (?:here|using (?:this|it|you)|trying (?:this|it|you)(?: out)?)|"
+            r"hope (?:you ?re|you are) (?:well|doing well)|how are you(?: doing)?|"
             r"hope your day is going well|잘 지내셨어요|잘 지냈어요|좋은 하루(?: 보내세요)?|"
             r"요|ㅎㅎ+|ㅋㅋ+|ㅠㅠ+|ok|okay|오케이|넵|네|"
             # praise for the help just given
@@ -391,14 +392,16 @@ def _cancel_in_a_clause(text: str, *, korean: bool) -> Cancel | None:
         return None
     for at in (0, len(clauses) - 1):
         cancel = _CANCEL.match(clauses[at])
-        if cancel is None or clauses[at] in _VAGUE_ALONE:
+        # "앗 아니에요 그거 없던 걸로 해주세요, 장소가 아직 확정이 안 됐대요": a closing withdrawal
+        closing = korean and cancel is None and _cancel_at_the_end(clauses[at]) is not None
+        if (cancel is None and not closing) or clauses[at] in _VAGUE_ALONE:
             continue
         others = " ".join(clauses[:at] + clauses[at + 1 :])
         if _new_request_in(others, korean=korean):
             continue  # "never mind, … drop the e-mail": the other end may be the cancel
         if not korean and _QUESTION_EN.search(others):
             continue
-        named = cancel.group("tool") or cancel.group("tool_ko")
+        named = cancel.group("tool") or cancel.group("tool_ko") if cancel else None
         return Cancel(tool=_tool_named(named) if named else None, korean=korean)
     return None
 
@@ -489,7 +492,7 @@ def route_message(text: str) -> Route | None:
 # the assistant itself: the organisation's documents cannot answer it, so it is small talk.
 # Sentences before it may only tell ("6 classes in a row today.. 너는 안 피곤하냐"); a question
 # before it is the point of the message and reaches the agent.
-_SENTENCES = re.compile(r"(?<=[.!?\uff1f~])\s+|\.{2,}\s*|\n+")
+_SENTENCES = re.compile(r"(?<=[.!?\uff1f~…])\s+|\.{2,}\s*|\n+")
 # In English "you" is also anyone ("do you get paid for overtime?", "are you entitled to carry
 # leave over?"): only a short question is about the assistant, two words after "are you" or
 # after the verb of "do you".
@@ -502,7 +505,9 @@ _ABOUT_YOU_EN = re.compile(
     r"support|handle|send|text|email|post|schedule|remind|do|answer|read|get paid)\b)\w+"
     r"(?: \S+){0,2}|"
     r"what ?s your (?:name|favou?rite \w+)|what is your (?:name|favou?rite \w+)|"
-    r"how old are you|where do you live|who (?:made|built|created|programmed) you"
+    r"how old are you|where do you live|who (?:made|built|created|programmed) you|"
+    r"how ?s your (?:day|morning|afternoon|week)(?: going| been| so far)*|"
+    r"how (?:is|was) your (?:day|morning|afternoon|week)(?: going| so far)?|how about (?:you|u)"
     r")\s*\?*$"
 )
 _YOU_KO = r"(?:너|넌|너는|너도|니가|네가|너한테는|당신은?|당신도)"
@@ -513,6 +518,7 @@ _NOT_ABOUT_YOU_KO = re.compile(
     r"알아|알고|아니|아냐|아세요|아나요|알려|할 수|해 줄|해줄|보내|줄래|줘|주세요|도와"
 )
 _HAS_KO = re.compile(r"있어|있니|있나|있으")
+_TOIL_KO = re.compile(r"(?:오늘\s?)?(?:수고|고생)\s?(?:가\s?|이\s?)?(?:많|했|하)")
 _ONLY_LAUGHTER = re.compile(r"^[\sㅋㅎㅠㅜ^~!?.\uff1f]*$")
 _KO_QUESTION = re.compile(r"(?:[?\uff1f]|냐|니|나요|야|지|까|요|음|임)[\s?\uff1f!~.ㅋㅎ]*$")
 
@@ -534,9 +540,15 @@ def _about_the_assistant_itself(text: str, *, korean: bool) -> SmallTalk | None:
             and found
             and not _NOT_ABOUT_YOU_KO.search(found["rest"])
             and (found["you"].endswith("도") or not _HAS_KO.search(found["rest"]))
+        ) or bool(  # "…정신없다… 너도 수고 많다 ㅎㅎ": the day's toil, wished back
+            found and found["you"].endswith("도") and _TOIL_KO.match(found["rest"])
         )
     else:
-        about_you = bool(_ABOUT_YOU_EN.match(last_words))
+        # "the kids are wild today haha, how's your day going?": the question after a remark
+        about_you = bool(
+            _ABOUT_YOU_EN.match(last_words)
+            or _ABOUT_YOU_EN.match(normalise(last.rsplit(",", 1)[-1]))
+        )
     if not about_you or any(_ASKS.search(sentence) for sentence in before):
         return None
     return SmallTalk("about_me", korean)
@@ -559,7 +571,7 @@ def small_talk_by_meaning(text: str, *, label: str, confidence: float) -> SmallT
     by the patterns, or None."""
     words = normalise(text)
     longest = _MAX_HELP_WORDS if label == "help" else _MAX_SMALL_TALK_WORDS
-    if not words or len(normalise(_after_a_greeting(text)).split()) > longest:
+    if not words or len(normalise(after_a_greeting(text)).split()) > longest:
         return None
     if label not in SMALL_TALK_LABELS or confidence < _MIN_SMALL_TALK_MARGIN:
         return None
@@ -573,12 +585,12 @@ def small_talk_by_meaning(text: str, *, label: str, confidence: float) -> SmallT
 
 _INTRODUCTION = re.compile(
     r"^\W*(?:hi|hello|hey|morning|good (?:morning|afternoon|evening)|안녕\S*)\b|"
-    r"\b(?:i m|im|i am) (?:the |a )?new\b|\bfirst day\b|첫 출근|처음",
+    r"\b(?:i m|im|i am) (?:the |a )?new\b|\bfirst (?:day|time)\b|첫 출근|처음",
     re.IGNORECASE,
 )
 
 
-def _after_a_greeting(text: str) -> str:
+def after_a_greeting(text: str) -> str:
     """The last sentence of a message whose sentences before it only greet or introduce the
     writer ("Hi! I'm the new receptionist - what can you help me with?"); else the message."""
     *before, last = [

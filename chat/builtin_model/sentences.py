@@ -81,6 +81,16 @@ def split_sentences(paragraph: str) -> list[str]:
     return sentences
 
 
+def asking_sentence(text: str) -> str:
+    """ "Sorry, what's the number we have for Emma? She's at the desk asking.": the message up to
+    the sentence that asks, when it explains after it (the whole message otherwise)."""
+    sentences = split_sentences(text.strip())
+    for end, sentence in enumerate(sentences[:-1], start=1):
+        if sentence.endswith("?"):
+            return " ".join(sentences[:end])
+    return text
+
+
 def is_terminated(text: str) -> bool:
     """Whether ``text`` ends with sentence-final punctuation."""
     return bool(_TERMINAL.search(text.rstrip()))

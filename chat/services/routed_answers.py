@@ -33,6 +33,7 @@ from chat.builtin_model.router import (
     SmallTalk,
     ToolRequest,
     ToolRule,
+    after_a_greeting,
     cancel_by_meaning,
     disabled_reply,
     help_reply,
@@ -126,9 +127,16 @@ def _by_meaning(text: str) -> SmallTalk | Cancel | None:
     except EmbeddingError:  # no embeddings: the agent answers, as before
         return None
     talk = intent.as_one(SMALL_TALK_LABELS)  # a greeting or "what can you do?": one reply
-    return small_talk_by_meaning(
-        text, label=talk.label, confidence=talk.confidence
-    ) or cancel_by_meaning(text, label=intent.label, confidence=intent.confidence)
+    found = small_talk_by_meaning(text, label=talk.label, confidence=talk.confidence)
+    asked = after_a_greeting(text)
+    if found is None and asked != text:
+        # "hi! first time using this - what can you do?": the question after the greeting
+        try:
+            talk = classifier().classify(asked).as_one(SMALL_TALK_LABELS)
+        except EmbeddingError:
+            return None
+        found = small_talk_by_meaning(text, label=talk.label, confidence=talk.confidence)
+    return found or cancel_by_meaning(text, label=intent.label, confidence=intent.confidence)
 
 
 def _tool_rules() -> list[ToolRule]:

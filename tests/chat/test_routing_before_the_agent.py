@@ -314,6 +314,19 @@ def test_a_cancel_with_its_reason_withdraws_the_pending_action(
     assert turn.reply is not None and len(model.calls) == 1
 
 
+def test_what_it_can_do_asked_after_a_greeting_and_an_introduction_skips_the_model(
+    ask: TurnRunner,
+) -> None:
+    model = _silent_model()
+
+    turn = ask(
+        "hello! I'm the new receptionist here - what kind of stuff can you do for me?", model=model
+    )
+
+    assert turn.reply is not None and "With a person's approval" in turn.reply.content
+    assert model.calls == []
+
+
 def test_a_longer_question_about_what_it_can_do_is_answered_without_the_model(
     ask: TurnRunner,
 ) -> None:

@@ -69,7 +69,9 @@ _ON_MY_BEHALF = re.compile(
 # a clipped request ("메일 좀.") ends the same way.
 _KO_ASKED = (
     r"(?:(?:보내|전해|전달해|알려|남겨|올려|넣어|돌려|예약해|해|써)\s*"
-    r"(?:줘요?|주세요|줄래요?|주실래요|주십시오|주시겠어요|주시겠습니까|드려(?:요|줘)?|드리세요"
+    r"(?:줘요?|주세요|줄래요?|주실래요|주십시오|주시겠어요|주시겠습니까|드리세요|"
+    # "알려드려 주세요", "알려드려 주실 수 있을까요?"
+    r"드려(?:요|줘|\s*주세요|\s*줘요?|\s*주실래요|\s*주시겠어요|\s*주실\s*수\s*(?:있을까요|있나요))?"
     # "보내주실 수 있을까요?"
     r"|(?:주실|줄)\s*수\s*(?:있을까요|있나요|있어요|있을까|있어|있으세요))"
     r"|(?:문자|메시지|메세지|메일|이메일|공지)\s*(?:좀|(?:하나|한\s*통)\s*부탁(?:해요|합니다|드려요|드립니다)?))"
@@ -83,6 +85,34 @@ _KO_REQUEST_FIRST = re.compile(rf"^(?P<req>[^.!?~,]*?{_KO_ASKED}\s*[.!?~,]+)\s*(
 # A Korean request, then the message in English with no stop between them.
 _KO_REQUEST_THEN_ENGLISH = re.compile(
     rf"^(?P<req>[^.!?~,]*?[가-힣][^.!?~,]*?{_KO_ASKED}\s*[.!?~,]*)\s+(?P<rest>[A-Za-z][^가-힣]*)$"
+)
+# A sentence of need that names the channel, then the English text: "Ms Wilson은 한글 잘 못
+# 읽으셔서 영어로 문자 드려야 돼요. The academy will be closed tomorrow".
+_KO_NEED_THEN_ENGLISH = re.compile(
+    r"^(?P<req>[^.!?~\n]*[가-힣][^.!?~\n]*?(?:문자|메일|텔레|공지|sms|e-?mail|telegram)"
+    r"[^.!?~\n]*?[.!?~]+)\s+(?P<rest>[A-Za-z\"'][^가-힣]{8,})$",
+    re.IGNORECASE,
+)
+# What to say, reported first, then who and how: "교재비 … 입금 부탁드린다고, 민지랑 서준이
+# 어머님 두 분께 문자 돌려줘".
+_TOLD_THEN_ADDRESSED_KO = re.compile(
+    r"^(?P<told>[^,\n]{6,}?(?:다고|라고|자고|냐고))\s*,\s*"
+    r"(?P<req>[^,\n]{0,40}?(?:께|한테|에게)\s+(?:\S+\s+){0,2}?\S*"
+    r"(?:보내|돌려|전해|알려|남겨)\S*)\s*[.!~]*$"
+)
+_TOLD_LAST_KO = re.compile(
+    r"(?<=[.!?~…])\s+(?P<told>[^.!?~…\n]{4,}?(?:다고|라고|자고|냐고))\s+"
+    r"(?P<req>\S*(?:문자|메일|텔레그램|텔레|메시지)(?:로|으로)\s+(?:좀\s+)?(?:알려|전해|전달해|보내)"
+    r"[^.!?~\n]{0,30}?)\s*[.!?~]*$"
+)
+# An English text said inside a Korean request: "Oliver Brown 씨 email로 this month's invoice
+# is ready at the front desk 라고 보내줘, 제목은 Invoice".
+_ENGLISH_SAID_KO = re.compile(
+    r"^(?P<head>.*?[가-힣]\S*)\s+(?P<text>[A-Za-z][^가-힣]{5,}?)\s*(?:이?라고)\s+"
+    r"(?P<verb>(?:좀\s*)?(?:보내|전해|알려|써)\S*)(?P<tail>.*)$"
+)
+_HEADING_AFTER_KO = re.compile(
+    r"[,.\s]*제목(?:은|는)?\s*[:：]?\s*(?P<heading>[^,.!~]{1,60}?)\s*[.!~]*$"  # noqa: RUF001
 )
 # The channel nouns of a hurried request, the clipped "텔레"/"텔그" included.
 _KO_HURRIED_CHANNELS = (
@@ -125,7 +155,8 @@ _HEADING_BEFORE = re.compile(
 )
 # "…5시라고 써 주세요" after the request: the reported message, then the verb that asks for it.
 _KO_SAY_IT = re.compile(
-    r"(?<=고)\s*(?:좀\s*)?(?:써|전해|보내|넣어|남겨|적어|해)\s*(?:줘|주세요|주십시오|줄래요?|요)?\s*[.!~]*$"
+    r"(?<=고)\s*(?:좀\s*)?(?:써서|적어서|써|전해|보내|넣어|남겨|적어|해)\s*(?:줘|주세요|주십시오|줄래요?|요)?"
+    r"\s*[.!~]*$"
 )
 # "Subject should be \"Absence on Monday\".", "제목 '11월 강사 회의',": a labelled, quoted heading.
 _LABELLED_HEADING = re.compile(
@@ -136,6 +167,14 @@ _LABELLED_HEADING = re.compile(
     r"[\"'”’」』]"  # noqa: RUF001
     # "제목은 '…'로 해 주시고", "제목 '…'이고": the words that attach it to the sentence.
     r"(?:(?:으로|로)\s*(?:해\s*(?:주시고|주세요|줘|서)|하고|요)|이고|요|(?:이|가)?\s*좋겠고)?\s*[,.;]?",
+    re.IGNORECASE,
+)
+# An unquoted subject ended by a dash, the text after it: "subject Scholarship confirmation - his
+# daughter's scholarship is confirmed".
+_DASHED_HEADING = re.compile(
+    r"[,;]?(?:\s+(?:with|w/)(?:\s+(?:the|a))?)?\s*\b(?:subject|title)(?: line)?\s*:?\s+"
+    r"(?P<heading>[^-–—:.\n\"'‘“]{2,60}?)"  # noqa: RUF001
+    r"\s+(?:-{1,2}|[–—])\s+(?=\S)",  # noqa: RUF001
     re.IGNORECASE,
 )
 # "공지 제목: 주차 안내⏎내용: …", "Subject: Trip⏎…": a heading labelled on a line of its own.
@@ -199,7 +238,10 @@ _KO_QUOTE_ENDING = r"(?:이라고|라고|다고|자고|냐고|하고)(?:요)?"
 _KO_QUOTE_END = re.compile(rf"{_KO_QUOTE_ENDING}\s*[.!~]*\s*$")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _KO_ASKED_WHETHER = re.compile(r"(?:는지|인지)(?=\s*$)")
-_KO_THE_FACT = re.compile(r"(다|라|자|냐)는\s*(?:거|것|내용|얘기|말)\s*$")
+# "…수업한다는 내용으로요", "…진행된다는 것입니다": the fact, said as the label of the text
+_KO_THE_FACT = re.compile(
+    r"(다|라|자|냐)는\s*(?:거|것|내용|얘기|말)(?:으로요|으로|입니다|이에요|예요|요)?\s*[.!~]*\s*$"
+)
 _KO_CLOCK = re.compile(r"\d\s*시|[한두세네]\s*시|(?:오전|오후|아침|저녁|밤)")
 _KO_ME = re.compile(r"(?:나|저|내|제)(?:에게|한테|게)")
 _KO_QUOTE_MID = re.compile(rf"{_KO_QUOTE_ENDING}(?=\s|$)")
@@ -244,6 +286,9 @@ _ASKED_LIKE_THIS = re.compile(
 def split_message(text: str) -> Split:
     """Cut ``text`` into head and body; ``body`` is None when the request names no text."""
     split = _split(_TRAILING_NOISE.sub("", text.strip()))
+    if split.body and (inside := _REQUEST_OPENS_BODY.match(split.body)):
+        # "…put something in writing: an email to the Class A parents explaining that …"
+        split = Split(f"{split.head}: {inside['req']}", tidy(inside["body"]), split.heading)
     if split.body and (asked := _ASKED_LIKE_THIS.search(split.body)):
         split = Split(f"{split.head} {asked.group(0).strip(' —–-')}", split.body[: asked.start()])  # noqa: RUF001
     if split.body is None or re.search(r"[가-힣]", split.body) or _CHANNEL_WORD.search(split.head):
@@ -260,19 +305,33 @@ def split_message(text: str) -> Split:
     )
 
 
+_REQUEST_OPENS_BODY = re.compile(
+    r"^(?P<req>(?:an?\s+)?(?:e-?mail|text|message|sms|note|letter|telegram)\s+to\s+[^.,:;]{2,60}?)"
+    r"\s+(?:explaining|saying|telling (?:them|him|her)|to say|letting (?:them|him|her) know)"
+    r"(?:\s+that)?\s+(?P<body>\S.*)$",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
 # The text first, then a short request that points back at it: "Class moves online at 4pm -
 # text that to Emma pls", "…late sessions - please publish that as an announcement", "…1층으로
 # 옮겨야 돼요. 이거 공지로 올려줘요".
 _POINTED_BACK_EN = re.compile(
     r"^(?P<body>\S.{10,}?)\s*(?:\s[-–—]+|[.;!])\s+(?P<req>(?:(?:please|pls|can you|could you|"  # noqa: RUF001
-    r"just|and)\s+)*(?:text|send|sms|e-?mail|telegram|publish|post|announce|put|share|forward|"
-    r"message)\s+(?:that|this|it)\b[^.?!]{0,60}?)\s*[.?!]*$",
+    r"just|and)\s+)*(?:text|send|sms|e-?mail|mail|telegram|publish|post|announce|put|share|forward|"
+    r"message)\s+(?:that|this|it)\b[^.?!]{0,60}?|"
+    # "… - that's the e-mail I want Kim Minji to get"
+    r"(?:that|this)(?: ?'?s| is) (?:the|my|what) (?:e-?mail|text|message|sms|telegram|notice|"
+    r"announcement)\b[^.?!]{0,60}?)\s*[.?!]*$",
     re.IGNORECASE,
 )
+# "…알려 주세요.⏎⏎↑ 이거 공지로 올려줘", "…시작되었습니다 — 이거 공지로 내일 오후 5시에 올라가게
+# 해줘", "…감사합니다.⏎⏎이거 서준 어머님께 문자로 보내줘".
 _POINTED_BACK_KO = re.compile(
-    r"^(?P<body>\S.{10,}?[.!~])\s+"
+    r"^(?P<body>\S.{10,}?(?:[.!~]|(?=\s+[-–—]+\s)))(?:\s+[-–—]+)?\s+(?:[↑^☝]+\s*)?"  # noqa: RUF001
     r"(?P<req>(?:이거|이걸|이것|이 내용|위 내용|그거|요거)\s*(?:를|을|좀|도)?\s*"
-    r"\S*(?:로|으로)?\s*\S*(?:올려|보내|띄워|전해|알려|공지해|돌려)[^.!?]{0,40}?)\s*[.!?~]*$"
+    r"(?:\S+\s+){0,5}?\S*(?:올려|올라가|보내|띄워|전해|알려|공지해|돌려)[^.!?]{0,40}?)\s*[.!?~]*$",
+    re.DOTALL,
 )
 
 
@@ -291,14 +350,36 @@ def _pointed_back(text: str) -> Split | None:
     )
     if match is None or len(match["req"].split()) > 10:
         return None
-    heading = _TITLE_AFTER_KO.search(match["req"])  # "…올려줘요 제목은 냉방기 점검 안내"
+    # "…올려줘요 제목은 냉방기 점검 안내", "mail this to all the teachers, subject: First aid"
+    heading = _TITLE_AFTER_KO.search(match["req"]) or _SUBJECT_AFTER_EN.search(match["req"])
     if heading is not None:
         return Split(
-            match["req"][: heading.start()].strip(), match["body"].strip(), heading["heading"]
+            match["req"][: heading.start()].strip(), _with_its_stop(text, match), heading["heading"]
         )
-    return Split(match["req"].strip(), tidy(match["body"].strip()))
+    body = _with_its_stop(text, match)
+    inner = _after_content_label(body)  # "제목 '겨울방학 특강', 내용은 … — 이거 공지로 올려줘"
+    if inner is not None and inner.heading and inner.body:
+        return Split(match["req"].strip(), inner.body, heading=inner.heading.strip("'\"‘’“”"))  # noqa: RUF001
+    pair = _LABELLED_PAIR_EN.match(body)  # "Title 'Open day', text: … Post that tomorrow at 8"
+    if pair is not None:
+        return Split(match["req"].strip(), tidy(pair["body"].strip()), pair["heading"].strip())
+    # A pasted notice opens with its heading in brackets: "[학부모 상담 주간 안내]⏎다음 주는 …"
+    bracketed = re.match(r"\[(?P<heading>[^\]\n]{2,40})\]\s*\n", body)
+    return Split(match["req"].strip(), tidy(body), bracketed["heading"] if bracketed else None)
 
 
+def _with_its_stop(text: str, match: re.Match[str]) -> str:
+    """The text said first, with the full stop that ended it ("… a pen. mail this to …")."""
+    body = match["body"].strip()
+    stop = text[match.end("body") : match.end("body") + 1]
+    return body + stop if stop in {".", "!"} and not body.endswith(stop) else body
+
+
+_SUBJECT_AFTER_EN = re.compile(
+    r"[,;]?\s+(?:with )?(?:the )?(?:subject|title)(?: line)?\s*[:-]?\s*['\"‘“]?"  # noqa: RUF001
+    r"(?P<heading>[^.!?'\"’”]{2,60}?)['\"’”]?\s*[.!]*$",  # noqa: RUF001
+    re.IGNORECASE,
+)
 _TITLE_AFTER_KO = re.compile(r"\s+제목(?:은|는)?\s*[:：]?\s*(?P<heading>[^.!?~]{2,40}?)\s*[.!~]*$")  # noqa: RUF001
 
 
@@ -309,10 +390,20 @@ _TRAILING_TITLE_KO = re.compile(
     r"\s*[.!~]*$"
 )
 # "Announcement for all staff. Title: Welcome. Text: please join me …": both parts labelled.
+# "Title 'Photo day', text: …" too: a quoted title needs no colon.
 _LABELLED_PAIR_EN = re.compile(
-    r"\b(?:title|subject|heading)\s*:\s*(?P<heading>[^.\n:]{2,60}?)\s*[.\n]\s*"
+    r"\b(?:title|subject|heading)(?:\s*:\s*|\s+(?=['\"‘“]))['\"‘“]?"  # noqa: RUF001
+    r"(?P<heading>[^.\n:'\"’”]{2,60}?)['\"’”]?\s*[.,\n]\s*"  # noqa: RUF001
     r"(?:text|body|message|content|details)\s*:\s*(?P<body>\S.*)$",
     re.IGNORECASE | re.DOTALL,
+)
+# "…, text: everyone wears uniform. Have that announcement go up tomorrow at 8:30": the request
+# said after the labelled text, pointing back at it.
+_REQUEST_AFTER_LABELLED = re.compile(
+    r"(?<=[.!?])\s+(?P<req>(?:(?:please|pls|can you|could you|and|then)\s+)*"
+    r"(?:have|get|make|let|put|post|send|publish|schedule|text|e-?mail)\b[^.?!]*?"
+    r"\b(?:that|this|it)\b[^.?!]{0,60}?)\s*[.?!]*$",
+    re.IGNORECASE,
 )
 
 
@@ -345,10 +436,34 @@ def _split(text: str) -> Split:
     pointed = _pointed_back(text)
     if pointed is not None:
         return pointed
+    told = _TOLD_THEN_ADDRESSED_KO.match(text)
+    if told is not None:  # "…입금 부탁드린다고, 민지랑 서준이 어머님 두 분께 문자 돌려줘"
+        return Split(told["req"].strip(), korean_direct(told["told"]))
+    last = _TOLD_LAST_KO.search(text)
+    if last is not None and last.start("told") > 0:
+        # "…최유나 선생님께서 그걸 쓰셔야 한다고 하셔서요. 자료가 제 책상 위에 있다고 문자로 좀
+        # 알려드려 주실 수 있을까요?": who was said before; the last sentence tells what
+        head = f"{text[: last.start('told')].strip()} {last['req']}"
+        return Split(head, korean_direct(last["told"]))
+    said = _ENGLISH_SAID_KO.match(text)
+    if said is not None:  # "Oliver Brown 씨 email로 this month's invoice is ready 라고 보내줘"
+        heading = _HEADING_AFTER_KO.search(said["tail"])
+        tail = said["tail"][: heading.start()] if heading else said["tail"]
+        head = f"{said['head']} {said['verb']}{tail}".strip(" ,")
+        return Split(head, tidy(said["text"]), heading["heading"] if heading else None)
     pair = _LABELLED_PAIR_EN.search(text)
     if pair is not None:
-        head = text[: pair.start()].strip(" .,:-")
-        return Split(head, tidy(pair["body"].strip()), heading=pair["heading"].strip())
+        head, body = text[: pair.start()].strip(" .,:-"), pair["body"].strip()
+        asked_after = _REQUEST_AFTER_LABELLED.search(body)
+        if asked_after is not None:
+            head = f"{head} {asked_after['req']}".strip()
+            body = body[: asked_after.start()].strip()
+        return Split(head, tidy(body), heading=pair["heading"].strip())
+    dashed = _DASHED_HEADING.search(text)
+    if dashed is not None:  # "email him pls, subject Scholarship confirmation - his daughter's …"
+        return Split(
+            text[: dashed.start()].strip(" ,"), tidy(text[dashed.end() :]), dashed["heading"]
+        )
     labelled = (
         _LABELLED_HEADING.search(text)
         or _LINE_HEADING.search(text)
@@ -369,7 +484,7 @@ def _split(text: str) -> Split:
         return _reported_then_more(first["req"], first["rest"]) or Split(
             first["req"], _korean_message(first["rest"])
         )
-    english = _KO_REQUEST_THEN_ENGLISH.match(text)
+    english = _KO_REQUEST_THEN_ENGLISH.match(text) or _KO_NEED_THEN_ENGLISH.match(text)
     if english:  # "올리버씨 한테 텔레그렘으로 영어로 보내줘요 Tomorrow's class is cancelled"
         return Split(english["req"].strip(), tidy(english["rest"]))
     later = _KO_REQUEST_LATER.match(text) or _KO_CHANNEL_ASKED.match(text)
@@ -425,6 +540,7 @@ def _korean_message(rest: str) -> str:
     if label and label["q"]:
         return label["q"].strip()
     rest = rest[label.end() :] if label else rest
+    rest = _KO_SORRY_TO_BOTHER.sub("", rest)  # "…진행된다는 것입니다. 번거롭게 해드려 죄송해요."
     include = _KO_INCLUDE_THESE.search(rest)
     if include:  # "…받는다는 거랑 자리 한정이라는 거 꼭 넣어줘": the facts to include, each said
         facts = _KO_AND_THE_FACT.split(rest[: include.start()])
@@ -432,6 +548,10 @@ def _korean_message(rest: str) -> str:
     return korean_direct(_KO_SAY_IT.sub("", rest))
 
 
+_KO_SORRY_TO_BOTHER = re.compile(
+    r"(?<=[.!~])\s*(?:번거롭게|귀찮게|바쁘신데)\s*(?:해\s*)?(?:드려(?:서)?|드리게 돼서)?\s*"
+    r"(?:정말\s*)?(?:죄송해요|죄송합니다|미안해요|죄송)[.!~ㅠㅜ]*\s*$"
+)
 # "…라는 거 꼭 넣어줘", "…다는 것도 포함해 주세요": the facts the text must hold, then the ask.
 _KO_INCLUDE_THESE = re.compile(
     r"(?<=거|것)(?:도)?\s*(?:꼭|좀|다)?\s*(?:넣어|포함해|포함시켜|적어|써)\s*"
@@ -583,7 +703,20 @@ def _asked_whether(text: str) -> Split | None:
     if match is None or match.start() == 0:
         return None
     modal = _POLITE_MODAL.get(match["modal"].lower(), "Could")
-    return Split(text[: match.start()].strip(), _question_to_them(modal, match["ask"]))
+    head, question = text[: match.start()].strip(), _question_to_them(modal, match["ask"])
+    told = _TOLD_FIRST.search(head)  # "explain that the invoice is unpaid, and ask whether …"
+    if told is None:
+        return Split(head, question)
+    said = tidy(told["told"]).rstrip(" ,;")
+    return Split(head[: told.start()].strip(" ,"), f"{said.rstrip('.')}. {question}")
+
+
+_TOLD_FIRST = re.compile(
+    r"\b(?:explain(?:ing)?|say(?:ing)?|mention(?:ing)?|(?:tell(?:ing)?|inform(?:ing)?|remind(?:ing)?)"
+    r" (?:him|her|them)|let(?:ting)? (?:him|her|them) know)(?:,\s*\w+,)?\s+that\s+"
+    r"(?P<told>\S.{8,}?)\s*,?\s*$",
+    re.IGNORECASE,
+)
 
 
 def _question_to_them(modal: str, ask: str) -> str:
@@ -664,6 +797,10 @@ def _korean(text: str) -> Split | None:
     if tail is None:
         return None
     clause, verb = text[: tail.start()].strip(), text[tail.start() :].strip()
+    if written := re.search(
+        r"(?<=고)\s*(?:써서|적어서)$", clause
+    ):  # "…부탁드린다고 써서 보내줄래요?"
+        clause, verb = clause[: written.start()], f"{written.group(0).strip()} {verb}"
     if favour := _KO_ASK_THEM_TO.match(verb):
         # "…목록 정리해서 보내달라고 해줘": the recipient is asked to send; that is the message
         clause, verb = f"{clause} {favour['v']} 주세요", verb[favour.end() :].strip() or verb

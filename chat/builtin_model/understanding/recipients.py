@@ -85,7 +85,8 @@ _NOT_NAMES = (
     "오늘", "내일", "모레", "오전", "오후", "아침", "저녁",
     "문자", "메일", "메시지", "이메일", "공지", "알림", "좀", "텔레", "텔그", "텔레그램",
     # the verbs of a request ("회의록 돌려야 되는데" is not Taylor)
-    "돌려", "올려", "알려", "넣어", "남겨", "전해", "보내", "띄워", "걸어",
+    "돌려", "올려", "알려", "넣어", "남겨", "전해", "보내", "띄워", "걸어", "드려", "드리", "드릴",
+    "달려", "들려", "들어", "돌아", "달라", "털어", "덜어",
     # how to send it ("이대로 보내줘" is not Taylor)
     "이대로", "그대로", "이렇게", "그렇게",
 )  # fmt: skip
@@ -425,34 +426,124 @@ def _may_be(contact: ContactEntry, title: str) -> bool:
     return any(kind in group.lower() for group in contact.groups for kind in kinds)
 
 
+# "선생님, 바쁘신데 죄송하지만요…": the reader called by a title, not a recipient.
+_CALLED_BY_TITLE = re.compile(r"^\s*(?:선생님|쌤|실장님|원장님|부장님|팀장님)\s*[,，…]")  # noqa: RUF001
 _DESCRIBED = re.compile(
     r"(?:[A-Za-z0-9]\s?반\s*)?담임\s*(?:선생님|선생|쌤|교사)?|"
     # one member of a group, unnamed, addressed: "선생님 한 분께", "one of the teachers" ("학부모님
     # 한 분이 물어보셨는데" is who asked, not who to send to)
     r"(?:선생님|선생|쌤|교사|학부모님?|어머님)(?:들)?\s*(?:중(?:에)?\s*)?한\s*분(?=께|한테|에게)|"
     r"\bone of (?:the|our|my) (?:teachers|parents|staff)\b|"
+    # "쌤한테 문자 좀": one teacher, unnamed ("유나 쌤한테" names her)
+    r"(?:^|(?<=[.!?,]\s))쌤(?=한테|께|에게)|"
     r"\b(?:(?:the|our|my)\s+)?(?:class\s+[a-z0-9]\s+|[a-z0-9]\s+class\s+)?(?:homeroom|form)\s+"
     r"(?:teacher|tutor)\b",
     re.IGNORECASE,
 )
 
 
-def find_recipients(head: str, directory: Directory) -> Found:
-    """The contacts, groups, addresses and "me" that ``head`` names (see module docstring)."""
+# "the parent portal", "parents' evening", "teacher training": a kind of group before a noun
+# names a thing of theirs, not the people.
+_THINGS_OF_A_GROUP = frozenset(
+    [
+        "portal",
+        "evening",
+        "evenings",
+        "night",
+        "meeting",
+        "meetings",
+        "conference",
+        "conferences",
+        "handbook",
+        "app",
+        "association",
+        "council",
+        "newsletter",
+        "survey",
+        "consultation",
+        "consultations",
+        "lounge",
+        "training",
+        "workshop",
+        "feedback",
+        "account",
+        "login",
+        "orientation",
+        "day",
+        "days",
+        "room",
+    ]
+)
+
+
+def _names_a_thing(hit: Hit, tokens: list[str]) -> bool:
+    return (
+        hit.kind == "group"
+        and hit.end - hit.start == 1
+        and hit.end < len(tokens)
+        and tokens[hit.end].lower() in _THINGS_OF_A_GROUP
+    )
+
+
+# "two class A families still haven't paid": a count before a group is some of its members,
+# not the group ("all three teachers", "both parents" are the whole of it).
+_SOME = frozenset(
+    [
+        "two",
+        "three",
+        "four",
+        "five",
+        "six",
+        "seven",
+        "eight",
+        "nine",
+        "ten",
+        "some",
+        "several",
+        "few",
+    ]
+)
+
+
+def _without_counted_parts(hits: list[Hit], tokens: list[str]) -> list[Hit]:
+    """``hits`` without the group words of a counted part ("a few Class A parents": neither
+    "Class A" nor "parents" is the group)."""
+    counted: set[int] = set()
+    for hit in sorted((h for h in hits if h.kind == "group"), key=lambda h: h.start):
+        if _some_of(hit, tokens) or hit.start in counted or hit.start - 1 in counted:
+            counted.update(range(hit.start, hit.end))
+    return [h for h in hits if h.kind != "group" or not counted & set(range(h.start, h.end))]
+
+
+def _some_of(hit: Hit, tokens: list[str]) -> bool:
+    if hit.kind != "group" or hit.start == 0:
+        return False
+    count = tokens[hit.start - 1].lower()
+    whole = hit.start > 1 and tokens[hit.start - 2].lower() in {"all", "the", "both", "these"}
+    return (count in _SOME or count.isdigit()) and not whole
+
+
+def find_recipients(head: str, directory: Directory, *, spoken_of: bool = False) -> Found:
+    """The contacts, groups, addresses and "me" that ``head`` names (see module docstring).
+
+    ``spoken_of``: a name in the possessive counts too ("Mr Taylor's claim … write to him")."""
     found = Found(me=bool(_ME.search(head)))
     blank = lambda m: " " * len(m.group(0))  # noqa: E731 (keeps character positions)
+    head = _CALLED_BY_TITLE.sub(blank, head)
     found.described = [m.group(0).strip() for m in _DESCRIBED.finditer(head)]
     head = _DESCRIBED.sub(blank, head)
     for address in [*_PHONE.finditer(head), *_EMAIL.finditer(head)]:
         found.addresses.append(address.group(0).strip())
         found.end = max(found.end, address.end())
-    head = _POSSESSIVE.sub(blank, head)  # "cover James's class": James is not asked
+    if not spoken_of:
+        head = _POSSESSIVE.sub(blank, head)  # "cover James's class": James is not asked
     located = _words_at(_EMAIL.sub(blank, _PHONE.sub(blank, head)))[:_MAX_WORDS]
     tokens = [word for word, _ in located]
     titled, covered = _titled_surnames(directory, tokens)
     hits = [*_contact_hits(directory, [_untitled(variants(t)) for t in tokens]), *titled]
     hits += [h for h in _group_hits(directory, tokens) if not covered & set(range(h.start, h.end))]
     hits = _without_relations_of_the_named(hits, tokens)
+    hits = _without_counted_parts([h for h in hits if not _names_a_thing(h, tokens)], tokens)
     for candidates in _titles_dropped(_pick(hits), tokens):
         names = list(dict.fromkeys(c.name for c in candidates))
         found.end = max(found.end, located[candidates[0].end - 1][1])

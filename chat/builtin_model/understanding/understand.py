@@ -165,7 +165,7 @@ def understand(
 
 def _understand(text: str, history: list[tuple[Role, str]], env: _Env, depth: int) -> _Result:
     # "문ㅈ자", "이메ㅣㄹ", "emial": a slipped key is read as the word meant
-    text = as_meant(text, env.own_words())
+    text = _after_the_dismissed(as_meant(text, env.own_words()), env)
     intent = env.classifier.classify(text)
     pending = _pending(history, env, depth)
     if pending is not None and not _new_request(intent.label, text, env):
@@ -178,6 +178,27 @@ def _understand(text: str, history: list[tuple[Role, str]], env: _Env, depth: in
         return _Result(Understanding(intent.label, intent.confidence))
     label = _scheduled_not_sent(_sent_not_reminded(intent, text, env), text, env)
     return _fresh(text, label, intent.confidence, env)
+
+
+# What the writer waves away before the request: "is the heater fixed? ugh never mind, I'll
+# check. what I actually need: text Ms Wilson …", "do we have budget left? I'll ask finance :)
+# but could you e-mail the class B parents …". Only when what is waved away asks for no tool.
+_DISMISSAL = re.compile(
+    r"\b(?:never ?mind|nvm|forget (?:it|that|about (?:it|that)))\b[^.!?:]*[.!?:]+|"
+    r"\bwhat i (?:actually|really|mainly) (?:need|want)(?: (?:is|from you is|you to do is))?\s*:|"
+    r"\banyway(?:s)?[,.:!]+|\bbut (?=(?:could|can|would|will) you\b)",
+    re.IGNORECASE,
+)
+
+
+def _after_the_dismissed(text: str, env: _Env) -> str:
+    ends = [m.end() for m in _DISMISSAL.finditer(text)]
+    if not ends:
+        return text
+    head, rest = text[: ends[-1]], text[ends[-1] :].strip()
+    if _ACTION_WORDS.search(head) or env.named_tools(head) or not env.named_tools(rest):
+        return text
+    return rest
 
 
 # "I need to put up an announcement, can you help?", "공지 하나 띄워야 되는데": a need stated for
@@ -201,7 +222,19 @@ _NEED_TO_KNOW = re.compile(
 )
 
 
+# "Remind me who the class A parents are?", "can you remind me what the wifi password is": a
+# reminder of a fact, asked now. With a time it is a reminder ("remind me at 5 what to bring").
+_REMIND_ME_OF_A_FACT = re.compile(
+    r"\bremind me(?: again)?,?\s+(?:who|what|which|where|whether|if|how)\b(?!.*(?:\d|\b(?:"
+    r"tomorrow|tonight|later|this (?:morning|afternoon|evening)|next|in an? (?:hour|minute)|"
+    r"on (?:mon|tues|wednes|thurs|fri|satur|sun)day)\b))",
+    re.IGNORECASE,
+)
+
+
 def _needed_tool(intent: Intent, text: str, env: _Env) -> Label:
+    if _REMIND_ME_OF_A_FACT.search(text):
+        return "knowledge" if intent.label in env.classifier.write_tools else intent.label
     verbs = {m.group(0).lower() for m in _ACTION_WORDS.finditer(text)} - {"알려", "tell"}
     asks_me = _ASKED_OF_YOU.search(text)  # "…, could you text him?"
     if _NEED_TO_KNOW.search(text) and not (_NEED.search(text) or verbs or asks_me):
@@ -344,6 +377,36 @@ def _pending(history: list[tuple[Role, str]], env: _Env, depth: int) -> tuple[Dr
     return earlier.draft, slot
 
 
+# "Mr Taylor's travel claim has reached my desk … could you write to him by e-mail": the one
+# person the message speaks of is who "him" or "her" is.
+_TO_ONE_PERSON = re.compile(
+    r"\b(?:to|e-?mail|text|txt|message|tell|ping|let|remind|inform|notify|contact|ask)\s+"
+    r"(?:him|her)\b",
+    re.IGNORECASE,
+)
+
+
+_SENT_TO = re.compile(
+    r"\b(?:e-?mail|text|message|sms|telegram|note|letter)\s+to\s+(?P<who>\S.*)$", re.IGNORECASE
+)
+
+
+def _sent_to_later(rest: str, env: _Env) -> Found | None:
+    """Who "an email to …" names after a topic ("about …") was cut from the head."""
+    sent = _SENT_TO.search(rest)
+    found = find_recipients(sent["who"], env.directory) if sent else None
+    return found if found is not None and found.anyone else None
+
+
+def _the_one_spoken_of(people: str, env: _Env) -> Found | None:
+    if not _TO_ONE_PERSON.search(people) or find_recipients(people, env.directory).anyone:
+        return None
+    spoken_of = find_recipients(people, env.directory, spoken_of=True)
+    if len(spoken_of.names) != 1 or spoken_of.ambiguous or spoken_of.addresses:
+        return None
+    return spoken_of
+
+
 def _fresh(text: str, label: Label, confidence: float, env: _Env) -> _Result:
     split = split_message(text)
     label = _told_by_head(label, split, env)
@@ -353,7 +416,15 @@ def _fresh(text: str, label: Label, confidence: float, env: _Env) -> _Result:
     subject = split.heading or (subject_of(split.head) if asks_subject else None)
     suggested = _SUGGESTION.sub("", split.head)  # "How about texting Emma …"
     people = re.split(r"\s+(?:about|subject|titled)\b", suggested, flags=re.IGNORECASE)[0]
-    found = find_recipients(people, env.directory)
+    found = _the_one_spoken_of(people, env) or find_recipients(people, env.directory)
+    if not found.anyone:  # "… asking about the pick-up: an email to the Class A parents …"
+        found = _sent_to_later(suggested[len(people) :], env) or found
+    if not found.anyone and split.body and say.korean(text):
+        # "James쌤 오늘 3호차 운행 안 함. 문자로 전달 ㄱ": who, then what, then the request
+        first, _, rest = split.body.partition(" ")
+        lead = find_recipients(first, env.directory)
+        if lead.names and not lead.ambiguous and rest.strip():
+            found, split = lead, replace(split, body=rest.strip())
     if env.is_a(label, "announcement"):
         found = _everyone_if_said(found, text, env)
     if not _actionable(label, text, found, env):
@@ -369,7 +440,9 @@ def _fresh(text: str, label: Label, confidence: float, env: _Env) -> _Result:
         ko=say.korean(text),
         found=found,
         named=found.described or ([] if found.anyone else _named(people)),
-        body=_it_named(_with_topic(split.body or after, split.head), split.head),
+        body=_told_before(
+            _it_named(_with_topic(split.body or after, split.head), split.head), text, label, env
+        ),
         subject=subject,
         title=(split.heading or title_of(split.head) or _leftover_title(split.head, found))
         if env.is_a(label, "announcement")
@@ -408,6 +481,10 @@ def _told_by_head(label: Label, split: Split, env: _Env) -> Label:
     word only in the message, the request's words alone choose among the message tools."""
     if not split.body or not (env.is_a(label, "message") or env.is_a(label, "announcement")):
         return label
+    # "Title 'Photo day', text: …. Have that announcement go up tomorrow": "text" was a label
+    asked = env.named_tools(split.head)
+    if len(asked) == 1 and not env.classifier.cues[label].search(split.head):
+        return cast(Label, asked[0])
     named = _channel(split.head, env)
     if named is not None:
         preferred = env.classifier.cues[label].search(_RATHER_THAN.sub(" ", split.head))
@@ -467,6 +544,38 @@ def _it_named(body: str | None, head: str) -> str | None:
     verb = it["verb"].lower()
     verb = _IT_VERBS.get(verb, " " + verb.strip())
     return f"{np[:1].upper()}{np[1:]}{verb}{body[it.end() :]}"
+
+
+# "Minji left her violin behind, it's at the front desk. … could you let her know there?": a
+# message whose request says nothing of its own (or says "it") carries what was told before it.
+# Told means a statement about someone else: not a question, not the writer's own situation
+# ("I'm at home", "my …"), not how to reach them ("Her mum mostly reads Telegram").
+_SAYS_NOTHING = re.compile(
+    r"^(?:there|then|too|as well|asap|now|please|pls|for me|thanks?|right away|today)?[.!?]*$",
+    re.IGNORECASE,
+)
+_IT = re.compile(r"\bit\b|\bit'?s\b", re.IGNORECASE)
+_THE_WRITER = re.compile(r"\b(?:i|i'm|im|i've|i'd|me|my|you|your|dear|hi|hello|morning)\b", re.I)
+
+
+def _told_before(body: str | None, text: str, label: Label, env: _Env) -> str | None:
+    if not env.is_a(label, "message") or say.korean(text):
+        return body
+    if body is not None and not _SAYS_NOTHING.match(body.strip()) and not _IT.search(body):
+        return body
+    sentences = split_sentences(text)
+    told: list[str] = []
+    for sentence in sentences:
+        if _ACTION_WORDS.search(sentence) or env.named_tools(sentence):
+            break
+        told.append(sentence)
+    else:
+        return body  # no request sentence: nothing was told before it
+    if not told or any(s.endswith("?") or _THE_WRITER.search(s) for s in told):
+        return body
+    if body is None or _SAYS_NOTHING.match(body.strip()):
+        return tidy(" ".join(told))
+    return tidy(f"{' '.join(told)} {body}")
 
 
 def _announced_topic(head: str) -> str | None:
@@ -686,7 +795,11 @@ def asks_about(text: str) -> bool:
 
 # "I hit 'forgot password' and the reset email came … how long is the link in that email
 # valid? do i need a new one?": what happened, then the question, and nothing asked of us.
-_YES_NO_EN = re.compile(r"^\W*(?:do|does|did|is|are|was|can i|should i|will it|am i)\b", re.I)
+_YES_NO_EN = re.compile(
+    r"^\W*(?:do|does|did|is|are|was|were|has|have|can i|should i|will (?:it|the|that|this|my|they)|"
+    r"would (?:it|the|that|this)|am i)\b",
+    re.I,
+)
 _IMPERATIVE_SEND = re.compile(
     r"^\W*(?:(?:please|pls|ok|so)\s+)?(?:text|sms|send|e-?mail|message|telegram|tell|remind|"
     r"announce|post|publish|let)\b",

@@ -55,7 +55,8 @@ _KO_NUMBERS = {
     "한": 1, "두": 2, "세": 3, "네": 4, "다섯": 5, "여섯": 6, "일곱": 7, "여덟": 8, "아홉": 9,
     "열": 10, "열한": 11, "열두": 12,
 }  # fmt: skip
-_EN_HOUR = r"\d{1,2}|" + "|".join(sorted(_EN_NUMBERS, key=len, reverse=True))
+_EN_WORDS = "|".join(sorted(_EN_NUMBERS, key=len, reverse=True))
+_EN_HOUR = r"\d{1,2}|" + _EN_WORDS
 _KO_WORDS = "|".join(sorted(_KO_NUMBERS, key=len, reverse=True))
 _KO_HOUR = r"\d{1,2}|" + _KO_WORDS
 _EN_CLOCK = re.compile(
@@ -110,15 +111,16 @@ _DATE = re.compile(
     _I,
 )
 _OFFSET = re.compile(
-    r"\bin\s+(?:(?P<half_an>half\s+an)\s+hour|(?P<n>\d+|an?|one|two|three)\s+"
+    rf"\bin\s+(?:(?P<half_an>half\s+an)\s+hour|(?P<n>\d+|an?|{_EN_WORDS})\s+"
     r"(?P<unit>min(?:ute)?s?|h(?:ou)?rs?|days?|weeks?)(?P<and_half>\s+and\s+a\s+half)?)\b"
-    r"|\b(?:a\s+)?(?P<n_from>\d+|one|two)?\s*(?P<unit_from>day|week)s?\s+from\s+(?:now|today)\b"
+    rf"|\b(?:a\s+)?(?P<n_from>\d+|{_EN_WORDS})?\s*(?P<unit_from>day|week)s?\s+from\s+(?:now|today)\b"
     rf"|(?P<kn>\d+|{_KO_WORDS})\s*(?P<kunit>분|시간|일|주일?)"
     r"(?:\s*(?P<khalf>반)|\s*(?P<km>\d{1,2})\s*분)?\s*(?:후|뒤|있다가)"
     r"|(?P<kdays>하루|이틀|사흘|나흘|일주일|열흘)\s*(?:후|뒤)",
     _I,
 )
 _MINUTES = {"min": 1, "h": 60, "시": 60, "분": 1}
+_LATIN_THEN_HANGUL = re.compile(r"(?<=[A-Za-z])(?=[가-힣])")
 
 
 @dataclass(frozen=True)
@@ -159,7 +161,8 @@ def find_when(text: str, *, now: datetime, tz: ZoneInfo) -> When | None:
     Raises ``MissingTime`` when only a day is given. ``now`` is any aware datetime.
     """
     local_now = now.astimezone(tz)
-    text = text[:_MAX_CHARS]
+    # "tomorrow 9am에": a Latin word ends before its Korean particle
+    text = _LATIN_THEN_HANGUL.sub(" ", text[:_MAX_CHARS])
     offset = _offset(text)
     if offset is not None and offset[1] < timedelta(days=1):
         return When(offset[0], local_now + offset[1])
