@@ -105,6 +105,21 @@ _TOLD_LAST_KO = re.compile(
     r"(?P<req>\S*(?:문자|메일|텔레그램|텔레|메시지)(?:로|으로)\s+(?:좀\s+)?(?:알려|전해|전달해|보내)"
     r"[^.!?~\n]{0,30}?)\s*[.!?~]*$"
 )
+_KO_TITLE_THEN_TOLD = re.compile(
+    r"[\s,.?]*제목(?:은|는)\s*(?P<heading>[^,.?!]{2,30}?)(?:이고|고|으로\s*하고|로\s*하고)\s*,?\s*"
+    r"(?P<told>[^,.?!]{4,}?(?:라고|다고|자고))\s*(?:써|적어|넣어)\S*\s*[.!~]*$"
+)
+# A request clipped to its noun: "안내좀ㅠ", "공지요~", "연락 좀!", then what it says.
+_KO_CLIPPED_REQUEST = re.compile(
+    r"^(?P<req>[^.!?\n]{0,60}?(?:안내|공지|연락)\s*(?:좀|요|염|용)"
+    r"(?:\s*부탁(?:해요|드려요|합니다|드립니다|해))?[ㅠㅜ]*[~!.ㅠㅜ]*)\s+"
+    # …and no verb after it: "공지 좀 올려 주세요" is a whole request
+    r"(?!(?:올려|올리|해|하|보내|부탁|띄워|게시|전해|알려|남겨|넣어|주|드려|걸어))(?P<rest>\S.+)$",
+    re.DOTALL,
+)
+_KO_TITLE_LEFT_TO_YOU = re.compile(
+    r"[.,\s]*제목(?:은|는)?\s*(?:걍|그냥|대충)?\s*(?:알아서|아무거나|적당히)\S*(?:\s*[ㅇㅋㅎ]+)?\s*[.!~]*$"
+)
 # An English text said inside a Korean request: "Oliver Brown 씨 email로 this month's invoice
 # is ready at the front desk 라고 보내줘, 제목은 Invoice".
 _ENGLISH_SAID_KO = re.compile(
@@ -210,20 +225,22 @@ _KO_CHANNEL = (
 # "… 메일이 나가도록 설정해": the channel may come with it.
 _KO_SO_THAT = (
     rf"(?:(?:{_KO_CHANNEL}\s*(?:이|가)\s*)?"
-    r"(?:올라가|나가|발송되|게시되|전달되|보내지|뜨)(?:게|도록)\s*)?"
+    r"(?:자동으로\s*)?(?:올라가|나가|가|발송되|게시되|전달되|보내지|뜨)(?:게|도록)\s*)?"
 )
 # "문자 하나", "메일 한 통": how many, not what to say.
 _KO_COUNTER = r"(?:하나|한\s*(?:통|개|건|줄|편))(?:만|씩)?"
 # The verb may be followed by "…도록 해줘"; a channel noun may itself be the verb ("문자해줘",
 # "공지해줘", "알림 설정해줘") or end a clipped request ("… 문자 좀").
 _KO_TAIL = re.compile(
-    rf"\s*(?:(?:{_KO_CHANNEL}\s*(?:를|을|로|으로)?\s*)*(?:{_KO_COUNTER}\s*)?{_KO_SO_THAT}(?:좀\s*)?"
+    rf"\s*(?:(?:{_KO_CHANNEL}\s*(?:를|을|로|으로)?\s*)*(?:{_KO_COUNTER}\s*)?{_KO_SO_THAT}(?:예약\s*)?"
+    r"(?:좀\s*)?"
     r"(?:보내|전해|전달해|전달|알려|남겨|써|올려|넣어|게시해|게시하|등록해|리마인드\s*해|예약해|돌려"
     r"|부탁(?!\S*(?:다고|라고|다는))"  # "회신 부탁드린다고 해주세요": the message asks, not us
     r"|물어봐|여쭤봐|여쭤|보낼|올릴|전할|안내\s*(?:좀\s*)?해"
     r"|전해\s*드려도\s*될까요|보내\s*드려도\s*될까요"  # "…올려두었다고 전해드려도 될까요?"
     r"|설정해|걸어|(?:올리|알리|전하)(?=십시오|세요|시오|시겠)"
-    r"|(?:(?<=고)|(?<=고\s)|(?<=고\s좀\s)|(?<=고\s좀))해)"  # "…받았다고 (좀) 해줘": say that
+    r"|(?:(?<=고)|(?<=고\s)|(?<=고\s좀\s)|(?<=고\s좀))해"  # "…받았다고 (좀) 해줘": say that
+    r"|(?:(?<=게)|(?<=게\s))해)"  # "…자동으로 가게 해줘": make it go
     r"\S*(?:\s+해\S*)?"
     rf"|{_KO_CHANNEL}\s*(?:좀\s*)?(?:해\S*|부탁\S*)?)"
     r"(?:\s+(?:줘|주세요|줄래|줄래요|주실래요|둬|두세요|둬요|놔|놔줘|놔요)\S*"
@@ -277,6 +294,11 @@ class Split:
 
 # A laugh or a nod typed after the request ("…해줘 ㅎ", "…ㅇㅋ?", "^^"): said to the assistant.
 _TRAILING_NOISE = re.compile(r"(?:\s+(?:[ㄱ-ㅎㅏ-ㅣ]{1,4}|\^\^|;;)[?!.~]*)+\s*$")
+# "…가게 해줘, 영어로 써서": the language to write in, said last, is how, not what.
+_IN_A_LANGUAGE_LAST = re.compile(
+    r"(?<=[가-힣~!.])[,\s]+(?:영어|영문|한국어|한글)로\s*(?:써서|써\s*줘요?|작성해서|작성해\s*줘요?)"
+    r"\s*[.!~]*$"
+)
 # "Parent meeting moved to next week — 이렇게 보내줄래": the text, then "send it like this".
 _ASKED_LIKE_THIS = re.compile(
     r"\s*[—–-]+\s*(?:이렇게|이대로|요렇게|그대로)\s*\S*(?:보내|전해|올려|써)\S*\s*[?!.~]*$"  # noqa: RUF001
@@ -285,7 +307,7 @@ _ASKED_LIKE_THIS = re.compile(
 
 def split_message(text: str) -> Split:
     """Cut ``text`` into head and body; ``body`` is None when the request names no text."""
-    split = _split(_TRAILING_NOISE.sub("", text.strip()))
+    split = _split(_IN_A_LANGUAGE_LAST.sub("", _TRAILING_NOISE.sub("", text.strip())))
     if split.body and (inside := _REQUEST_OPENS_BODY.match(split.body)):
         # "…put something in writing: an email to the Class A parents explaining that …"
         split = Split(f"{split.head}: {inside['req']}", tidy(inside["body"]), split.heading)
@@ -436,6 +458,13 @@ def _split(text: str) -> Split:
     pointed = _pointed_back(text)
     if pointed is not None:
         return pointed
+    titled = _KO_TITLE_THEN_TOLD.search(text)
+    if titled is not None and titled.start() > 0:  # "…제목은 X이고 보안경 챙겨오라고 써주세요"
+        return Split(
+            text[: titled.start()].strip(" ,"),
+            korean_direct(titled["told"]),
+            titled["heading"].strip(),
+        )
     told = _TOLD_THEN_ADDRESSED_KO.match(text)
     if told is not None:  # "…입금 부탁드린다고, 민지랑 서준이 어머님 두 분께 문자 돌려줘"
         return Split(told["req"].strip(), korean_direct(told["told"]))
@@ -474,11 +503,23 @@ def _split(text: str) -> Split:
         split = _split(f"{before} {after}")
         if split.body is None and labelled.re is _LINE_HEADING and after:
             split = Split(before, tidy(after))  # "Subject: Trip⏎The bus leaves at 8"
-        return Split(split.head, split.body, heading=labelled["heading"].strip())
+        named = labelled["heading"].strip()
+        # "제목은 알아서": the title is left to the writer, so it is the headline
+        return Split(split.head, split.body, None if _YOUR_CHOICE.match(named) else named)
     labelled_body = _after_content_label(text)
     if labelled_body is not None and labelled_body.body and labelled_body.heading:
         # "메일 좀 써줘 영어로. subject는 Report card, 내용은 …": both parts labelled
         return labelled_body
+    clipped = _KO_CLIPPED_REQUEST.match(text)
+    # "…텔그로 보강 일정 안내좀ㅠ 다음주 토욜 오전10시" → "[보강 일정 안내] 다음주 토욜 오전10시";
+    # "주차장 공사 공지요~ …"
+    if clipped is not None:
+        rest = _KO_TITLE_LEFT_TO_YOU.sub("", clipped["rest"]).strip()
+        topic = re.search(r"(?:로|으로)\s+(?P<t>\S.{0,20}?)\s*안내\s*좀", clipped["req"])
+        direct = korean_direct(rest) or rest
+        if len(rest.split()) >= 2:
+            body = f"[{topic['t']} 안내] {direct}" if topic else direct
+            return Split(clipped["req"].strip(), body)
     first = _KO_REQUEST_FIRST.match(text)
     if first and re.search(r"[가-힣]", first["rest"]):
         return _reported_then_more(first["req"], first["rest"]) or Split(

@@ -830,7 +830,8 @@ def _named(head: str) -> list[str]:
 # → "휴교 안내"; never the rest of a sentence about the asking ("We need", "하나").
 _ANNOUNCE_WORDS = re.compile(
     r"\b(?:please|pls|plz|can you|could you|an+oun+c\w*|post|publish|put up|make|an?|the|notice|"
-    r"for|to|titled|called|everyone)\b|전체|공지(?:사항)?(?:를|을|으로|로)?|올려\S*|게시\S*|등록\S*|"
+    r"for|to|titled|called|everyone)\b|전체|공지(?:사항)?(?:를|을|으로|로|요|염|용)?[~!.]*|올려\S*|게시\S*|"
+    r"등록\S*|"
     r"해\s*줘\S*|해\s*주세요|주세요|좀|(?<!\S)(?:줘|줄래|줄래요|주실래요)(?!\S)",
     re.IGNORECASE,
 )
@@ -882,6 +883,15 @@ def _channel(head: str, env: _Env) -> str | None:
 
 
 def _with_when(draft: Draft, head: str, text: str, env: _Env) -> Draft:
+    # "상담은 모레 오후고. 그러니까 내일 저녁 6시에 … 예약 걸어줘": a whole time in the request's
+    # own sentence wins over a day said in the sentence before it
+    last = _SENTENCE_BREAK.split(head.strip())[-1]
+    try:
+        own = find_when(last, now=env.now, tz=env.tz) if last != head.strip() else None
+    except MissingTime:
+        own = None
+    if own is not None and own.at > env.now:
+        return replace(draft, when=own)
     for source in (_request_clause(head), text):
         try:
             when = find_when(source, now=env.now, tz=env.tz)

@@ -262,3 +262,52 @@ def test_counted_days_in_words_and_a_latin_time_before_a_particle_are_read(
 
     assert when is not None
     assert ((when.at.date() - NOW.date()).days, when.at.hour) == (days, hour)
+
+
+@pytest.mark.parametrize(
+    ("text", "head", "body", "heading"),
+    [
+        (
+            "유나쌤한테 텔레로 특강 일정 안내좀ㅠ 이번주 금욜 오후3시",
+            "유나쌤한테 텔레로 특강 일정 안내좀ㅠ",
+            "[특강 일정 안내] 이번주 금욜 오후3시",
+            None,
+        ),
+        (
+            "정수기 점검 공지요~ 내일 오전 정수기 사용 불가. 제목은 알아서",
+            "정수기 점검 공지요~",
+            "내일 오전 정수기 사용 불가.",
+            None,
+        ),
+        (
+            "공지 하나 올려주세요. 제목은 체육대회 안내고 운동화 꼭 신고 오라고 써주세요",
+            "공지 하나 올려주세요",
+            "운동화 꼭 신고 오세요",
+            "체육대회 안내",
+        ),
+        (
+            "내일 오후 5시에 엠마 어머님께 메일로 교재비 안내 자동으로 가게 해줘, 영어로 써서",
+            "내일 오후 5시에 엠마 어머님께 메일로 자동으로 가게 해줘",
+            "교재비 안내",
+            None,
+        ),
+    ],
+)
+def test_clipped_titled_and_self_sending_korean_requests_find_their_text(
+    text: str, head: str, body: str, heading: str | None
+) -> None:
+    assert split_message(text) == split_message(text).__class__(head, body, heading)
+
+
+def test_a_time_in_the_requests_own_sentence_wins_over_a_day_said_before_it(
+    classifier: IntentClassifier,
+) -> None:
+    found = _ask(
+        classifier,
+        "민지 어머님이 자꾸 잊으셔서요. 시험은 모레 오전이에요. 그러니까 내일 저녁 7시에 "
+        "김민지 어머님께 문자로 시험 잊지 마시라고 예약 걸어줘",
+    )
+
+    assert found.tool == "schedule_reminder"
+    assert found.arguments["due_at"].startswith("2026-11-24T19:00")
+    assert found.arguments["arguments"]["body"] == "시험 잊지 마세요"
