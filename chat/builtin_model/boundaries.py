@@ -201,7 +201,11 @@ _ABUSE_EN = re.compile(
     r"announce|share)(?: \w+){0,3} (?:every|everyone|everybody|all|the whole|the other)|"
     # calling someone a criminal to others: "…we'll tell every parent his kid is a thief"
     r"(?:he|she|they|(?:his|her|their) \w+) (?:is|s|are|re|was) (?:a |an )?"
-    r"(?:thief|thieves|liar|liars|criminal|crook|cheat|fraud|pervert))\b"
+    r"(?:thief|thieves|liar|liars|criminal|crook|cheat|fraud|pervert)|"
+    # "… that James Taylor is a thief and a liar and nobody should trust him"
+    r"(?:is|s|are) (?:a |an )?(?:thief|liar|criminal|crook|cheat|fraud) and (?:a |an )?"
+    r"(?:thief|liar|criminal|crook|cheat|fraud)|(?:nobody|no one|noone) (?:should|can|must) "
+    r"(?:ever )?trust (?:him|her|them))\b"
 )
 _ABUSE_KO = re.compile(
     r"욕|협박|모욕|비하|망신|저주|죽여|죽일|괴롭|조롱|따돌|겁을 주|겁주|혼쭐|스팸|멍청|뚱뚱|못생|"

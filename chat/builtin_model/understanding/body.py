@@ -109,6 +109,11 @@ _KO_TITLE_THEN_TOLD = re.compile(
     r"[\s,.?]*제목(?:은|는)\s*(?P<heading>[^,.?!]{2,30}?)(?:이고|고|으로\s*하고|로\s*하고)\s*,?\s*"
     r"(?P<told>[^,.?!]{4,}?(?:라고|다고|자고))\s*(?:써|적어|넣어)\S*\s*[.!~]*$"
 )
+_ADDRESS_FIRST_KO = re.compile(
+    r"^(?P<to>\S+@\S+\.\w+)\s*(?:이|그|요)?\s*(?:주소|메일|이메일)?\s*"
+    r"(?:로|으로)\s+(?P<rest>\S.*[가-힣].*)$",
+    re.DOTALL,
+)
 # A request clipped to its noun: "안내좀ㅠ", "공지요~", "연락 좀!", then what it says.
 _KO_CLIPPED_REQUEST = re.compile(
     r"^(?P<req>[^.!?\n]{0,60}?(?:안내|공지|연락)\s*(?:좀|요|염|용)"
@@ -162,7 +167,8 @@ _KO_CONTENT_LABEL = re.compile(
 )
 # The same label after the request, in the same sentence.
 _KO_CONTENT_INSIDE = re.compile(
-    r"(?:^|[\s,.])(?:내용|본문)(?:은|는|엔|에는|\s*[:：])\s*[:：]?\s*(?=\S)"  # noqa: RUF001
+    r"(?:^|[\s,.])(?:내용|본문|body|text)(?:은|는|엔|에는|\s*[:：])\s*[:：]?\s*(?=\S)",  # noqa: RUF001
+    re.IGNORECASE,
 )
 _HEADING_BEFORE = re.compile(
     r"(?<!\S)(?:제목|subject|title)(?:은|는)?\s*[:：]?\s*(?P<heading>[^/,\n]{2,80}?)\s*[/,.]*$",  # noqa: RUF001
@@ -452,6 +458,11 @@ def _form(text: str) -> Split | None:
 
 
 def _split(text: str) -> Split:
+    address = _ADDRESS_FIRST_KO.match(text)
+    if address is not None:  # "oliver@… 이 주소로 교재비 영수증 … 맡겨뒀다고 메일 좀 써줄래"
+        split = _split(address["rest"])
+        if split.body:
+            return Split(f"{address['to']} {split.head}", split.body, split.heading)
     form = _form(text)
     if form is not None:
         return form
@@ -580,6 +591,9 @@ def _korean_message(rest: str) -> str:
     label = _KO_CONTENT_LABEL.match(rest)
     if label and label["q"]:
         return label["q"].strip()
+    quoted = re.fullmatch(r"\s*[\"'“‘](?P<q>[^\"'“”‘’]{2,})[\"'”’]\s*[.!~]*\s*", rest)  # noqa: RUF001
+    if quoted:  # "body는 '학부모 상담의 밤이 열립니다'"
+        return quoted["q"].strip()
     rest = rest[label.end() :] if label else rest
     rest = _KO_SORRY_TO_BOTHER.sub("", rest)  # "…진행된다는 것입니다. 번거롭게 해드려 죄송해요."
     include = _KO_INCLUDE_THESE.search(rest)

@@ -434,6 +434,8 @@ _DESCRIBED = re.compile(
     # 한 분이 물어보셨는데" is who asked, not who to send to)
     r"(?:선생님|선생|쌤|교사|학부모님?|어머님)(?:들)?\s*(?:중(?:에)?\s*)?한\s*분(?=께|한테|에게)|"
     r"\bone of (?:the|our|my) (?:teachers|parents|staff)\b|"
+    # "선생님한테 … 전체 말고 한 분한테만": one of them, unnamed
+    r"(?:전체\s*말고\s*)?한\s*분(?:한테|께|에게)만|"
     # "쌤한테 문자 좀": one teacher, unnamed ("유나 쌤한테" names her)
     r"(?:^|(?<=[.!?,]\s))쌤(?=한테|께|에게)|"
     r"\b(?:(?:the|our|my)\s+)?(?:class\s+[a-z0-9]\s+|[a-z0-9]\s+class\s+)?(?:homeroom|form)\s+"
@@ -487,22 +489,11 @@ def _names_a_thing(hit: Hit, tokens: list[str]) -> bool:
 
 # "two class A families still haven't paid": a count before a group is some of its members,
 # not the group ("all three teachers", "both parents" are the whole of it).
-_SOME = frozenset(
-    [
-        "two",
-        "three",
-        "four",
-        "five",
-        "six",
-        "seven",
-        "eight",
-        "nine",
-        "ten",
-        "some",
-        "several",
-        "few",
-    ]
-)
+_SOME = frozenset({"two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"}) | {
+    "some",
+    "several",
+    "few",
+}
 
 
 def _without_counted_parts(hits: list[Hit], tokens: list[str]) -> list[Hit]:

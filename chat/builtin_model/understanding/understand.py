@@ -632,9 +632,17 @@ _TITLE_NAMED = re.compile(r"\W*(?:call|name|title)\s+it\b", re.IGNORECASE)
 def _everyone_if_said(found: Found, text: str, env: _Env) -> Found:
     """ "for all parents and staff", "모든 분들 보시게": an announcement for everyone (no
     audience), not one for a parents' group, nor a question about which."""
+    groups = env.directory.groups
+    if (
+        found.ambiguous
+        and not found.names
+        and all(name in groups for names in found.ambiguous for name in names)
+    ):
+        # "학부모님들 보실 수 있게 공지", "a notice for parents": several parents' groups, and an
+        # announcement has one audience; one for everyone reaches them all (the approver sees it)
+        return replace(found, ambiguous=[])
     if not _EVERYONE.search(text):
         return found
-    groups = env.directory.groups
     return replace(found, names=[n for n in found.names if n not in groups], ambiguous=[])
 
 
@@ -796,8 +804,9 @@ def asks_about(text: str) -> bool:
 # "I hit 'forgot password' and the reset email came … how long is the link in that email
 # valid? do i need a new one?": what happened, then the question, and nothing asked of us.
 _YES_NO_EN = re.compile(
+    # not "would it …": "Would it be possible to text the parents?" asks for an action
     r"^\W*(?:do|does|did|is|are|was|were|has|have|can i|should i|will (?:it|the|that|this|my|they)|"
-    r"would (?:it|the|that|this)|am i)\b",
+    r"am i)\b",
     re.I,
 )
 _IMPERATIVE_SEND = re.compile(

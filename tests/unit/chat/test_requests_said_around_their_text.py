@@ -311,3 +311,48 @@ def test_a_time_in_the_requests_own_sentence_wins_over_a_day_said_before_it(
     assert found.tool == "schedule_reminder"
     assert found.arguments["due_at"].startswith("2026-11-24T19:00")
     assert found.arguments["arguments"]["body"] == "시험 잊지 마세요"
+
+
+def test_an_announcement_for_parents_of_several_groups_is_for_everyone(
+    classifier: IntentClassifier,
+) -> None:
+    found = _ask(classifier, "학부모님들 다 보시게 공지 하나 올려줘: 다음 주 월요일은 휴원합니다")
+
+    assert found.tool == "create_announcement"
+    assert found.arguments["audience"] is None
+
+
+@pytest.mark.parametrize(
+    ("text", "head", "body"),
+    [
+        (
+            "emma.wilson@example.org 이 주소로 가방 찾아놨다고 메일 좀 써줄래",
+            "emma.wilson@example.org 메일 좀 써줄래",
+            "가방 찾아놨습니다",
+        ),
+        (
+            "공지 만들어줘 title은 Sports Day, body는 '운동회는 금요일입니다'",
+            None,
+            "운동회는 금요일입니다",
+        ),
+    ],
+)
+def test_an_address_said_first_and_an_english_label_on_a_korean_text_are_read(
+    text: str, head: str | None, body: str
+) -> None:
+    split = split_message(text)
+
+    assert split.body == body
+    assert head is None or split.head == head
+
+
+def test_a_question_after_telling_is_asked_but_would_it_be_possible_asks_for_the_action(
+    classifier: IntentClassifier,
+) -> None:
+    asked = _ask(classifier, "I got the login e-mail an hour ago. Will the code in it still work?")
+    wanted = _ask(
+        classifier, "The trip is off. Would it be possible to text Emma Wilson that it's cancelled?"
+    )
+
+    assert asked.tool is None and asked.question is None
+    assert wanted.tool == "send_sms"
