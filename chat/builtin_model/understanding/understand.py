@@ -399,12 +399,27 @@ def _sent_to_later(rest: str, env: _Env) -> Found | None:
 
 
 def _the_one_spoken_of(people: str, env: _Env) -> Found | None:
-    if not _TO_ONE_PERSON.search(people) or find_recipients(people, env.directory).anyone:
-        return None
     spoken_of = find_recipients(people, env.directory, spoken_of=True)
     if len(spoken_of.names) != 1 or spoken_of.ambiguous or spoken_of.addresses:
         return None
     return spoken_of
+
+
+def _recipients(people: str, rest: str, split: Split, text: str, env: _Env) -> tuple[Found, Split]:
+    """Who the request's ``people`` words name; when they name nobody, the places a request
+    may name them instead (the split's body loses a name read from it)."""
+    found = find_recipients(people, env.directory)
+    if not found.anyone and _TO_ONE_PERSON.search(people):
+        found = _the_one_spoken_of(people, env) or found
+    if not found.anyone:  # "… asking about the pick-up: an email to the Class A parents …"
+        found = _sent_to_later(rest, env) or found
+    if not found.anyone and split.body and say.korean(text):
+        # "James쌤 오늘 3호차 운행 안 함. 문자로 전달 ㄱ": who, then what, then the request
+        first, _, after = split.body.partition(" ")
+        lead = find_recipients(first, env.directory)
+        if lead.names and not lead.ambiguous and after.strip():
+            return lead, replace(split, body=after.strip())
+    return found, split
 
 
 def _fresh(text: str, label: Label, confidence: float, env: _Env) -> _Result:
@@ -416,15 +431,7 @@ def _fresh(text: str, label: Label, confidence: float, env: _Env) -> _Result:
     subject = split.heading or (subject_of(split.head) if asks_subject else None)
     suggested = _SUGGESTION.sub("", split.head)  # "How about texting Emma …"
     people = re.split(r"\s+(?:about|subject|titled)\b", suggested, flags=re.IGNORECASE)[0]
-    found = _the_one_spoken_of(people, env) or find_recipients(people, env.directory)
-    if not found.anyone:  # "… asking about the pick-up: an email to the Class A parents …"
-        found = _sent_to_later(suggested[len(people) :], env) or found
-    if not found.anyone and split.body and say.korean(text):
-        # "James쌤 오늘 3호차 운행 안 함. 문자로 전달 ㄱ": who, then what, then the request
-        first, _, rest = split.body.partition(" ")
-        lead = find_recipients(first, env.directory)
-        if lead.names and not lead.ambiguous and rest.strip():
-            found, split = lead, replace(split, body=rest.strip())
+    found, split = _recipients(people, suggested[len(people) :], split, text, env)
     if env.is_a(label, "announcement"):
         found = _everyone_if_said(found, text, env)
     if not _actionable(label, text, found, env):
