@@ -109,6 +109,22 @@ def judge(expect: Expect, seen: Observation) -> list[Check]:
     return checks
 
 
+def asked_instead(
+    expect: Expect, *, reply: str, proposed: bool, cited: bool, error: str = ""
+) -> bool:
+    """Whether a case that wanted a write action got a question back instead of an action.
+
+    Issue 27's "right or asks" measure counts this with the cases that passed: nothing was
+    proposed, nothing quoted, nothing broke, and the reply asks. A wrong action costs the
+    approver an edit or a reject (or, approved by mistake, a wrong message); a question costs the
+    user one more line. It does not judge whether the question was the best one to ask; a
+    proposal of the wrong tool or to the wrong people is never counted.
+    """
+    wanted_action = expect.tool is not None or expect.route == "clarify"
+    asks = any(mark in reply for mark in QUESTION_MARKS)
+    return wanted_action and asks and not proposed and not cited and not error
+
+
 def _no_error(seen: Observation) -> Check:
     return Check("no error", "route", not seen.error, seen.error or "ok")
 

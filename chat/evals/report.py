@@ -18,6 +18,8 @@ class Row:
     passed: bool
     checks: list[dict[str, Any]]
     error: str = ""
+    # A write action was wanted and the turn asked a question instead (checks.asked_instead).
+    asked: bool = False
 
 
 def _all_passed(row: Row, kind: str) -> bool | None:
@@ -31,6 +33,7 @@ def _tally(rows: Sequence[Row]) -> dict[str, int]:
     return {
         "cases": len(rows),
         "passed": sum(row.passed for row in rows),
+        "right_or_asked": sum(row.passed or row.asked for row in rows),
         "route_right": sum(bool(_all_passed(row, "route")) for row in rows),
         "args_cases": sum(verdict is not None for verdict in args),
         "args_right": sum(verdict is True for verdict in args),
@@ -54,16 +57,22 @@ def _percent(part: int, whole: int) -> str:
 
 def _line(label: str, tally: dict[str, int]) -> str:
     cases = tally["cases"]
+    # Runs stored before the measure existed have no count of it: shown as "-".
+    asked = _percent(tally["right_or_asked"], cases) if "right_or_asked" in tally else "    -"
     return (
-        f"{label:<10} {cases:>6} {_percent(tally['passed'], cases):>8} "
+        f"{label:<10} {cases:>6} {_percent(tally['passed'], cases):>8} {asked:>10} "
         f"{_percent(tally['route_right'], cases):>11} "
         f"{_percent(tally['args_right'], tally['args_cases']):>8} of {tally['args_cases']:<4}"
     )
 
 
 def summary_table(run_totals: dict[str, Any]) -> str:
-    """Overall, then English and Korean: passed, right tool/route, right recipients+body."""
-    lines = [f"{'':<10} {'cases':>6} {'passed':>8} {'tool/route':>11} {'recip+body':>16}"]
+    """Overall, then English and Korean: passed, passed or asked instead of acting, right
+    tool/route, right recipients+body."""
+    lines = [
+        f"{'':<10} {'cases':>6} {'passed':>8} {'or asked':>10} {'tool/route':>11} "
+        f"{'recip+body':>16}"
+    ]
     lines.append(_line("overall", run_totals))
     for language, tally in run_totals.get("by_language", {}).items():
         lines.append(_line(LANGUAGES.get(language, language), tally))
@@ -128,22 +137,27 @@ def gap_table(dev: dict[str, Any], test: dict[str, Any]) -> tuple[str, dict[str,
     A gap over five points says the model learnt its dev cases rather than the language
     (docs/agent.md "Blind sets"); the table shows it per language, where gaps hide.
     """
-    measures = (("passed", "cases"), ("route_right", "cases"), ("args_right", "args_cases"))
+    measures = (
+        ("passed", "cases"),
+        ("right_or_asked", "cases"),
+        ("route_right", "cases"),
+        ("args_right", "args_cases"),
+    )
     groups = [("overall", dev, test)] + [
         (LANGUAGES.get(language, language), tally, test.get("by_language", {}).get(language, {}))
         for language, tally in dev.get("by_language", {}).items()
     ]
-    lines = [f"{'':<10} {'measure':<12} {'dev':>7} {'test':>7} {'gap':>7}"]
+    lines = [f"{'':<10} {'measure':<14} {'dev':>7} {'test':>7} {'gap':>7}"]
     gaps: dict[str, Any] = {}
     for label, left, right in groups:
         for measure, whole in measures:
-            a = _share(left.get(measure, 0), left.get(whole, 0))
-            b = _share(right.get(measure, 0), right.get(whole, 0))
+            a = _share(left[measure], left.get(whole, 0)) if measure in left else None
+            b = _share(right[measure], right.get(whole, 0)) if measure in right else None
             gap = None if a is None or b is None else round(100 * (a - b), 1)
             gaps.setdefault(label, {})[measure] = gap
             shown = [f"{100 * v:6.1f}%" if v is not None else "      -" for v in (a, b)]
             lines.append(
-                f"{label:<10} {measure:<12} {shown[0]:>7} {shown[1]:>7} "
+                f"{label:<10} {measure:<14} {shown[0]:>7} {shown[1]:>7} "
                 + (f"{gap:+6.1f}" if gap is not None else "     -")
             )
     return "\n".join(lines), gaps

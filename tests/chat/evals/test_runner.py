@@ -85,6 +85,16 @@ def test_a_finished_run_records_its_totals_per_language(smoke_set: EvalCaseSet) 
     assert run.totals["by_language"]["ko"]["passed"] == 0
 
 
+def test_a_question_back_instead_of_the_wanted_action_counts_as_right_or_asked(
+    smoke_set: EvalCaseSet,
+) -> None:
+    run = run_set(smoke_set, AIMessage("Which parents: class A or class B?"), AIMessage("Seoul."))
+
+    run.refresh_from_db()
+    assert result_of(run, "sms-parents").passed is False
+    assert (run.totals["passed"], run.totals["right_or_asked"]) == (0, 1)
+
+
 def test_a_draft_prompt_version_is_used_and_the_active_one_stays_active(
     smoke_set: EvalCaseSet,
 ) -> None:

@@ -7,7 +7,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from chat.evals.cases import Expect
-from chat.evals.checks import Observation, Proposal, contains, judge
+from chat.evals.checks import Observation, Proposal, asked_instead, contains, judge
 
 NOW = datetime(2026, 11, 23, 15, 0, tzinfo=ZoneInfo("Asia/Seoul"))
 
@@ -163,3 +163,28 @@ def test_an_unsupported_request_fails_when_a_substitute_tool_is_proposed() -> No
     assert verdicts({"route": "unsupported"}, seen(reply="I can send SMS, not KakaoTalk."))[
         "route unsupported"
     ]
+
+
+SMS_TO_EMMA = Expect.model_validate(
+    {"tool": "send_sms", "arguments": {"to": ["Emma Wilson"], "body": "swim"}}
+)
+
+
+def test_a_question_instead_of_a_wanted_action_counts_as_asked() -> None:
+    assert asked_instead(SMS_TO_EMMA, reply="Which Emma do you mean?", proposed=False, cited=False)
+    assert asked_instead(SMS_TO_EMMA, reply="누구에게 보낼까요\uff1f", proposed=False, cited=False)
+
+
+def test_a_proposal_a_statement_a_quote_or_an_error_is_not_asking() -> None:
+    question = "Who should get it?"
+
+    assert not asked_instead(SMS_TO_EMMA, reply=question, proposed=True, cited=False)
+    assert not asked_instead(SMS_TO_EMMA, reply="Done.", proposed=False, cited=False)
+    assert not asked_instead(SMS_TO_EMMA, reply=question, proposed=False, cited=True)
+    assert not asked_instead(SMS_TO_EMMA, reply=question, proposed=False, cited=False, error="boom")
+
+
+def test_asking_back_a_knowledge_question_is_not_counted_as_asking_the_right_question() -> None:
+    knowledge = Expect.model_validate({"reply_contains_any": ["20 days"], "cites": "Leave policy"})
+
+    assert not asked_instead(knowledge, reply="Which policy?", proposed=False, cited=False)

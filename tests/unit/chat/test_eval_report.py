@@ -12,7 +12,7 @@ def check(kind: str, passed: bool, name: str = "c") -> dict[str, object]:
 ROWS = [
     Row("a", "en", True, [check("route", True), check("arguments", True)]),
     Row("b", "en", False, [check("route", True), check("arguments", False, "to")]),
-    Row("c", "ko", False, [check("route", False, "tool")]),
+    Row("c", "ko", False, [check("route", False, "tool")], asked=True),
 ]
 
 
@@ -24,10 +24,26 @@ def test_totals_count_right_routes_and_right_arguments_per_language() -> None:
     assert result["by_language"]["ko"] == {
         "cases": 1,
         "passed": 0,
+        "right_or_asked": 1,
         "route_right": 0,
         "args_cases": 0,
         "args_right": 0,
     }
+
+
+def test_a_case_that_asked_instead_of_acting_counts_as_right_or_asked_but_not_passed() -> None:
+    result = totals(ROWS)
+
+    assert (result["passed"], result["right_or_asked"]) == (1, 2)
+    assert result["by_language"]["en"]["right_or_asked"] == 1
+
+
+def test_a_run_stored_before_the_asked_measure_shows_a_dash_not_zero() -> None:
+    old = {"cases": 4, "passed": 2, "route_right": 3, "args_cases": 2, "args_right": 1}
+
+    overall = summary_table(old).splitlines()[1].split()
+
+    assert overall[:4] == ["overall", "4", "50.0%", "-"]
 
 
 def test_the_table_has_overall_english_and_korean_lines() -> None:
@@ -64,6 +80,23 @@ def test_the_gap_table_gives_dev_minus_test_in_points_overall_and_per_language()
 
     table, gaps = gap_table(dev, test)
 
-    assert gaps["overall"] == {"passed": 20.0, "route_right": 5.0, "args_right": None}
+    assert gaps["overall"] == {
+        "passed": 20.0,
+        "right_or_asked": None,  # neither total has the measure (runs stored before it)
+        "route_right": 5.0,
+        "args_right": None,
+    }
     assert gaps["Korean"]["passed"] == 20.0
     assert "+20.0" in table
+
+
+def test_the_gap_table_compares_right_or_asked_when_both_halves_have_it() -> None:
+    dev = {"cases": 10, "passed": 8, "right_or_asked": 10, "route_right": 9, "args_cases": 0,
+           "args_right": 0}  # fmt: skip
+    test = {"cases": 10, "passed": 7, "right_or_asked": 9, "route_right": 9, "args_cases": 0,
+            "args_right": 0}  # fmt: skip
+
+    table, gaps = gap_table(dev, test)
+
+    assert gaps["overall"]["right_or_asked"] == 10.0
+    assert "right_or_asked" in table
