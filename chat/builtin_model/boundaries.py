@@ -242,13 +242,15 @@ def harm_in(words: str, *, korean: bool) -> Harm | None:
         return Harm("secrets", korean)
     if _IMPERSONATION_EN.search(words) and not _OWN_NAME_EN.search(words):
         return Harm("impersonation", korean)
-    if (_LIE_KO if korean else _LIE_EN).search(words):
+    # Both languages' patterns, whatever the reply's language: a request in English that names
+    # "최 선생님" is read as Korean, and its "it's not true but she deserves it" is still English.
+    if _LIE_KO.search(words) or _LIE_EN.search(words):
         return Harm("lies", korean)
     if _CLAIMED_IDENTITY.search(words) and _DETAILS_OUT.search(words):
         return Harm("privacy", korean)
     if _PAYMENT_FRAUD.search(words) and _MONEY.search(words):
         return Harm("payment_fraud", korean)
-    if (_ABUSE_KO if korean else _ABUSE_EN).search(words):
+    if _ABUSE_KO.search(words) or _ABUSE_EN.search(words):
         return Harm("abuse", korean)
     return None
 

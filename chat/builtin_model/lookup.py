@@ -50,7 +50,7 @@ _FIELD_WORDS: dict[Field, re.Pattern[str]] = {
     ),
     "phone": re.compile(
         r"\b(?:phone|mobile|cell)\s*(?:number|numbr|no\b|#)|'s\s+(?:phone|mobile|cell)\b"
-        r"|\bnumbe?rs?\b|\bnumbr\b|(?:전화|휴대폰|핸드폰|폰)\s*번호|번호|폰번"
+        r"|\bnumbe?rs?\b|\bnumbr\b|(?:전화|휴대폰|핸드폰|폰)\s*번호|번호|폰번|전번"
         rf"|{_FAMILY_S}(?:phone|mobile|cell)\b",
         _I,
     ),

@@ -356,7 +356,7 @@ _CANCEL_OPENING_KO = re.compile(
     )
 )
 # "아냐 됐어": "no, never mind" (a bare "됐어" may also mean "it's done").
-_NEVER_MIND_KO = re.compile(r"^(?:아냐|아니|아니야|아니요)\s+됐어\S*(?= |$)")
+_NEVER_MIND_KO = re.compile(r"^(?:아냐|아니|아니다|아니야|아니요)\s+됐어\S*(?= |$)")
 # What makes the rest of a message a new request rather than the reason for cancelling.
 _NEW_REQUEST_EN = re.compile(
     r"\b(?:send|text|email|e mail|mail|post|announce|remind|schedule|message|notify|instead)\b"

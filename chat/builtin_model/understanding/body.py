@@ -82,6 +82,13 @@ _TIMED_REQUEST_START = re.compile(
     re.IGNORECASE,
 )
 _KO_REQUEST_FIRST = re.compile(rf"^(?P<req>[^.!?~,]*?{_KO_ASKED}\s*[.!?~,]+)\s*(?P<rest>\S.*)$")
+# …or with no stop at all, when what follows is reported speech: "… 두 분께만 문자 좀 보내줘 앞
+# 도로 공사 때문에 셔틀버스가 후문에서 출발한다고".
+_KO_REQUEST_THEN_TOLD = re.compile(
+    rf"^(?P<req>[^.!?~,]*?{_KO_ASKED})\s+"
+    r"(?!(?:보내|전해|알려|써|올려|남겨|넣어|돌려)\S*(?:\s|$))"
+    r"(?P<rest>[^.!?~\n]*[가-힣][^.!?~\n]*(?:다고|라고|자고|냐고)(?:요)?\s*[.!~]*)$"
+)
 # A Korean request, then the message in English with no stop between them.
 _KO_REQUEST_THEN_ENGLISH = re.compile(
     rf"^(?P<req>[^.!?~,]*?[가-힣][^.!?~,]*?{_KO_ASKED}\s*[.!?~,]*)\s+(?P<rest>[A-Za-z][^가-힣]*)$"
@@ -156,7 +163,9 @@ _KO_CHANNEL_ASKED = re.compile(
     rf"^(?P<req>(?:\S+\s+){{0,6}}?\S*?{_KO_HURRIED_CHANNELS}"
     r"(?:를|을|로|으로)?\s*(?:하나|한\s*통|한\s*개)?\s*"
     # "문자 보내야 하는데요": a need, said before the request, is not the request
-    r"(?:좀|ㄱㄱ|ㄱ|고고|(?:보내|올려|써|넣어|남겨|돌려|전해|띄워|부탁|예약)(?!야)\S*|(?=[.!]))"
+    # "문자 좀 보내줘 앞 도로 공사 때문에 …": "좀" and its verb are both the request
+    r"(?:좀(?:\s*(?:보내|올려|써|넣어|남겨|돌려|전해|띄워|부탁|예약|알려)(?!야)\S*)?|ㄱㄱ|ㄱ|고고|"
+    r"(?:보내|올려|써|넣어|남겨|돌려|전해|띄워|부탁|예약)(?!야)\S*|(?=[.!]))"
     r"(?:\s+(?:줘|주세요|줄래|해줘|해요|해주세요|해\s?놔|해\s?둬|해\s?줘요))?\s*[.!?~,:：]*)"  # noqa: RUF001
     r"\s+(?:[ㄱ-ㅣ]\s+)?(?P<rest>\S.*)$"  # a stray jamo typed on the way ("예약 해놔 ㅓ 오늘 …")
 )
@@ -536,6 +545,9 @@ def _split(text: str) -> Split:
         return _reported_then_more(first["req"], first["rest"]) or Split(
             first["req"], _korean_message(first["rest"])
         )
+    told = _KO_REQUEST_THEN_TOLD.match(text)
+    if told is not None:
+        return Split(told["req"].strip(), _korean_message(told["rest"]))
     english = _KO_REQUEST_THEN_ENGLISH.match(text) or _KO_NEED_THEN_ENGLISH.match(text)
     if english:  # "올리버씨 한테 텔레그렘으로 영어로 보내줘요 Tomorrow's class is cancelled"
         return Split(english["req"].strip(), tidy(english["rest"]))

@@ -49,7 +49,27 @@ def sounds_like(latin: str, hangul: str) -> bool:
     english, korean = _english_skeleton(latin), _korean_skeleton(hangul)
     if not english or english != korean:
         return False
+    if len(english) > 2:
+        return True
+    # Two consonants match many everyday words ("도로", road, is t-l like Taylor): the first
+    # vowel must be one Korean ears give that English letter (Taylor 테, Oliver 올, Emma 엠).
+    if _korean_first_vowel(hangul) not in _HEARD_AS.get(_first_vowel(latin), ""):
+        return False
     return len(english) > 1 or _opening_vowel(latin) == _korean_opening_vowel(hangul)
+
+
+# The coarse Korean vowels (the last letter of ``_VOWELS``' entry) an English vowel letter is
+# heard as in a name's first syllable: Taylor 테, James 제, Sam 샘; Mike 마, Kim 킴; Duncan 던.
+_HEARD_AS = {"a": "ae", "e": "ei", "i": "ia", "o": "o", "u": "oue", "y": "ai"}
+
+
+def _first_vowel(word: str) -> str:
+    found = re.search(r"[aeiouy]", word[1:] if word[0] == "y" else word)
+    return found.group(0) if found else ""
+
+
+def _korean_first_vowel(word: str) -> str:
+    return _VOWELS[(ord(word[0]) - _FIRST) % 588 // 28][-1]
 
 
 def _korean_skeleton(word: str) -> str:

@@ -797,8 +797,28 @@ _ASKED_OF_YOU = re.compile(
 )
 
 
+# The writer's own wondering: "엘베 타도 되는지 궁금하네요", "언제까지인지 알고 싶어요". Its "는지"
+# is not the "…는지 물어봐 줘" of a question to pass on.
+_WONDERS_KO = re.compile(
+    r"(?:는지|은지|인지|ㄴ지|을지|할지|될지|되는지)\s*(?:좀\s*)?(?:궁금|알고\s*싶|모르겠)"
+)
+# A Korean sentence that asks with a question word and a question mark, wherever it stands:
+# "불나면 애들 어디로 모이게 해야 됨? 집결지 까먹었어 ㅋㅋ".
+_KO_WH_QUESTION = re.compile(
+    r"(?:^|[.!?\n])[^.!?\n]*(?:언제|누가|누구|무엇|무슨|뭐|뭘|어디|어떤|어떻게|몇|왜|얼마)[^.!?\n]*[?？]"  # noqa: RUF001
+)
+# …unless anything in it asks for a send: "몇 시에 오시는지 물어봐", "언제 오는지 문자 보낼래?"
+_ASKS_A_SEND_KO = re.compile(
+    r"줘|주세요|줄래|주실|주시|주십|부탁|드려|해\s*줄|보내|보낼|물어|전해|전달|공지|올려|예약|"
+    r"문자로|메일로|텔레그램으로"
+)
+
+
 def asks_about(text: str) -> bool:
     """Whether ``text`` is a question about something rather than a request to act."""
+    korean_question = _WONDERS_KO.search(text) or _KO_WH_QUESTION.search(text)
+    if korean_question and re.search(r"[가-힣]", text) and not _ASKS_A_SEND_KO.search(text):
+        return True
     if _ASKED_OF_YOU.search(text):
         return False
     if _WH_EN.match(text) and text.rstrip().endswith(("?", "？")):  # noqa: RUF001
