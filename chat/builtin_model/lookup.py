@@ -45,13 +45,15 @@ _FIELD_WORDS: dict[Field, re.Pattern[str]] = {
         r"\be-?mail\s+address(?:es)?\b|\bmail\s+address\b|'s\s+(?:work\s+|personal\s+|home\s+)?e-?mail\b"
         r"|\be-?mail\s+(?:for|of)\b"
         r"|\baddress(?:es)?\b|(?:이메일|메일)\s*주소|(?:이메일|메일)(?:이|은|는|가)(?=\s|$)|주소"
-        rf"|{_FAMILY_S}e-?mail\b",
+        rf"|{_FAMILY_S}e-?mail\b"
+        # "which group James is in and what his email is": a person's, asked after another field
+        r"|\b(?:his|her|their)\s+(?:work\s+|personal\s+)?e-?mail\b",
         _I,
     ),
     "phone": re.compile(
         r"\b(?:phone|mobile|cell)\s*(?:number|numbr|no\b|#)|'s\s+(?:phone|mobile|cell)\b"
         r"|\bnumbe?rs?\b|\bnumbr\b|(?:전화|휴대폰|핸드폰|폰)\s*번호|번호|폰번|전번"
-        rf"|{_FAMILY_S}(?:phone|mobile|cell)\b",
+        rf"|{_FAMILY_S}(?:phone|mobile|cell)\b|\b(?:his|her|their)\s+(?:phone|mobile|cell)\b",
         _I,
     ),
     "telegram": re.compile(

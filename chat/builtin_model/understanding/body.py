@@ -202,10 +202,18 @@ _LABELLED_HEADING = re.compile(
 # An unquoted subject ended by a dash, the text after it: "subject Scholarship confirmation - his
 # daughter's scholarship is confirmed".
 _DASHED_HEADING = re.compile(
-    r"[,;]?(?:\s+(?:with|w/)(?:\s+(?:the|a))?)?\s*\b(?:subject|title)(?: line)?\s*:?\s+"
+    r"[,;]?(?:\s+(?:with|w/)(?:\s+(?:the|a))?)?\s*"
+    r"\b(?:subject|title|titled|headed)(?: line)?\s*:?\s+"
     r"(?P<heading>[^-–—:.\n\"'‘“]{2,60}?)"  # noqa: RUF001
     r"\s+(?:-{1,2}|[–—])\s+(?=\S)",  # noqa: RUF001
     re.IGNORECASE,
+)
+# "email the class B parents about the museum trip - we need the slips back by Thursday": what
+# it is about, a dash, then what to say. The topic heads the text (and is an e-mail's subject).
+_ABOUT_THEN_DASHED = re.compile(
+    r"^(?P<req>.*?\babout\s+(?:the|a|an|our|this|next|tomorrow'?s|today'?s)\s+"
+    r"(?P<topic>[^-–—:.,\n]{2,50}?))\s+(?:-{1,2}|[–—])\s+(?P<rest>\S+(?:\s+\S+){2,}.*)$",  # noqa: RUF001
+    re.IGNORECASE | re.DOTALL,
 )
 # "공지 제목: 주차 안내⏎내용: …", "Subject: Trip⏎…": a heading labelled on a line of its own.
 _LINE_HEADING = re.compile(
@@ -249,7 +257,7 @@ _KO_COUNTER = r"(?:하나|한\s*(?:통|개|건|줄|편))(?:만|씩)?"
 _KO_TAIL = re.compile(
     rf"\s*(?:(?:{_KO_CHANNEL}\s*(?:를|을|로|으로)?\s*)*(?:{_KO_COUNTER}\s*)?{_KO_SO_THAT}(?:예약\s*)?"
     r"(?:좀\s*)?"
-    r"(?:보내|전해|전달해|전달|알려|남겨|써|올려|넣어|게시해|게시하|등록해|리마인드\s*해|예약해|돌려"
+    r"(?:보내|전해|전달해|전달|알려|남겨|써|올려|띄워|넣어|게시해|게시하|등록해|리마인드\s*해|예약해|돌려"
     r"|부탁(?!\S*(?:다고|라고|다는))"  # "회신 부탁드린다고 해주세요": the message asks, not us
     r"|물어봐|여쭤봐|여쭤|보낼|올릴|전할|안내\s*(?:좀\s*)?해"
     r"|전해\s*드려도\s*될까요|보내\s*드려도\s*될까요"  # "…올려두었다고 전해드려도 될까요?"
@@ -264,7 +272,11 @@ _KO_TAIL = re.compile(
     r"\s*[.!?~]*\s*$"
 )
 # "텔레그램으로 …" at the start of the message part names the channel, not the message.
-_KO_CHANNEL_LEAD = re.compile(rf"^(?:{_KO_CHANNEL}|그쪽|그걸|그것|거기)\s*(?:으로|로)\s+")
+_KO_CHANNEL_LEAD = re.compile(
+    rf"^(?:(?:{_KO_CHANNEL}|그쪽|그걸|그것|거기)\s*(?:으로|로)"
+    # "공지사항에 실험실 들어갈 땐 …": where it goes up, not what it says
+    r"|(?:공지(?:사항)?|게시판)\s*(?:에다가|에다|에))\s+"
+)
 _KO_CHANNEL_VIA = re.compile(rf"\s(?:단체|전체)?{_KO_CHANNEL}\s*(?:으로|로)\s+")
 _KO_QUOTE_ENDING = r"(?:이라고|라고|다고|자고|냐고|하고)(?:요)?"
 _KO_QUOTE_END = re.compile(rf"{_KO_QUOTE_ENDING}\s*[.!~]*\s*$")
@@ -422,7 +434,8 @@ _TITLE_AFTER_KO = re.compile(r"\s+제목(?:은|는)?\s*[:：]?\s*(?P<heading>[^.
 
 # "…전해드려도 될까요? 제목은 강의자료 업로드로 해주세요": an unquoted title said last.
 _TRAILING_TITLE_KO = re.compile(
-    r"(?<=[.?!~])\s+제목(?:은|는)?\s*[:：]?\s*(?P<heading>[^.!?~/,'\"]{2,40}?)\s*"  # noqa: RUF001
+    # after a full stop, or right after the request's verb: "…쓰라고 올려줘 제목은 실험실 안전"
+    r"(?:(?<=[.?!~])|(?<=줘|요|해))\s+제목(?:은|는)?\s*[:：]?\s*(?P<heading>[^.!?~/,'\"]{2,40}?)\s*"  # noqa: RUF001
     r"(?:(?:으로|로)\s*(?:해\s*(?:주세요|줘요?|주실래요|주시고)|부탁\S*|하면\s*돼요?|할게요)|요)?"
     r"\s*[.!~]*$"
 )
@@ -513,6 +526,11 @@ def _split(text: str) -> Split:
         return Split(
             text[: dashed.start()].strip(" ,"), tidy(text[dashed.end() :]), dashed["heading"]
         )
+    about = _ABOUT_THEN_DASHED.match(text)
+    if about is not None and not re.search(r"[가-힣]", text):
+        topic = about["topic"].strip()
+        topic = topic[:1].upper() + topic[1:]
+        return Split(about["req"].strip(), f"{topic}: {tidy(about['rest'])}", topic)
     labelled = (
         _LABELLED_HEADING.search(text)
         or _LINE_HEADING.search(text)
@@ -998,13 +1016,15 @@ def _said_with_rago(said: str, ending: str) -> str:
         return said[:-1] + "세요"  # "오시라고" → "오세요", "입금하시라고" → "입금하세요"
     if ending == "라고" and said.endswith("말"):
         return said[:-1] + "마세요"  # "늦지 말라고" → "늦지 마세요"
-    if ending == "라고" and re.search(r"(?:하|오|주|보|내|서|두|치|켜|기|리|우|추|르)$", said):
+    if ending == "라고" and _ORDERED_STEM.search(said):
         return said + "세요"  # an order: "전화하라고" → "전화하세요", "챙기라고" → "챙기세요"
     if said.endswith("으") and ending == "라고":
         return said + "세요"
     return said + "입니다"  # a noun: "휴교라고" / "휴교이라고" → "휴교입니다"
 
 
+# The last syllable of a verb stem ordered with "-라고": "전화하라고", "챙기라고", "쓰라고".
+_ORDERED_STEM = re.compile(r"(?:하|오|주|보|내|서|두|치|켜|기|리|우|추|르|쓰|끄|키)$")
 # "5시라고", "열 시라고": an hour, a noun ("5시입니다"), not the honorific "-시" of "오시라고".
 _CLOCK_SI = re.compile(r"(?:\d|[한두세네섯곱덟홉열]|\s)시$")
 

@@ -866,15 +866,15 @@ def _named(head: str) -> list[str]:
 # → "휴교 안내"; never the rest of a sentence about the asking ("We need", "하나").
 _ANNOUNCE_WORDS = re.compile(
     r"\b(?:please|pls|plz|can you|could you|an+oun+c\w*|post|publish|put up|make|an?|the|notice|"
-    r"for|to|titled|called|everyone)\b|전체|공지(?:사항)?(?:를|을|으로|로|요|염|용)?[~!.]*|올려\S*|게시\S*|"
-    r"등록\S*|"
+    r"for|to|titled|called|everyone)\b|전체|공지(?:사항)?(?:를|을|으로|로|요|염|용)?[~!.]*|올려\S*|띄워\S*|게시\S*|"
+    r"등록\S*|(?<!\S)수\s*있\S*|"
     r"해\s*줘\S*|해\s*주세요|주세요|좀|(?<!\S)(?:줘|줄래|줄래요|주실래요)(?!\S)",
     re.IGNORECASE,
 )
 _NOT_A_TITLE = re.compile(
     r"\b(?:we|i|you|us|me|my|our|need|needs|want|wanna|should|must|can|could|would|let|have|"
     r"got|some|something|one|it|this|that|and|so|just|quick|quickly|up|on|about)\b|하나|한\s*개|뭐|"
-    r"우리|저희|해야|필요|보시는|보시게|보는|볼\s*수",
+    r"우리|저희|해야|필요|보시는|보시게|보는|볼\s*수|(?:줄|주실|할)\s*수",
     re.IGNORECASE,
 )
 

@@ -99,3 +99,57 @@ def test_the_abbreviated_phone_word_asks_for_the_number() -> None:
 
 def test_no_never_mind_then_a_reason_withdraws() -> None:
     assert route_message("아니다 됐어 내가 내일 직접 얘기할게") == Cancel(tool=None, korean=True)
+
+
+# -- announcements and texts whose parts sit in other places ------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "body", "heading"),
+    [
+        # an order reported with "쓰라고" is said as an order
+        ("복도에서는 마스크 꼭 쓰라고 공지 올려줘", "복도에서는 마스크 꼭 쓰세요", None),
+        # the title right after the request's verb, with no stop
+        (
+            "주차장 공사 중이라 정문으로 다니시라고 올려줘 제목은 주차 안내",
+            "주차장 공사 중이라 정문으로 다니세요",
+            "주차 안내",
+        ),
+        # "공지사항에" says where it goes up
+        ("공지사항에 내일 정전이라 수업 없다고 올려줘", "내일 정전이라 수업 없습니다", None),
+        (
+            "post an announcement titled Bake Sale - bring cakes to the hall on friday",
+            "Bring cakes to the hall on friday",
+            "Bake Sale",
+        ),
+        (
+            "text Emma about the concert - it starts at 6 now, not 5",
+            "Concert: It starts at 6 now, not 5",
+            "Concert",
+        ),
+    ],
+)
+def test_the_text_and_its_title_are_found_around_the_request(
+    text: str, body: str, heading: str | None
+) -> None:
+    split = split_message(text)
+
+    assert (split.body, split.heading) == (body, heading)
+
+
+def test_the_fact_asked_to_go_up_with_a_polite_can_you_is_the_text_not_the_title(
+    classifier: IntentClassifier,
+) -> None:
+    text = "다음 주 상담 신청이 금요일까지라는 거 공지로 좀 띄워줄 수 있어요?"
+
+    understood = _ask(classifier, text)
+
+    assert understood.tool == "create_announcement"
+    assert understood.arguments["body"] == "다음 주 상담 신청이 금요일까지입니다"
+    assert "수 있" not in understood.arguments["title"]
+
+
+def test_two_fields_of_one_person_asked_together_are_both_looked_up() -> None:
+    found = find_lookup("which class is Emma Wilson in, and what's her phone?", SCHOOL)
+
+    assert found is not None and set(found.fields) == {"phone", "groups"}
