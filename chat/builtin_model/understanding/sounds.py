@@ -60,12 +60,20 @@ def sounds_like(latin: str, hangul: str) -> bool:
 
 # The coarse Korean vowels (the last letter of ``_VOWELS``' entry) an English vowel letter is
 # heard as in a name's first syllable: Taylor 테, James 제, Sam 샘; Mike 마, Kim 킴; Duncan 던.
-_HEARD_AS = {"a": "ae", "e": "ei", "i": "ia", "o": "o", "u": "oue", "y": "ai"}
+_HEARD_AS = {"a": "ae", "e": "ei", "i": "ia", "o": "o", "u": "oue", "y": "ai", "é": "e", "í": "i"}
+
+
+# Vowel pairs heard as one Korean vowel: Taylor 테, Raymond 레, Haley 헤, Deena 디, Jean 진.
+_PAIRS_HEARD_AS = {"ay": "e", "ai": "e", "ey": "e", "ee": "i", "ea": "i"}
 
 
 def _first_vowel(word: str) -> str:
-    found = re.search(r"[aeiouy]", word[1:] if word[0] == "y" else word)
-    return found.group(0) if found else ""
+    """The first vowel of ``word`` as a key of ``_HEARD_AS`` (a pair: the vowel heard)."""
+    found = re.search(r"[aeiouy]{1,2}", word[1:] if word[0] == "y" else word)
+    if found is None:
+        return ""
+    pair = _PAIRS_HEARD_AS.get(found.group(0)[:2])
+    return {"e": "é", "i": "í"}[pair] if pair else found.group(0)[0]
 
 
 def _korean_first_vowel(word: str) -> str:

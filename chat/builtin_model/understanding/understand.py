@@ -807,16 +807,21 @@ _WONDERS_KO = re.compile(
 _KO_WH_QUESTION = re.compile(
     r"(?:^|[.!?\n])[^.!?\n]*(?:언제|누가|누구|무엇|무슨|뭐|뭘|어디|어떤|어떻게|몇|왜|얼마)[^.!?\n]*[?？]"  # noqa: RUF001
 )
+# …or a yes/no question, "?" typed, with a remark after it: "낼 애들 샌들 신고 와도 돼요?? 다들
+# 쪼리 신고 옴ㅠ".
+_KO_YES_NO = re.compile(r"(?:돼|되|될까|되나|나|까|니|냐|죠|지|어|아|야|요)\S{0,2}\s*[?？]")  # noqa: RUF001
 # …unless anything in it asks for a send: "몇 시에 오시는지 물어봐", "언제 오는지 문자 보낼래?"
 _ASKS_A_SEND_KO = re.compile(
-    r"줘|주세요|줄래|주실|주시|주십|부탁|드려|해\s*줄|보내|보낼|물어|전해|전달|공지|올려|예약|"
-    r"문자로|메일로|텔레그램으로"
+    r"줘|주세요|줄래|줄\s*수|주실|주시|주십|부탁|드려|해\s*줄|보내|보낼|물어|여쭤|전해|전달|공지|"
+    r"올려|예약|써|알려|문자|메일|메시지|텔레|카톡"
 )
 
 
 def asks_about(text: str) -> bool:
     """Whether ``text`` is a question about something rather than a request to act."""
-    korean_question = _WONDERS_KO.search(text) or _KO_WH_QUESTION.search(text)
+    korean_question = (
+        _WONDERS_KO.search(text) or _KO_WH_QUESTION.search(text) or _KO_YES_NO.search(text)
+    )
     if korean_question and re.search(r"[가-힣]", text) and not _ASKS_A_SEND_KO.search(text):
         return True
     if _ASKED_OF_YOU.search(text):

@@ -62,6 +62,8 @@ def test_harm_said_in_english_around_a_korean_name_is_still_refused(text: str, k
         "비 오면 애들 어디서 기다리게 해야 돼? 매번 헷갈려 ㅋㅋ",
         "수업 중에 애들 휴대폰 걷어도 되는지 궁금하네요",
         "실험 끝나고 남은 시약은 어떻게 버려요? 처음이라 잘 몰라서요",
+        # a yes/no question typed with "?", then a remark that names nobody
+        "내일 소풍인데 애들 슬리퍼 신고 와도 되나요?? 다들 그렇게 온다네요ㅠ",
     ],
 )
 def test_a_korean_question_before_a_remark_or_a_wondering_is_not_an_action(
@@ -88,6 +90,7 @@ def test_the_text_after_a_request_with_no_stop_is_the_text_when_it_is_reported_s
 
 def test_a_korean_word_with_a_latin_names_consonants_is_not_that_contact() -> None:
     assert find_recipients("앞 도로 공사 때문에", SCHOOL).names == []
+    assert find_recipients("다들 모였어", SCHOOL).names == []  # 다 is not Taylor's 테
     assert find_recipients("테일러 쌤", SCHOOL).names == ["James Taylor"]
 
 

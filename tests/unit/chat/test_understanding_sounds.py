@@ -34,6 +34,7 @@ def test_a_hangul_spelling_sounds_like_the_latin_name(latin: str, hangul: str) -
         ("Em", "엠마"),  # too short a name to compare
         ("Oliver", "oliver"),  # not Hangul: compared as written elsewhere
         ("Taylor", "도로"),  # "road": t-l like Taylor, but no one hears Taylor's "a" as 오
+        ("Taylor", "다들"),  # "everyone": Taylor's "ay" is heard as 에, not 아
     ],
 )
 def test_other_words_do_not_sound_like_the_name(latin: str, hangul: str) -> None:
