@@ -25,7 +25,7 @@ from typing import Any, Literal
 from sqlglot import exp
 
 from chat.builtin_model.keystrokes import mended
-from chat.builtin_model.sentences import asking_sentence
+from chat.builtin_model.sentences import asking_sentence, without_remind_me
 from chat.builtin_model.understanding.recipients import GROUP_KINDS, gloss, variants
 
 MAX_QUESTION_CHARS = 300
@@ -182,12 +182,6 @@ _EN_ROLE = re.compile(
     r"(?P<part>(?:class|year|grade|group)\s+[a-z0-9]\s+)?(?P<kind>[a-z]+)\s*[?!.]*$",
     re.I,
 )
-# "Can you remind me who …": the question is what follows.
-_REMIND_ME = re.compile(
-    r"^\W*(?:(?:can|could|would) you\s+)?(?:please\s+)?remind me(?: again)?,?\s+"
-    r"(?=(?:who|what|which|where|how)\b)",
-    re.I,
-)
 # "remind me who the class A parents are": a role question asked inside a sentence.
 _EN_ROLE_EMBEDDED = re.compile(
     r"\bwho\s+(?:the\s+|our\s+)(?P<part>(?:class|year|grade|group)\s+[a-z0-9]\s+)?"
@@ -258,7 +252,7 @@ def plan_data_question(
     directory in its own words ("contacts", "연락처") is about it only when it names one of
     them. "How many people lived in London?" is a question for the knowledge base, not a
     count of the contacts in a group called London."""
-    text = _REMIND_ME.sub("", mended(" ".join(text.replace("\x00", " ").split())))
+    text = without_remind_me(mended(" ".join(text.replace("\x00", " ").split())))
     if not text or len(text) > MAX_QUESTION_CHARS or _NOT_DATA.search(text):
         return None
     if _WRITE_REQUEST.search(text):

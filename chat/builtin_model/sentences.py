@@ -81,6 +81,25 @@ def split_sentences(paragraph: str) -> list[str]:
     return sentences
 
 
+# "remind me who the class A parents are", "can you remind me what the wifi is called": asking to
+# be told a fact again. With a time ("remind me at 4 what …", "… tomorrow") it is a reminder.
+REMIND_ME_OF_A_FACT = re.compile(
+    r"\b(?:(?:can|could|would) you\s+)?(?:please\s+)?remind me(?: again)?,?\s+"
+    r"(?=(?:who|what|which|where|whether|if|how)\b)"
+    r"(?!.*(?:\d|\b(?:tomorrow|tonight|later|this (?:morning|afternoon|evening)|next|"
+    r"in an? (?:hour|minute)|on (?:mon|tues|wednes|thurs|fri|satur|sun)day)\b))",
+    re.IGNORECASE,
+)
+
+
+def without_remind_me(text: str) -> str:
+    """The question a message opening with "remind me who/what …" asks; ``text`` otherwise."""
+    found = REMIND_ME_OF_A_FACT.search(text)
+    if found is None or re.search(r"\w", text[: found.start()]):
+        return text
+    return text[found.end() :]
+
+
 def asking_sentence(text: str) -> str:
     """ "Sorry, what's the number we have for Emma? She's at the desk asking.": the message up to
     the sentence that asks, when it explains after it (the whole message otherwise)."""

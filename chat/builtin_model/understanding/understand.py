@@ -26,7 +26,7 @@ from rapidfuzz import fuzz, process
 
 from actions.tools.words import Shape, ToolWords
 from chat.builtin_model.keystrokes import as_meant
-from chat.builtin_model.sentences import split_sentences
+from chat.builtin_model.sentences import REMIND_ME_OF_A_FACT, split_sentences
 from chat.builtin_model.understanding import questions as say
 from chat.builtin_model.understanding.arguments import tool_arguments
 from chat.builtin_model.understanding.body import (
@@ -222,18 +222,8 @@ _NEED_TO_KNOW = re.compile(
 )
 
 
-# "Remind me who the class A parents are?", "can you remind me what the wifi password is": a
-# reminder of a fact, asked now. With a time it is a reminder ("remind me at 5 what to bring").
-_REMIND_ME_OF_A_FACT = re.compile(
-    r"\bremind me(?: again)?,?\s+(?:who|what|which|where|whether|if|how)\b(?!.*(?:\d|\b(?:"
-    r"tomorrow|tonight|later|this (?:morning|afternoon|evening)|next|in an? (?:hour|minute)|"
-    r"on (?:mon|tues|wednes|thurs|fri|satur|sun)day)\b))",
-    re.IGNORECASE,
-)
-
-
 def _needed_tool(intent: Intent, text: str, env: _Env) -> Label:
-    if _REMIND_ME_OF_A_FACT.search(text):
+    if REMIND_ME_OF_A_FACT.search(text):
         return "knowledge" if intent.label in env.classifier.write_tools else intent.label
     verbs = {m.group(0).lower() for m in _ACTION_WORDS.finditer(text)} - {"알려", "tell"}
     asks_me = _ASKED_OF_YOU.search(text)  # "…, could you text him?"

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from chat.builtin_model.sentences import passage_units, split_sentences
+import pytest
+
+from chat.builtin_model.sentences import passage_units, split_sentences, without_remind_me
 
 IT_HELP = (
     "## Wi-Fi\n\n"
@@ -73,3 +75,18 @@ def test_dotted_initials_end_a_sentence_only_when_a_capital_follows() -> None:
         "It moved to the U.S.",
         "Then it closed.",
     ]
+
+
+@pytest.mark.parametrize(
+    ("text", "question"),
+    [
+        ("can you remind me who the class B parents are?", "who the class B parents are?"),
+        ("Remind me again, what is the wifi called", "what is the wifi called"),
+        # with a time it is a reminder to set, not a fact to tell
+        ("remind me tomorrow at 9 what to bring", "remind me tomorrow at 9 what to bring"),
+        # only at the start: the question is the whole message otherwise
+        ("Emma asked: remind me who teaches art?", "Emma asked: remind me who teaches art?"),
+    ],
+)
+def test_remind_me_of_a_fact_is_the_question_after_it(text: str, question: str) -> None:
+    assert without_remind_me(text) == question
