@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+
 import pytest
 from django.contrib.auth.models import Group, User
 from django.core.management import CommandError, call_command
@@ -117,3 +119,28 @@ def test_the_platform_admin_manages_tenants_on_the_platform_host() -> None:
     tenant_admin = Client(HTTP_HOST="localhost")
     http_login(tenant_admin, "admin", DEMO_PASSWORD)
     assert tenant_admin.get("/admin/tenants/tenant/").status_code == 404
+
+
+def test_tenant_create_without_a_password_or_a_terminal_says_how_to_give_one(
+    db: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("TENANT_ADMIN_PASSWORD", raising=False)
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))  # a script or a pipe: nobody to ask
+
+    with pytest.raises(CommandError, match="--admin-password, set TENANT_ADMIN_PASSWORD"):
+        call_command("tenant_create", "epsilon", name="Epsilon", domain=["epsilon.localhost"])
+
+    assert not Tenant.objects.filter(schema_name="epsilon").exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_tenant_create_takes_the_admin_password_from_the_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("TENANT_ADMIN_PASSWORD", "a-long-password-2")
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+
+    call_command("tenant_create", "zeta", name="Zeta", domain=["zeta.localhost"], admin="owner")
+
+    with tenant_context(Tenant.objects.get(schema_name="zeta")):
+        assert User.objects.get(username="owner").check_password("a-long-password-2")
