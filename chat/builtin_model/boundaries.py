@@ -86,7 +86,7 @@ _IMPERSONATION_EN = re.compile(
     r"impersonat\w*|disguised? as|masquerad\w* as|fake (?:being|it s from)|"
     r"(?:sign|signed) it as|in (?:\w+ ){0,2}name(?! tag)|"
     r"as if (?:it was|it were|it s|its|we were|you were) (?:coming |sent )?(?:from )?|"
-    r"(?:make|making) (?:it|the \w+) look like|look like it(?:s| s| came| comes) from|"
+    r"(?:make|making) (?:it|the \w+) look like|looks? like it(?:s| s| came| comes) from|"
     rf"as (?:the |their |her |his |your )?(?:{_AUTHORITY_EN})\b|"
     rf"from (?:the |their |her |his |your )?(?:{_AUTHORITY_EN})\b(?= saying| that| and| telling|$)|"
     rf"this is (?:the |your |their )?(?:{_AUTHORITY_EN})\b)"
@@ -170,7 +170,9 @@ _LIE_KO = re.compile(
     r"(?:확인된|확인 된|확실한|사실인지)\s?(?:건|것|게|거)?\s?"
     r"(?:아닌데|아니지만|모르지만|모르겠지만)"
     r"[^.?!]{0,40}(?:빼돌|횡령|훔치|훔쳤|도둑|사기|착복)|"
-    r"만우절[^.?!]{0,30}(?:화재|불\s?났|불이\s?났|대피|지진|폭발|휴교|휴원|확진|사고|비상)"
+    r"만우절[^.?!]{0,30}(?:화재|불\s?났|불이\s?났|대피|지진|폭발|휴교|휴원|확진|사고|비상)|"
+    # the writer's own aside: "…일주일 휴원. (사실 아님, 반응 보려는 것)"
+    r"[(\uff08]\s*사실\s?(?:아님|아니|아닌|무근)|반응\s?(?:을|이)?\s?(?:보려|볼려|보고\s?싶)"
 )
 # Someone's contact details sent on to a person whose claim to them is only their own word ("a
 # man says he's her ex-husband", "친척이라면서"): both halves must be there.
@@ -199,6 +201,11 @@ _ABUSE_EN = re.compile(
     # an ultimatum that threatens to shame: "pay by Friday or we'll make sure every family knows"
     r"\bor (?:else )?(?:well|we ll|we will|ill|i ll|i will) (?:make sure|tell|let|inform|post|"
     r"announce|share)(?: \w+){0,3} (?:every|everyone|everybody|all|the whole|the other)|"
+    # a child made to pay for what the parents do: "if he doesn't pay we'll make sure his son has
+    # a really miserable time in class"
+    r"(?:make|making) sure (?:that )?(?:his|her|their|your) (?:son|daughter|kid|kids|child|"
+    r"children|boy|girl)\b(?: \w+){0,6} (?:miserable|hard time|rough time|suffers?|regrets?|"
+    r"pays? for)|"
     # calling someone a criminal to others: "…we'll tell every parent his kid is a thief"
     r"(?:he|she|they|(?:his|her|their) \w+) (?:is|s|are|re|was) (?:a |an )?"
     r"(?:thief|thieves|liar|liars|criminal|crook|cheat|fraud|pervert)|"
@@ -217,7 +224,10 @@ _ABUSE_KO = re.compile(
     r"어떻게 될지 (?:몰라|모른|모릅)|겁나게|무섭게 (?:써|보내)|"
     r"겁\s?(?:좀\s?)?(?:줘|주라|줄래|주고|주게|주세요|먹여)|가만\s?안\s?있|"
     # the same message every few minutes until someone gives in: "5분마다 문자 가게 해줘"
-    r"\d+\s?(?:분|초)\s?마다|몇\s?(?:분|초)\s?마다"
+    r"\d+\s?(?:분|초)\s?마다|몇\s?(?:분|초)\s?마다|"
+    # "답장 할 때까지 매시간 문자 계속 보내요. 귀찮게 해 주세요": pestering until they give in
+    r"귀찮게\s?(?:해|하|만들)|(?:답장|답|연락)\s?(?:할|올|줄)\s?때까지[^.?!]{0,20}(?:계속|매)|"
+    r"매\s?(?:시간|분)(?:마다)?[^.?!]{0,12}계속"
 )
 
 
@@ -396,7 +406,8 @@ _MISSING_KO: tuple[tuple[Missing, re.Pattern[str]], ...] = (
     (
         "payment",
         re.compile(
-            r"(?:결제|송금|이체|환불|입금|지급)\s?(?:좀\s?)?(?:해|처리|까지)|돈\s?(?:좀\s?)?(?:보내|부쳐)"
+            r"(?:결제|송금|이체|환불|입금|지급)\s?(?:좀\s?)?(?:해|처리|까지|요망|바람|바랍니다)|"
+            r"돈\s?(?:좀\s?)?(?:보내|부쳐)"
         ),
     ),
     (

@@ -243,6 +243,13 @@ def compile_data_question(text: str, *, now: datetime, tz: tzinfo) -> str | None
     return plan.sql if plan else None
 
 
+_GROUP_THEN_WHO = re.compile(
+    r"^(?P<group>[^?.!,:\-–—]{3,40}?)\s*(?:[-–—,:]+|\?)\s*who(?:'s|s| is| are)\s+in\s+"  # noqa: RUF001
+    r"(?:there|it|that(?: one| group)?|this(?: one| group)?|them)\s*[?!.]*$",
+    re.IGNORECASE,
+)
+
+
 def plan_data_question(
     text: str, *, now: datetime, tz: tzinfo, groups: Sequence[str] | None = None
 ) -> DataQuestion | None:
@@ -253,6 +260,8 @@ def plan_data_question(
     them. "How many people lived in London?" is a question for the knowledge base, not a
     count of the contacts in a group called London."""
     text = without_remind_me(mended(" ".join(text.replace("\x00", " ").split())))
+    # "class a parents - who's in there", "teachers group, who's in it?": the group said first
+    text = _GROUP_THEN_WHO.sub(r"who is in \g<group>?", text)
     if not text or len(text) > MAX_QUESTION_CHARS or _NOT_DATA.search(text):
         return None
     if _WRITE_REQUEST.search(text):

@@ -42,7 +42,8 @@ _HANGUL = re.compile(r"[\uac00-\ud7af]")
 _FAMILY_S = r"\b(?:mom|mum|dad|mother|father|parent|guardian)(?:['’]?s)?\s+"  # noqa: RUF001
 _FIELD_WORDS: dict[Field, re.Pattern[str]] = {
     "email": re.compile(
-        r"\be-?mail\s+address(?:es)?\b|\bmail\s+address\b|'s\s+(?:work\s+|personal\s+|home\s+)?e-?mail\b"
+        r"\be-?mail\s+(?:address(?:es)?|addr|add)\b|\bmail\s+address\b"
+        r"|'s\s+(?:work\s+|personal\s+|home\s+)?e-?mail\b"
         r"|\be-?mail\s+(?:for|of)\b"
         r"|\baddress(?:es)?\b|(?:이메일|메일)\s*주소|(?:이메일|메일)(?:이|은|는|가)(?=\s|$)|주소"
         rf"|{_FAMILY_S}e-?mail\b"
@@ -79,7 +80,7 @@ _CHANNEL_WORDS: dict[Field, re.Pattern[str]] = {
 }
 _ALL_DETAILS = re.compile(r"\bcontact\s+(?:details|info(?:rmation)?)\b|\bdetails\b|연락처", _I)
 _HAS = re.compile(
-    r"\breach(?:able)?\b|\bget hold of\b|\bcontactable\b|\b(?:has|have|got)\s+(?:an?\s+)?"
+    r"\breach(?:able|ed)?\b|\bget hold of\b|\bcontactable\b|\b(?:has|have|got)\s+(?:an?\s+)?"
     r"(?:e-?mail|phone|number|telegram)|\b(?:on|use|uses|using)\s+telegram\b|"
     r"연락\s*(?:가능|되는|할\s*수|돼|되)|받을\s*수|"
     r"(?:텔레그램|이메일|메일|문자)(?:이|가|로|으로)?\s*(?:연결|연동|등록|되는|돼|가능|쓰는|있는)",
@@ -89,12 +90,15 @@ _LACKS = re.compile(
     r"\b(?:don'?t|do not|doesn'?t|does not|dont|without|no|missing|lack(?:s|ing)?)\s+"
     r"(?:have\s+|has\s+|got\s+)?(?:an?\s+|any\s+)?(?:e-?mail|phone|number|telegram)"
     r"|(?:이메일|메일|전화\s*번호|번호|텔레그램)(?:\s*(?:주소|아이디|id))?(?:이|가)?\s*"
-    r"(?:없는|없어|없나|안\s*되는|모르는|(?:등록|저장)(?:이)?\s*안\s*(?:된|되어\s*있는|돼\s*있는))",
+    r"(?:없는|없어|없나|안\s*되는|모르는|(?:등록|저장)(?:이)?\s*안\s*(?:된|되어\s*있는|돼\s*있는)|미등록)",
     _I,
 )
 _EN_QUESTION = re.compile(
     r"^\s*(?:what'?s|whats|what|which|who|whose|where|is|are|has|have|does|do|did|can|could|"
     r"any|anyone|tell me|show me|give me|find|look up)\b|\?\s*$"
+    # asked as a wish to know: "It would be helpful to know which of the class B parents …"
+    r"|^\s*(?:it(?:'d| would) be (?:helpful|good|great|useful|nice) to know|i(?:'d| would) like to "
+    r"know|i need to know|i want to know|i wonder|let me know)\s+(?:which|who|whether|if|what)\b"
     # asked as a bare noun phrase: "Ms Choi's email please", "Oliver's number pls"
     r"|^[\w .'’-]{1,40}?['’]s\s+(?:e-?mail(?:\s+address)?|phone(?:\s+number)?|mobile|number"  # noqa: RUF001
     r"|telegram(?:\s+id)?|contact details)\s*(?:please|pls|plz)?\s*[.!]*$",
@@ -102,6 +106,8 @@ _EN_QUESTION = re.compile(
 )
 _KO_QUESTION = re.compile(
     r"\?\s*$|뭐|무엇|누구|어느|무슨|어떤|몇|알려|있나|있어요|있어\s*$|인가|였지|이었|였나|예요|에요|임\s*$"
+    # "…거부한 분이 있는지 확인 부탁드립니다", "…목록 요망": asked as a task
+    r"|(?:있는지|없는지|인지|는지)\s*(?:좀\s*)?(?:확인|체크)|(?:목록|명단|리스트)\s*(?:요망|바람|부탁)"
     r"|야\s*$|니\s*$|죠\s*$|지\s*$|나요|까요"
     # "테일러 쌤 번호 좀", "민지 어머님 메일 주소요": the noun, asked for
     r"|(?:번호|전화\s*번호|이메일(?:\s*주소)?|메일\s*주소|연락처|텔레그램\s*아이디)\s*(?:좀|요|주세요)?\s*[.!]*$"

@@ -348,9 +348,10 @@ _CANCEL_OPENING_KO = re.compile(
         r"^(?:(?:아|아니|아냐|아니다|아니야|아니요|ㄴㄴ|노노|잠깐|잠깐만|잠깐만요|앗|음|그냥|죄송한데|죄송해요|"
         r"미안|미안한데|미안해요|혹시|저기|됐다|됐어|됐어요)\s*)*"
         r"(?:(?:그거|그것|이거|저거|방금 거|방금 것|방금 그거|방금 건|아까 건|그 건|방금|아까 거|"
-        r"아까 그거|아까|그|이|저|그 요청|방금 요청|아까 요청)\s*)?"
+        r"아까 그거|아까|위 건|위의 건|해당 건|이 건|그|이|저|그 요청|방금 요청|아까 요청)\s*)?"
         r"(?:(?P<tool_ko>문자|sms|텔레그램|이메일|메일|공지|알림|리마인더)(?:는|은|를|을|도)?\s*)?"
-        r"(?:(?:취소|철회|보류)(?:\s?(?:해|할|하|좀|요|시켜|부탁))\S*|(?:취소|철회)$|취소\s?취소\S*|"
+        r"(?:(?:취소|철회|보류)(?:\s?(?:해|할|하|좀|요|시켜|부탁|바람|바랍니다|요망))\S*|(?:취소|철회)$|"
+        r"취소\s?취소\S*|"
         r"보내지\s?(?:마|말)\S*|없던\s?(?:걸로|일로|거로)\S*|"
         r"안 보내도\s?\S+|올리지\s?(?:마|말)\S*)(?= |$)",
     )
@@ -377,10 +378,18 @@ _SOMEONE_ELSE_WILL = re.compile(
 )
 
 
+# "hold off on that one, dont schedule it": a verb of sending said not to be done asks nothing.
+_NOT_TO_BE_SENT = re.compile(
+    r"\b(?:dont|don t|do not|no need to|not|never)\s+(?:\w+\s+)?(?:send|text|email|e mail|mail|"
+    r"post|announce|remind|schedule|message|notify)\w*"
+)
+
+
 def _new_request_in(rest: str, *, korean: bool) -> bool:
     if korean:
         return bool(_NEW_REQUEST_KO.search(rest))
-    return bool(_NEW_REQUEST_EN.search(_SOMEONE_ELSE_WILL.sub(" ", rest)))
+    rest = _NOT_TO_BE_SENT.sub(" ", _SOMEONE_ELSE_WILL.sub(" ", rest))
+    return bool(_NEW_REQUEST_EN.search(rest))
 
 
 def _cancel_in_a_clause(text: str, *, korean: bool) -> Cancel | None:

@@ -215,6 +215,28 @@ _ABOUT_THEN_DASHED = re.compile(
     r"(?P<topic>[^-–—:.,\n]{2,50}?))\s+(?:-{1,2}|[–—])\s+(?P<rest>\S+(?:\s+\S+){2,}.*)$",  # noqa: RUF001
     re.IGNORECASE | re.DOTALL,
 )
+_ASKS_TO_SEND = re.compile(
+    r"^(?:(?:could|can|would|will)\s+you\s+(?:please\s+)?|please\s+)"
+    r"(?:e-?mail|text|sms|send|message|telegram|tell|let|post|announce|remind|notify)\b",
+    re.IGNORECASE,
+)
+_SEND_WORD = re.compile(
+    r"\b(?:e-?mail|text|sms|send|message|telegram|tell|post|announce|remind|notify|"
+    r"announcement|reminder)\b|문자|메일|공지|텔레",
+    re.IGNORECASE,
+)
+_ASKED_AS_A_QUESTION = re.compile(r"\b(?:could|can|would|will)\s+you\b", re.IGNORECASE)
+_SAID_TO_US = re.compile(
+    r"^(?:thanks?|thank you|thx|ty|cheers|sorry|much appreciated|appreciate|no rush|"
+    r"(?:he|she|they) (?:asked|wants|wanted|said)|i know)\b",
+    re.IGNORECASE,
+)
+_A_QUESTION_OF_ITS_OWN = re.compile(
+    r"^(?:what|when|where|who|which|why|how|whether|if|is|are|can|could|do|does|did|will|would|should|"
+    r"shall|has|have)\b",
+    re.IGNORECASE,
+)
+_BODY_IN_HEADING = re.compile(r"\s(?:내용|본문)(?:은|는)?\s*[:：]?\s+(?P<body>\S.*)$")  # noqa: RUF001
 # "공지 제목: 주차 안내⏎내용: …", "Subject: Trip⏎…": a heading labelled on a line of its own.
 _LINE_HEADING = re.compile(
     r"(?<!\S)(?:제목|subject|title)\s*[:：]\s*(?P<heading>[^\n]{2,80}?)\s*\n",  # noqa: RUF001
@@ -268,7 +290,8 @@ _KO_TAIL = re.compile(
     rf"|{_KO_CHANNEL}\s*(?:좀\s*)?(?:해\S*|부탁\S*)?)"
     r"(?:\s+(?:줘|주세요|줄래|줄래요|주실래요|둬|두세요|둬요|놔|놔줘|놔요)\S*"
     r"|\s+주시면\s+(?:감사|좋)\S*(?:\s+\S+)?"  # "전해 주시면 감사하겠습니다"
-    r"|\s+수\s*있\S*)?"  # "보내줄 수 있어요?"
+    r"|\s+수\s*있\S*"  # "보내줄 수 있어요?"
+    r"|\s+(?:주실|줄)\s*수\s*있\S*)?"  # "넣어 주실 수 있을까요"
     r"\s*[.!?~]*\s*$"
 )
 # "텔레그램으로 …" at the start of the message part names the channel, not the message.
@@ -335,6 +358,31 @@ _ASKED_LIKE_THIS = re.compile(
 def split_message(text: str) -> Split:
     """Cut ``text`` into head and body; ``body`` is None when the request names no text."""
     split = _split(_IN_A_LANGUAGE_LAST.sub("", _TRAILING_NOISE.sub("", text.strip())))
+    if split.body and _ASKS_TO_SEND.match(split.body) and not _SEND_WORD.search(split.head):
+        # "Sorry, one more thing: could you email Seojun's dad to say …": the colon ended a
+        # remark, and the request is what follows it
+        inner = _split(split.body)
+        split = Split(f"{split.head}: {inner.head}", inner.body, inner.heading or split.heading)
+    after_mark = split.body.split("?", 1)[1].strip() if split.body and "?" in split.body else ""
+    if split.body and _ASKED_AS_A_QUESTION.search(split.head) and _SAID_TO_US.match(after_mark):
+        # "Could you send him an SMS saying X? Thank you so much, and sorry …": the "?" closed
+        # the request; what follows is said to us
+        said = split.body[: split.body.index("?")].rstrip()
+        said += "?" if _A_QUESTION_OF_ITS_OWN.match(said) else "."
+        split = Split(split.head, said, split.heading)
+    elif (
+        split.body
+        and _ASKED_AS_A_QUESTION.search(split.head)
+        and split.body.endswith("?")
+        and split.body.count("?") == 1
+        and not _A_QUESTION_OF_ITS_OWN.match(split.body)
+    ):  # "Could you send him an SMS saying his class moves to room 2?": the request's "?"
+        split = Split(split.head, split.body[:-1].rstrip() + ".", split.heading)
+    labelled = _BODY_IN_HEADING.search(split.heading or "") if split.body is None else None
+    if split.heading and labelled is not None:
+        # "제목 회식 내용 금요일 회식 취소됨": the heading ran on into the labelled text
+        body = korean_direct(labelled["body"]) or labelled["body"]
+        split = Split(split.head, tidy(body), split.heading[: labelled.start()].strip())
     if split.body and (inside := _REQUEST_OPENS_BODY.match(split.body)):
         # "…put something in writing: an email to the Class A parents explaining that …"
         split = Split(f"{split.head}: {inside['req']}", tidy(inside["body"]), split.heading)
@@ -606,7 +654,14 @@ def _reported_then_more(req: str, rest: str) -> Split | None:
     inner = _korean(req.rstrip(" ,.!?~"))
     if inner is None or not inner.body:
         return None
+    if _REQUESTS_CLOSING_KO.match(rest):  # "…넣어 | 주실 수 있을까요?": the rest is the ask's end
+        return Split(f"{inner.head} {rest.strip()}", inner.body)
     return Split(inner.head, f"{inner.body.rstrip('.')}. {_plain_ending(_korean_message(rest))}")
+
+
+_REQUESTS_CLOSING_KO = re.compile(
+    r"^\s*(?:(?:주실|줄)\s*수\s*(?:있|없)\S*|주세요|주십시오|줘요?|줄래요?|주실래요|부탁\S*)\s*[.!?~]*\s*$"
+)
 
 
 def _plain_ending(sentence: str) -> str:

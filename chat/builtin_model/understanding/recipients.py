@@ -379,6 +379,26 @@ def _is_title(word: str, *, alone: bool) -> bool:
     return any(form in titles for form in variants(word))
 
 
+# Words before "선생님" that say which teachers, not who: "전체 선생님", "모든 선생님".
+_NOT_A_NAME_BEFORE_A_TITLE = frozenset(
+    {"전체", "모든", "모두", "우리", "저희", "각", "다른", "여러", "전", "우리반", "담당"}
+)
+_ONE_TEACHER = re.compile(r"^(?:선생님|쌤|선생|교사)(?:께서?|한테|에게|이|은|는|을|를|도)?$")
+
+
+def _titles_of_unknown_names(tokens: list[str]) -> set[int]:
+    """ "에밀리 선생님에게 문자": a name, then one teacher's title. The title is that person's,
+    not the Teachers group's; when the directory does not know the name, nobody is found and
+    the request asks who is meant."""
+    return {
+        index
+        for index in range(1, len(tokens))
+        if _ONE_TEACHER.match(tokens[index])
+        and re.fullmatch(r"[가-힣]{2,4}", tokens[index - 1])
+        and tokens[index - 1] not in _NOT_A_NAME_BEFORE_A_TITLE
+    }
+
+
 def _titled_surnames(directory: Directory, tokens: list[str]) -> tuple[list[Hit], set[int]]:
     """Contacts named by surname and title ("박 선생님께", "최선생님한테"), and the word
     positions such a pair covers (no group may be read there, even when no contact has it)."""
@@ -438,6 +458,9 @@ _DESCRIBED = re.compile(
     r"(?:전체\s*말고\s*)?한\s*분(?:한테|께|에게)만|"
     # "쌤한테 문자 좀": one teacher, unnamed ("유나 쌤한테" names her)
     r"(?:^|(?<=[.!?,]\s))쌤(?=한테|께|에게)|"
+    # "sms the teacher: room changed to 6": one teacher, unnamed ("the teachers" are the group)
+    r"(?:(?<=sms )|(?<=text )|(?<=txt )|(?<=email )|(?<=e-mail )|(?<=mail )|(?<=message )|"
+    r"(?<=telegram )|(?<=tell )|(?<=ping ))the\s+teacher\b(?!s|'s|\u2019s)|"
     r"\b(?:(?:the|our|my)\s+)?(?:class\s+[a-z0-9]\s+|[a-z0-9]\s+class\s+)?(?:homeroom|form)\s+"
     r"(?:teacher|tutor)\b",
     re.IGNORECASE,
@@ -531,6 +554,7 @@ def find_recipients(head: str, directory: Directory, *, spoken_of: bool = False)
     located = _words_at(_EMAIL.sub(blank, _PHONE.sub(blank, head)))[:_MAX_WORDS]
     tokens = [word for word, _ in located]
     titled, covered = _titled_surnames(directory, tokens)
+    covered |= _titles_of_unknown_names(tokens)
     hits = [*_contact_hits(directory, [_untitled(variants(t)) for t in tokens]), *titled]
     hits += [h for h in _group_hits(directory, tokens) if not covered & set(range(h.start, h.end))]
     hits = _without_relations_of_the_named(hits, tokens)

@@ -370,8 +370,8 @@ def _pending(history: list[tuple[Role, str]], env: _Env, depth: int) -> tuple[Dr
 # "Mr Taylor's travel claim has reached my desk … could you write to him by e-mail": the one
 # person the message speaks of is who "him" or "her" is.
 _TO_ONE_PERSON = re.compile(
-    r"\b(?:to|e-?mail|text|txt|message|tell|ping|let|remind|inform|notify|contact|ask)\s+"
-    r"(?:him|her)\b",
+    r"\b(?:to|e-?mail|text|txt|message|tell|ping|let|remind|inform|notify|contact|ask|send|"
+    r"write|drop|give)\s+(?:him|her)\b",
     re.IGNORECASE,
 )
 
@@ -727,25 +727,42 @@ def _after_recipients(label: str, head: str, found: Found, env: _Env) -> str | N
     if not env.is_a(label, "message") or not found.end:
         return None
     rest = _ADDRESSED_BY.sub("", re.sub(r"^\W+", "", head[found.end :]).strip())
+    rest = _MEMO_SUBJECT.sub("", rest)  # "전체 선생님 문자 건. 내일 …": a memo's "re: SMS"
     # "Emma한테 문자 좀 해줘": three words after her name, all of them the request itself.
     if len(request_words_removed(rest).split()) < 2 or _TIME_ONLY.match(rest):
         return None
-    if len(rest.split()) < 3:
+    if len(rest.split()) < 3 or _ONLY_THAT_IT_ARRIVES.match(rest):
         return None
     told = _TOLD_TO.match(rest)
     if told is None:
         return tidy(rest)
+    asked = _WHETHER.match(rest[told.end() :].strip()) if told["verb"].lower() == "ask" else None
+    if asked is not None:  # "to ask whether Sam can stay behind? I wasn't sure …" → "Can Sam …?"
+        return f"{asked['modal'].capitalize()} {asked['subject']} {asked['rest'].strip()}?"
     # …addressed to them now: "to check their pigeonholes" → "Please check your pigeonholes";
     # "can you text her to bring the remote? 감사합니다": the "?" and thanks were the request's
     said = _REQUESTS_OWN_END.sub("", addressed_to_them(rest[told.end() :]))
     return tidy(f"please {told['verb']}{said}")
 
 
+_MEMO_SUBJECT = re.compile(r"^(?:문자|메일|이메일|공지|텔레(?:그램)?|카톡)\s*건\s*[.:,]\s*")
+# "It'd be good if Oliver got a Telegram from us at some point": that one arrives, not what it says.
+_ONLY_THAT_IT_ARRIVES = re.compile(
+    r"^(?:gets?|got|receives?|received|has|had|hears?)\s+(?:a|an|one|some)\s+(?:quick\s+)?"
+    r"(?:telegram|text|sms|e-?mail|message|note|line|word)\b(?:\s+from\s+(?:us|me|the \w+))?"
+    r"(?:\s+(?:at some point|soon|later|today|tomorrow|this week|asap|when you can))?\s*[.!]*$",
+    re.IGNORECASE,
+)
 # "text the Class A parents to bring packed lunches": what they are told to do goes out as
 # "Please bring packed lunches.", not as "To bring packed lunches."
 _TOLD_TO = re.compile(
     r"^to\s+(?!(?:me|you|him|her|them|us|the|a|an|all|every\w*|my|our|his|their)\b)"
     r"(?P<verb>[a-z]+)\b",
+    re.IGNORECASE,
+)
+_WHETHER = re.compile(
+    r"^(?:whether|if)\s+(?P<subject>[^,?]{1,40}?)\s+"
+    r"(?P<modal>can|could|will|would|should|is|are|has|have)\s+(?P<rest>[^?]{3,}?)\s*(?:\?|$)",
     re.IGNORECASE,
 )
 _REQUESTS_OWN_END = re.compile(
