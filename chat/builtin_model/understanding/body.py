@@ -363,21 +363,8 @@ def split_message(text: str) -> Split:
         # remark, and the request is what follows it
         inner = _split(split.body)
         split = Split(f"{split.head}: {inner.head}", inner.body, inner.heading or split.heading)
-    after_mark = split.body.split("?", 1)[1].strip() if split.body and "?" in split.body else ""
-    if split.body and _ASKED_AS_A_QUESTION.search(split.head) and _SAID_TO_US.match(after_mark):
-        # "Could you send him an SMS saying X? Thank you so much, and sorry …": the "?" closed
-        # the request; what follows is said to us
-        said = split.body[: split.body.index("?")].rstrip()
-        said += "?" if _A_QUESTION_OF_ITS_OWN.match(said) else "."
-        split = Split(split.head, said, split.heading)
-    elif (
-        split.body
-        and _ASKED_AS_A_QUESTION.search(split.head)
-        and split.body.endswith("?")
-        and split.body.count("?") == 1
-        and not _A_QUESTION_OF_ITS_OWN.match(split.body)
-    ):  # "Could you send him an SMS saying his class moves to room 2?": the request's "?"
-        split = Split(split.head, split.body[:-1].rstrip() + ".", split.heading)
+    if split.body and _ASKED_AS_A_QUESTION.search(split.head):
+        split = Split(split.head, _without_the_requests_mark(split.body), split.heading)
     labelled = _BODY_IN_HEADING.search(split.heading or "") if split.body is None else None
     if split.heading and labelled is not None:
         # "제목 회식 내용 금요일 회식 취소됨": the heading ran on into the labelled text
@@ -657,6 +644,19 @@ def _reported_then_more(req: str, rest: str) -> Split | None:
     if _REQUESTS_CLOSING_KO.match(rest):  # "…넣어 | 주실 수 있을까요?": the rest is the ask's end
         return Split(f"{inner.head} {rest.strip()}", inner.body)
     return Split(inner.head, f"{inner.body.rstrip('.')}. {_plain_ending(_korean_message(rest))}")
+
+
+def _without_the_requests_mark(body: str) -> str:
+    """The text of a request asked as a question ("Could you send him an SMS saying …?"): its
+    "?" is the request's, and what follows it ("Thank you so much, and sorry …") is said to us.
+    A text that is a question of its own keeps its mark."""
+    said, mark, after = body.partition("?")
+    own_question = bool(_A_QUESTION_OF_ITS_OWN.match(said))
+    if not mark or (after.strip() and not _SAID_TO_US.match(after.strip())):
+        return body
+    if not after.strip() and own_question:
+        return body
+    return said.rstrip() + ("?" if own_question else ".")
 
 
 _REQUESTS_CLOSING_KO = re.compile(

@@ -53,27 +53,25 @@ def sounds_like(latin: str, hangul: str) -> bool:
         return True
     # Two consonants match many everyday words ("도로", road, is t-l like Taylor): the first
     # vowel must be one Korean ears give that English letter (Taylor 테, Oliver 올, Emma 엠).
-    if _korean_first_vowel(hangul) not in _HEARD_AS.get(_first_vowel(latin), ""):
+    if _korean_first_vowel(hangul) not in _first_vowel_heard_as(latin):
         return False
     return len(english) > 1 or _opening_vowel(latin) == _korean_opening_vowel(hangul)
 
 
-# The coarse Korean vowels (the last letter of ``_VOWELS``' entry) an English vowel letter is
-# heard as in a name's first syllable: Taylor 테, James 제, Sam 샘; Mike 마, Kim 킴; Duncan 던.
-_HEARD_AS = {"a": "ae", "e": "ei", "i": "ia", "o": "o", "u": "oue", "y": "ai", "é": "e", "í": "i"}
-
-
-# Vowel pairs heard as one Korean vowel: Taylor 테, Raymond 레, Haley 헤, Deena 디, Jean 진.
+# The coarse Korean vowels (the last letter of ``_VOWELS``' entry) an English vowel is heard as
+# in a name's first syllable: a pair as one vowel (Taylor 테, Raymond 레, Deena 디, Jean 진),
+# else by its letter (James 제, Sam 샘; Mike 마, Kim 킴; Duncan 던).
 _PAIRS_HEARD_AS = {"ay": "e", "ai": "e", "ey": "e", "ee": "i", "ea": "i"}
+_LETTERS_HEARD_AS = {"a": "ae", "e": "ei", "i": "ia", "o": "o", "u": "oue", "y": "ai"}
 
 
-def _first_vowel(word: str) -> str:
-    """The first vowel of ``word`` as a key of ``_HEARD_AS`` (a pair: the vowel heard)."""
+def _first_vowel_heard_as(word: str) -> str:
+    """The Korean vowels the first vowel of ``word`` may be heard as ("" when it has none)."""
     found = re.search(r"[aeiouy]{1,2}", word[1:] if word[0] == "y" else word)
     if found is None:
         return ""
-    pair = _PAIRS_HEARD_AS.get(found.group(0)[:2])
-    return {"e": "é", "i": "í"}[pair] if pair else found.group(0)[0]
+    vowels = found.group(0)
+    return _PAIRS_HEARD_AS.get(vowels) or _LETTERS_HEARD_AS[vowels[0]]
 
 
 def _korean_first_vowel(word: str) -> str:
