@@ -811,9 +811,7 @@ _WONDERS_KO = re.compile(
 )
 # A Korean sentence that asks with a question word and a question mark, wherever it stands:
 # "불나면 애들 어디로 모이게 해야 됨? 집결지 까먹었어 ㅋㅋ".
-_KO_WH_QUESTION = re.compile(
-    r"(?:^|[.!?\n])[^.!?\n]*(?:언제|누가|누구|무엇|무슨|뭐|뭘|어디|어떤|어떻게|몇|왜|얼마)[^.!?\n]*[?？]"  # noqa: RUF001
-)
+_KO_WH_QUESTION = re.compile(rf"(?:^|[.!?\n])[^.!?\n]*(?:{_WH_KO.pattern})[^.!?\n]*[?\uff1f]")
 # …or a yes/no question, "?" typed, with a remark after it: "낼 애들 샌들 신고 와도 돼요?? 다들
 # 쪼리 신고 옴ㅠ".
 _KO_YES_NO = re.compile(r"(?:돼|되|될까|되나|나|까|니|냐|죠|지|어|아|야|요)\S{0,2}\s*[?？]")  # noqa: RUF001
