@@ -6,13 +6,15 @@ running ``make run``), started by the same code as ``manage.py infra up``.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from django.db import connection
+from django.db import OperationalError, connection, transaction
 from django.test import Client
 from django_tenants.utils import tenant_context
+from psycopg.errors import DeadlockDetected
 
 from core.infra import EmbeddedInfra, default_infra
 from core.schema import use_public_schema
@@ -100,8 +102,26 @@ _KEPT_TENANT_TABLES = {
 }
 
 
-def _truncate_test_tenant_schemas() -> None:
-    """Empty the test tenants' tables: a transactional test's flush only reaches public."""
+def _truncate_test_tenant_schemas(attempts: int = 5) -> None:
+    """Empty the test tenants' tables: a transactional test's flush only reaches public.
+
+    A worker may still be finishing a task the test started (a notification after an
+    approval): TRUNCATE then takes its table locks in another order than the worker's
+    transaction, and PostgreSQL may end the TRUNCATE as a deadlock's victim. It is tried again
+    (the worker's transaction has ended by then); left undone, the next test would find this
+    test's users."""
+    for attempt in range(1, attempts + 1):
+        try:
+            with transaction.atomic():
+                _truncate_once()
+            return
+        except OperationalError as error:
+            if not isinstance(error.__cause__, DeadlockDetected) or attempt == attempts:
+                raise
+            time.sleep(0.2 * attempt)
+
+
+def _truncate_once() -> None:
     schemas = [TENANT_A.schema_name, TENANT_B.schema_name]
     with connection.cursor() as cursor:
         cursor.execute(
