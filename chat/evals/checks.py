@@ -143,7 +143,11 @@ def _tool_check(expect: Expect, seen: Observation) -> Check:
     proposed = seen.proposal.tool if seen.proposal else None
     if expect.tool is None:
         return Check("no action", "route", proposed is None, f"proposed {proposed or 'nothing'}")
-    return Check("tool", "route", proposed == expect.tool, f"proposed {proposed or 'nothing'}")
+    # What it said instead is what one needs to see to tell a fair refusal from a miss.
+    detail = (
+        f"proposed {proposed}" if proposed else f"proposed nothing, replied {seen.reply[:160]!r}"
+    )
+    return Check("tool", "route", proposed == expect.tool, detail)
 
 
 def _route_check(route: str, seen: Observation) -> Check:

@@ -57,7 +57,8 @@ def test_failing_cases_are_listed_without_failing_the_command(
 
     output = agent_eval("--tenant", "alpha", path)
 
-    assert "FAIL mongolia [en] tool: proposed nothing" in output
+    assert "FAIL mongolia [en] tool: proposed nothing, replied " in output
+    assert "does not cover that" in output  # what it said instead
 
 
 def test_json_output_has_totals_and_one_result_per_case(cases_file: Path) -> None:
