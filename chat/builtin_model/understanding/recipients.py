@@ -43,7 +43,7 @@ _POSSESSIVE = re.compile(
 _PARTICLE_LIST = (
     "에게서 에게는 에게도 한테는 한테도 에게 한테 께서 께 님께 님들께 님들에게 님들한테 님에게 "
     "님한테 님들 님 씨 들 이랑 랑 하고 와 과 을 를 은 는 이 가 도 의 으로 로 에는 에 "
-    "에게만 한테만 께만 만"
+    "에게만 한테만 께만 만 네"  # "서준이네": the family of
 )
 _KO_PARTICLES = tuple(sorted(_PARTICLE_LIST.split(), key=len, reverse=True))
 # Korean words for the kinds of groups organisations keep, read as the English group names.
@@ -158,7 +158,8 @@ def _untitled(forms: list[str]) -> list[str]:
             rest, particle = form[:at], form[at + len(title) :]
             named = _HANGUL.match(rest) or (rest.isascii() and rest.isalpha())  # "유나", "yuna"
             if at >= 2 and len(particle) <= 3 and named and rest not in out:
-                out.append(rest)
+                # "서준이어머님": the name keeps the 이 a name ending in a consonant takes
+                out.extend(form for form in variants(rest) if form not in out)
                 break
     return out
 
@@ -567,4 +568,7 @@ def find_recipients(head: str, directory: Directory, *, spoken_of: bool = False)
         else:
             found.ambiguous.append(names)
     found.names = list(dict.fromkeys(found.names))
+    # "the parents will forget … send it to the Class A parents": the words that name one group
+    # settle what a looser mention left open, when the group is one of its readings.
+    found.ambiguous = [names for names in found.ambiguous if not set(names) & set(found.names)]
     return found

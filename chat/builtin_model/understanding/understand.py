@@ -40,6 +40,7 @@ from chat.builtin_model.understanding.body import (
     tidy,
     title_of,
 )
+from chat.builtin_model.understanding.content import says_nothing
 from chat.builtin_model.understanding.directory import Directory
 from chat.builtin_model.understanding.draft import Draft
 from chat.builtin_model.understanding.intent import Intent, IntentClassifier, Label
@@ -177,6 +178,9 @@ def _understand(text: str, history: list[tuple[Role, str]], env: _Env, depth: in
     if intent.label not in env.classifier.write_tools:
         return _Result(Understanding(intent.label, intent.confidence))
     label = _scheduled_not_sent(_sent_not_reminded(intent, text, env), text, env)
+    label = _unnamed_and_unsure(replace(intent, label=label), text, env)
+    if label not in env.classifier.write_tools:
+        return _Result(Understanding(label, intent.confidence))
     return _fresh(text, label, intent.confidence, env)
 
 
@@ -220,6 +224,26 @@ _NEED_TO_KNOW = re.compile(
     r"learn|understand|remember)\b|알고\s?싶|읽고\s?싶|보고\s?싶|확인하고\s?싶",
     re.IGNORECASE,
 )
+
+
+# An announcement or a reminder read by meaning alone, by a hair and with none of its words:
+# "B반 학부모님 명단을 정리하고 있는데요, … 누구누구인지 알려주실 수 있을까요?" came out an
+# announcement by 0.005. A message to someone named has its recipients to go on; these two,
+# asked as a question, have nothing, so the best reading that is not a write answers instead.
+_MIN_UNNAMED_MARGIN = 0.1
+
+
+def _unnamed_and_unsure(intent: Intent, text: str, env: _Env) -> Label:
+    if (
+        intent.label not in env.classifier.write_tools
+        or env.is_a(intent.label, "message")
+        or intent.confidence >= _MIN_UNNAMED_MARGIN
+        or intent.label in env.named_tools(text)
+        or not any(mark in text for mark in "?\uff1f")  # "board post for class B: bake sale"
+    ):
+        return intent.label
+    others = {k: v for k, v in intent.scores.items() if k not in env.classifier.write_tools}
+    return cast(Label, max(others, key=others.__getitem__)) if others else intent.label
 
 
 def _needed_tool(intent: Intent, text: str, env: _Env) -> Label:
@@ -1061,7 +1085,12 @@ _ONLY_A_REFERENCE = re.compile(
 
 def _check_body(draft: Draft, env: _Env) -> Understanding | None:
     body = (draft.body or "").strip()
-    if body and not _ONLY_ASKING.match(body) and not _ONLY_A_REFERENCE.match(body):
+    if (
+        body
+        and not _ONLY_ASKING.match(body)
+        and not _ONLY_A_REFERENCE.match(body)
+        and not says_nothing(body, (words.cue for words in env.classifier.tools.values()))
+    ):
         return None
     # A scheduled SMS is still an SMS to the person asking: name the channel they named.
     return _ask(draft, say.what(env.words(draft.channel or draft.tool), draft.ko), "body")
