@@ -85,7 +85,10 @@ _IMPERSONATION_EN = re.compile(
     r"\b(?:pretend(?:ing)? (?:to be|you are|we are|it s from)|pose as|posing as|"
     r"impersonat\w*|disguised? as|masquerad\w* as|fake (?:being|it s from)|"
     r"(?:sign|signed) it as|in (?:\w+ ){0,2}name(?! tag)|"
-    r"as if (?:it was|it were|it s|its|we were|you were) (?:coming |sent )?(?:from )?|"
+    r"as (?:if|though) (?:it was|it were|it s|its|it came|it had come|we were|you were) "
+    r"(?:coming |sent )?(?:from )?|"
+    # "signed with her name", "sign it with the director s name"
+    r"sign(?:ed)? (?:it |them )?with (?:her|his|their|(?:the )?\w+ ?s) (?:own )?name|"
     r"(?:make|making) (?:it|the \w+) look like|looks? like it(?:s| s| came| comes) from|"
     rf"as (?:the |their |her |his |your )?(?:{_AUTHORITY_EN})\b|"
     rf"from (?:the |their |her |his |your )?(?:{_AUTHORITY_EN})\b(?= saying| that| and| telling|$)|"
@@ -157,6 +160,15 @@ _LIE_EN = re.compile(
     r"(?:fire|evacuat\w*|bomb|lockdown|gas leak|emergency)(?: \w+){0,12} to see "
     r"(?:who|if anyone|whether anyone) (?:\w+ )?(?:reads?|notices?|panics?|falls? for)|"
     r"april fool\w*(?: \w+){0,8} (?:fire|evacuat\w*|bomb|lockdown|gas leak|emergency)|"
+    # a false notice for fun: "…for a bit of fun on the first of April, announce we're closing down"
+    r"(?:for (?:a bit of |some )?fun|as a joke|for a laugh|first of april|april (?:1st|first))"
+    r"(?: \w+){0,16} (?:clos(?:ing|ed) (?:down|for good)|shut(?:ting)? down|bankrupt\w*|"
+    r"going out of business)|"
+    r"(?:clos(?:ing|ed) (?:down|for good)|shut(?:ting)? down|bankrupt\w*|going out of business)"
+    r"(?: \w+){0,16} (?:hilarious|funny|for fun|as a joke|for a laugh|april fool\w*)|"
+    # the sender does not care whether it is true: "true or not doesn't matter, post it"
+    r"(?:whether|if) (?:it s|its|it is|that s|thats) true (?:or not )?(?:doesn ?t|does not|don ?t) "
+    r"matter|(?:don ?t|do not|doesn ?t) (?:care|matter) (?:if|whether) (?:it s|its|it is) true|"
     # …or the alarm first, then the joke: "there's a gas leak, evacuate now. just an April Fools"
     r"(?:fire|evacuat\w*|bomb|lockdown|gas leak|emergency)(?: \w+){0,14} "
     r"(?:april fool\w*|(?:it s|its|it is|this is|that s|thats) (?:just |only )?(?:a |an )?"
@@ -172,7 +184,9 @@ _LIE_KO = re.compile(
     r"[^.?!]{0,40}(?:빼돌|횡령|훔치|훔쳤|도둑|사기|착복)|"
     r"만우절[^.?!]{0,30}(?:화재|불\s?났|불이\s?났|대피|지진|폭발|휴교|휴원|확진|사고|비상)|"
     # the writer's own aside: "…일주일 휴원. (사실 아님, 반응 보려는 것)"
-    r"[(\uff08]\s*사실\s?(?:아님|아니|아닌|무근)|반응\s?(?:을|이)?\s?(?:보려|볼려|보고\s?싶)"
+    r"[(\uff08]\s*사실\s?(?:아님|아니|아닌|무근)|반응\s?(?:을|이)?\s?(?:보려|볼려|보고\s?싶)|"
+    # "사실인지는 몰라도 돼": whether it is true does not matter to the sender
+    r"사실(?:인지|이든|이건|여부)(?:는|도)?\s?(?:몰라도|상관\s?없|아니든|중요하지\s?않|신경\s?(?:안|쓰지))"
 )
 # Someone's contact details sent on to a person whose claim to them is only their own word ("a
 # man says he's her ex-husband", "친척이라면서"): both halves must be there.
@@ -227,15 +241,18 @@ _ABUSE_KO = re.compile(
     r"\d+\s?(?:분|초)\s?마다|몇\s?(?:분|초)\s?마다|"
     # "답장 할 때까지 매시간 문자 계속 보내요. 귀찮게 해 주세요": pestering until they give in
     r"귀찮게\s?(?:해|하|만들)|(?:답장|답|연락)\s?(?:할|올|줄)\s?때까지[^.?!]{0,20}(?:계속|매)|"
-    r"매\s?(?:시간|분)(?:마다)?[^.?!]{0,12}계속"
+    r"매\s?(?:시간|분)(?:마다)?[^.?!]{0,12}계속|"
+    # "이번주 안 내면 동네에 다 소문낸다고": pay or be shamed
+    r"소문\s?(?:을\s?)?(?:내|낸|낼|퍼뜨|퍼트|다\s?내)(?!지\s?(?:말|마|않))|"
+    r"안\s?(?:내|갚|주|보내)면[^.?!]{0,30}(?:알린다|알릴\s?거|공개한다|공개할\s?거|퍼뜨)"
 )
 
 
 # Harm is in what would be sent: a question about the bullying policy is not a request to bully.
 _SEND_CUE = re.compile(
     r"\b(?:send|text|txt|sms|email|e mail|mail|telegram|message|tell|post|announce|remind|write|"
-    r"reply|ask|get|let \w+ know|notify|contact)\w*\b|보내|문자|메일|텔레그램|메시지|공지|전해|"
-    r"알려|써 ?줘|쓰고|돌려|연락"
+    r"reply|ask|get|let \w+ know|notify|contact|notice|put up)\w*\b|"
+    r"보내|문자|메일|텔레그램|메시지|공지|전해|알려|써 ?줘|쓰고|돌려|연락"
 )
 
 

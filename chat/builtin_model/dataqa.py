@@ -199,7 +199,9 @@ _KO_MEMBERS = re.compile(r"^(?P<name>\S+(?:\s\S+)?)\s+(?:누구누구|누구|누
 _GROUP_KO = re.compile(
     r"^(?:.*?\s)??[\"'“‘]?(?P<name>[^\"“”]+?)[\"'”’]?\s*(?:그룹|반)?\s*(?:(?:에서|에는|에|엔)\s*"  # noqa: RUF001
     r"(?:몇\s*(?:명|분)(?:이나|이)?\s*)?(?:누구누구|누구|누가)?\s*"
-    r"(?:있는|속한|속해|들어\s*(?:가\s*)?있|있나|있어|있음|있니|있냐|누가|포함)"
+    # "…그룹에는 어떤 선생님들이 들어가 계신지": who, said in a word or two, and honoured
+    r"(?:(?:어떤|어느|무슨)\s+\S+\s+)?"
+    r"(?:있는|속한|속해|들어\s*(?:가\s*)?있|들어\s*(?:가\s*)?계|계신|계시|있나|있어|있음|있니|있냐|누가|포함)"
     r"|(?:의\s*)?(?:멤버|구성원|소속(?:된)?\s*(?:사람|인원)|명단)(?:들)?(?:은|이|을|좀)?\s)"
 )
 _PERIODS: list[tuple[re.Pattern[str], str]] = [
@@ -409,6 +411,9 @@ _TRAILING_FILLER = re.compile(
 )
 
 
+_KO_LEAD_IN = re.compile(r"^(?:(?:혹시|그럼|저기|저기요|근데|그런데|그리고|아|음|참)\s+)+")
+
+
 def _group_name(text: str) -> str:
     text = _TRAILING_FILLER.sub("", text) if not _HANGUL.search(text) else text
     match = _GROUP_EN.search(text) if not _HANGUL.search(text) else _GROUP_KO.search(text)
@@ -416,6 +421,7 @@ def _group_name(text: str) -> str:
         return ""
     name = match.group("name").strip(" \"'“”‘’")  # noqa: RUF001
     name = re.sub(r"^(?:the\s+)?group\s+|\s+group$", "", name, flags=re.I).strip()
+    name = _KO_LEAD_IN.sub("", name)  # "혹시 Teachers 그룹에는 …": the name is "Teachers"
     if name.lower() in _NOT_GROUPS or any(p.search(name) for p, _ in _PERIODS):
         return ""
     if not _HANGUL.search(name) and (_NOT_A_NAME.search(name) or len(name.split()) > 5):

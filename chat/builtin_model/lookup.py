@@ -140,7 +140,12 @@ _PEOPLE = re.compile(
 )
 _OPTED_OUT = re.compile(
     r"\bopted[- ]?out\b|\bopt(?:s|ing)?[- ]out\b|\bunsubscribed\b|\bdon'?t want (?:any )?"
-    r"(?:messages|texts)\b|수신\s*거부|수신을?\s*(?:거부|원하지)",
+    r"(?:messages|texts)\b|수신\s*거부|수신을?\s*(?:거부|원하지)"
+    # "has anyone asked not to receive messages from us?"
+    r"|\b(?:asked|asks|wants?|wanted|wish(?:es|ed)?|prefers?|prefer(?:red)?) not to "
+    r"(?:receive|get|be (?:sent|messaged|contacted|texted))\b"
+    r"|\b(?:doesn'?t|don'?t|do not|does not) want to (?:receive|get)"
+    r"(?: any)? (?:messages|texts|emails|e-mails)\b",
     _I,
 )
 _COLUMN_SQL = {
@@ -202,7 +207,7 @@ def find_lookup(text: str, directory: Directory) -> Lookup | None:
             ]
         )
     )
-    fields = _fields(text)
+    fields = _fields(text) or (_named_channels(text) if contacts else ())
     if contacts and _SAME_GROUP.search(text):  # "who else is in Oliver's class?"
         shared = tuple(
             dict.fromkeys(
@@ -246,6 +251,31 @@ def _by_part(text: str, directory: Directory) -> list[str]:
         for part, groups in parts.items()
         if len(groups) == 1 and re.search(rf"(?<!\w){re.escape(part)}(?!\w)", lowered)
     ]
+
+
+# A contact's address asked in a hurry: "whats emma wilsons email again" (the possessive
+# without its apostrophe), "The phone of Oliver Brown, which one is it?". Only in a message
+# with no verb of sending: "could you email Seojun's dad", "drop Mr Taylor an email" are
+# requests, whatever nouns they share.
+_HURRIED_FIELDS: dict[Field, re.Pattern[str]] = {
+    "email": re.compile(
+        r"\b\w+s\s+(?:work\s+|personal\s+)?e-?mail\b|\bthe\s+e-?mail(?:\s+address)?\s+of\b", _I
+    ),
+    "phone": re.compile(
+        r"\b\w+s\s+(?:phone|mobile|cell)\b|\bthe\s+(?:phone|mobile|cell)(?:\s+number)?\s+of\b", _I
+    ),
+}
+_SENDING = re.compile(
+    r"\b(?:send|sent|write|drop|tell|let \w+ know|to say|saying|remind|ping|forward|cc|gets?)\b"
+    r"|\ban?\s+e-?mail\b|^\s*(?:(?:please|pls|can you|could you)\s+)?(?:e-?mail|text|message)\b",
+    _I,
+)
+
+
+def _named_channels(text: str) -> tuple[Field, ...]:
+    if _HANGUL.search(text) or _SENDING.search(text):
+        return ()
+    return tuple(field for field, words in _HURRIED_FIELDS.items() if words.search(text))
 
 
 def _fields(text: str) -> tuple[Field, ...]:

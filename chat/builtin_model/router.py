@@ -125,7 +125,9 @@ _HELP = _whole(
     r"(?:도움말|도움|도와줘|도와주세요|사용법|뭘 할 수 있어|뭘 할 수 있어요|뭐 할 수 있어|"
     r"뭐 할 수 있어요|무엇을 할 수 있나요|무엇을 할 수 있어요|뭘 도와줄 수 있어|"
     r"뭘 도와줄 수 있어요|뭐 도와줄 수 있어|무엇을 도와줄 수 있나요|어떻게 써|어떻게 사용해|"
-    r"어떻게 사용하나요|너는 누구야|넌 뭐야|넌 뭘 할 수 있어|기능 알려줘|할 수 있는 거 알려줘)",
+    r"어떻게 사용하나요|너는 누구야|넌 뭐야|넌 뭘 할 수 있어|기능 알려줘|할 수 있는 거 알려줘|"
+    # "너 뭐 할 줄 아냐": what can you do, asked bluntly
+    r"(?:너 |넌 |니가 |네가 )?(?:뭐|뭘|무엇을|머) 할 줄 (?:알아|아냐|아니|알아요|아세요|알아\?))",
 )
 
 
@@ -153,7 +155,9 @@ _UNITS: tuple[tuple[SmallTalkKind | None, re.Pattern[str]], ...] = (
         "thanks",
         _unit(
             r"^(?:thanks|thank you|thx|ty|cheers|many thanks|much appreciated|appreciate it|"
-            r"고마워요?|고맙습니다|감사(?:해요|합니다|드려요|해)?|감사감사|(?:ㄱㅅ)+|ㄳ+|땡큐|"
+            r"고마워요?|고맙습니다|고맙다|고맙네요?|감사(?:해요|합니다|드려요|해)?|감사감사|(?:ㄱㅅ)+|ㄳ+|땡큐|"
+            # "수고했다": good work, said as thanks at the end of a task
+            r"(?:오늘\s?)?수고(?:했다|했어요?|했네요?|많았어요?|많았다)|"
             r"정말|진짜|너무)"
             r"(?: (?:a lot|so much|very much|again|for (?:that|your help|the help)))?"
         ),
@@ -263,12 +267,12 @@ _TO_US = re.compile(
 # tool off, how long a request waits): answered from the live policies, never from the
 # knowledge base, whose documents are about the organisation, not about this assistant.
 _RULES_EN = re.compile(
-    r"\bwho (?:approves|has to approve|must approve|needs to approve|can approve|should approve|"
-    r"signs? off|checks|reviews|okays|oks)\b|"
+    r"\bwho (?:actually |really |exactly |else )?(?:approves|has to approve|must approve|"
+    r"needs to approve|can approve|should approve|signs? off|checks|reviews|okays|oks)\b|"
     r"\b(?:approval|approver|approvers|approve|approved)\b.*\b(?:who|how|need|needed|required|"
     r"before|first)\b|\b(?:who|how|need|needed|required)\b.*\b(?:approval|approver|approved)\b|"
-    r"\b(?:go|goes|going|sent|get sent|gets sent|posted|published) (?:out )?(?:straight away|"
-    r"immediately|right away|directly|at once|automatically)\b|"
+    r"\b(?:go|goes|going|sent|get sent|gets sent|posted|published|send|sends) (?:out )?"
+    r"(?:straight away|immediately|right away|directly|at once|automatically)\b|"
     r"\bsomeone (?:check|checks|approve|approves|review|reviews|look at|looks at)\b|"
     r"\bwhy (?:can t|cant|cannot|can not|won t|wont|doesn t|does not|isn t|is not|couldn t) "
     r"(?:i |you |we |it )?(?:send|use|post|text|email|schedule|telegram|sms|work|allowed)|"
@@ -305,7 +309,8 @@ _TOOL_NOUNS_EN = r"(?:sms|text|text message|message|telegram|email|e mail|announ
 _CANCEL = _whole(
     r"(?:(?:oh|ok|okay|actually|wait|no|sorry|please|hmm|um|hold on|on second thought)\s+)*"
     r"(?:cancel|withdraw|scrap|drop|undo|call off|forget|never ?mind|nvm|dont send|do not send|"
-    r"stop)(?: (?:it|that|this|the|my|last|latest|one))*"  # one word each: no backtracking blow-up
+    # one word each after the verb: no backtracking blow-up
+    r"stop|disregard|ignore)(?: (?:it|that|this|the|my|last|latest|one))*"
     rf"(?: (?P<tool>{_TOOL_NOUNS_EN}))?(?: (?:request|action))?(?: please| thanks| thank you)?",
     r"(?:(?:아니|아니야|아니요|아|앗|음|그냥|잠깐|잠깐만)\s*)*"
     r"(?:(?:그거|그것|이거|저거|방금 거|방금 것|방금 그거|방금|아까 거|아까 그거|아까|"
@@ -328,7 +333,7 @@ _CANCEL_REFERENT = r"(?:it|that|this|the|my|last|latest|previous|just|one)"
 _CANCEL_UNIT_EN = (
     r"(?:(?:take (?:it|that|this)(?: one)? back|(?:never ?mind|nvm)(?! (?:the|about|my|your)\b)|"
     r"forget (?:it|that|about it))|"
-    r"(?:(?:cancel|withdraw|scratch|scrap|drop|undo|call off|forget|pull|retract|"
+    r"(?:(?:cancel|withdraw|scratch|scrap|drop|undo|call off|forget|pull|retract|disregard|ignore|"
     r"stop|hold off on|hold|dont send|do not send|don t send|never ?mind|nvm)\s*)+"
     rf"(?:(?:{_CANCEL_REFERENT} )*(?:{_TOOL_NOUNS_EN})|"
     rf"(?:{_CANCEL_REFERENT} )*(?:it|that|this|one|everything)))"
@@ -397,6 +402,8 @@ def _cancel_in_a_clause(text: str, *, korean: bool) -> Cancel | None:
     drill got moved. cancel the reminder please", "oops wrong person. forget it", "hmm actually
     don't, I'll call her myself. cancel". The other clauses must ask for nothing new."""
     clauses = [c for c in (normalise(part) for part in _CLAUSES.split(text)) if c]
+    while len(clauses) > 2 and _FILLER_CLAUSE.match(clauses[0]):
+        clauses = clauses[1:]  # "Oh, actually, please disregard that — …": the cancel comes next
     if len(clauses) < 2:
         return None
     for at in (0, len(clauses) - 1):
@@ -415,6 +422,10 @@ def _cancel_in_a_clause(text: str, *, korean: bool) -> Cancel | None:
     return None
 
 
+_FILLER_CLAUSE = re.compile(
+    r"^(?:(?:oh|ok|okay|actually|wait|sorry|hmm|um|uh|ah|oops|no|hold on|on second thought|"
+    r"아|앗|아니|잠깐|잠깐만|죄송해요|죄송합니다|미안해요|음)\s*)+$"
+)
 _CLAUSES = re.compile(r"[.,!?;:\n。…~]+|\s+[-–—]\s+")  # noqa: RUF001
 
 
@@ -515,8 +526,9 @@ _ABOUT_YOU_EN = re.compile(
     r"(?: \S+){0,2}|"
     r"what ?s your (?:name|favou?rite \w+)|what is your (?:name|favou?rite \w+)|"
     r"how old are you|where do you live|who (?:made|built|created|programmed) you|"
-    r"how ?s your (?:day|morning|afternoon|week)(?: going| been| so far)*|"
-    r"how (?:is|was) your (?:day|morning|afternoon|week)(?: going| so far)?|how about (?:you|u)"
+    r"how ?s (?:your|ur) (?:day|morning|afternoon|week)(?: going| been| so far)*|"
+    r"how (?:is|was) (?:your|ur) (?:day|morning|afternoon|week)(?: going| so far)?|"
+    r"how about (?:you|u)"
     r")\s*\?*$"
 )
 _YOU_KO = r"(?:너|넌|너는|너도|니가|네가|너한테는|당신은?|당신도)"
@@ -570,6 +582,11 @@ def _about_the_assistant_itself(text: str, *, korean: bool) -> SmallTalk | None:
 # can you actually help me with?"), and is never a greeting before a real question.
 _MAX_SMALL_TALK_WORDS = 8
 _MAX_HELP_WORDS = 12
+# A thank-you or a question about what the assistant can do, read twice as clearly as the bar,
+# may run longer: "Thank you very much for the help of today, eres un sol!" is a thank-you
+# however many words it has, when nothing else comes close.
+_MAX_CLEAR_WORDS = 24
+_CLEAR_MARGIN = 0.6
 # The intent labels answered with a small-talk reply: either one is the same answer.
 SMALL_TALK_LABELS = frozenset({"smalltalk", "help"})
 _MIN_SMALL_TALK_MARGIN = 0.3
@@ -580,6 +597,8 @@ def small_talk_by_meaning(text: str, *, label: str, confidence: float) -> SmallT
     by the patterns, or None."""
     words = normalise(text)
     longest = _MAX_HELP_WORDS if label == "help" else _MAX_SMALL_TALK_WORDS
+    if confidence >= _CLEAR_MARGIN and (label == "help" or _THANKS_WORD.search(words)):
+        longest = _MAX_CLEAR_WORDS  # never a greeting before a real question
     if not words or len(normalise(after_a_greeting(text)).split()) > longest:
         return None
     if label not in SMALL_TALK_LABELS or confidence < _MIN_SMALL_TALK_MARGIN:
@@ -594,9 +613,14 @@ def small_talk_by_meaning(text: str, *, label: str, confidence: float) -> SmallT
 
 _INTRODUCTION = re.compile(
     r"^\W*(?:hi|hello|hey|morning|good (?:morning|afternoon|evening)|안녕\S*)\b|"
-    r"\b(?:i m|im|i am) (?:the |a )?new\b|\bfirst (?:day|time)\b|첫 출근|처음",
+    r"\b(?:i m|im|i am) (?:the |a )?(?:\w+ )?new\b|\bfirst (?:day|time)\b|첫 출근|처음|"
+    # "I was only given access to the assistant yesterday"
+    r"\b(?:given|got|have|had) (?:\w+ )?access\b",
     re.IGNORECASE,
 )
+
+
+_MAX_INTRODUCTION_WORDS = 10
 
 
 def after_a_greeting(text: str) -> str:
@@ -607,7 +631,10 @@ def after_a_greeting(text: str) -> str:
         for piece in re.split(r"(?<=~)\s+|\s+[-–—]\s+", text.strip())  # noqa: RUF001
         for sentence in split_sentences(piece)
     ]
-    if before and all(_INTRODUCTION.search(normalise(p)) and len(p.split()) <= 8 for p in before):
+    if before and all(
+        _INTRODUCTION.search(normalise(p)) and len(p.split()) <= _MAX_INTRODUCTION_WORDS
+        for p in before
+    ):
         return last
     return text
 
@@ -722,7 +749,11 @@ def _whole_message_route(words: str, *, korean: bool) -> Route | None:
 _CANCEL_CLOSING_KO = re.compile(
     r"(?:없던\s?(?:걸로|일로|거로)|캔슬|철회|"
     r"(?<=\s)하지\s?마(?:요|세요)?$|(?<=\s)하지 말아\S*$)\s?\S*"  # "…직접 하신대요 하지 마세요"
-    r"(?:\s(?:주세요|줘요?|줄래요?|주실래요|부탁해요?|부탁드려요|부탁드립니다))?$"
+    r"(?:\s(?:주세요|줘요?|줄래요?|주실래요|부탁해요?|부탁드려요|부탁드립니다))?$|"
+    # "요청드린 예약은 취소해 주시겠어요": the request itself named, then cancelled
+    r"(?:요청(?:드린|한|했던|하신)|방금|아까)\s?(?:예약|문자|메일|이메일|공지|알림|건|거|것|요청)"
+    r"(?:은|는|을|를|도)?\s?취소(?:해|하|시켜)\S*"
+    r"(?:\s(?:주시겠어요|주세요|줘요?|줄래요?|주실래요|주실\s?수\s?있을까요|부탁\S*))?$"
 )
 
 

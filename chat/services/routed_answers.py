@@ -120,8 +120,8 @@ def _boundary_reader(model_name: str) -> BoundaryReader:
 
 def _by_meaning(text: str) -> SmallTalk | Cancel | None:
     """Small talk or a cancel that the patterns missed, read by the intent classifier."""
-    if not may_be_read_by_meaning(text):
-        return None
+    if not may_be_read_by_meaning(after_a_greeting(text)):
+        return None  # the question after a greeting and an introduction may be read alone
     try:
         intent = classifier().classify(text)
     except EmbeddingError:  # no embeddings: the agent answers, as before
