@@ -7,9 +7,6 @@ politely. The phrasings are people's and none is an eval case."""
 
 from __future__ import annotations
 
-from datetime import datetime
-from zoneinfo import ZoneInfo
-
 import pytest
 
 from chat.builtin_model.dataqa import plan_data_question
@@ -24,7 +21,8 @@ from chat.builtin_model.router import (
     route_message,
     small_talk_by_meaning,
 )
-from chat.builtin_model.understanding import ContactEntry, Directory
+from tests.unit.chat.academy import ACADEMY as SCHOOL
+from tests.unit.chat.academy import NOW, SEOUL
 
 
 @pytest.mark.parametrize(
@@ -119,17 +117,6 @@ def test_a_question_about_approval_in_new_words_is_about_the_rules(text: str) ->
 )
 def test_a_withdrawal_in_new_words_cancels(text: str) -> None:
     assert isinstance(route_message(text), Cancel)
-
-
-SEOUL = ZoneInfo("Asia/Seoul")
-NOW = datetime(2026, 11, 23, 10, 0, tzinfo=SEOUL)
-SCHOOL = Directory(
-    contacts=(
-        ContactEntry("Emma Wilson", frozenset({"sms", "email"}), frozenset({"Parents - Class B"})),
-        ContactEntry("Oliver Brown", frozenset({"sms", "email"}), frozenset({"Parents - Class B"})),
-    ),
-    groups=("Parents - Class A", "Parents - Class B", "Teachers"),
-)
 
 
 @pytest.mark.parametrize(

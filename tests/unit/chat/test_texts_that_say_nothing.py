@@ -7,15 +7,11 @@ case."""
 from __future__ import annotations
 
 import re
-from datetime import datetime
 from typing import Any
-from zoneinfo import ZoneInfo
 
 import pytest
 
 from chat.builtin_model.understanding import (
-    ContactEntry,
-    Directory,
     IntentClassifier,
     Understanding,
     understand,
@@ -23,16 +19,8 @@ from chat.builtin_model.understanding import (
 from chat.builtin_model.understanding.content import says_nothing
 from chat.builtin_model.understanding.intent import Intent
 from chat.builtin_model.understanding.recipients import find_recipients
-
-SEOUL = ZoneInfo("Asia/Seoul")
-NOW = datetime(2026, 11, 23, 10, 0, tzinfo=SEOUL)
-SCHOOL = Directory(
-    contacts=(
-        ContactEntry("Emma Wilson", frozenset({"sms", "email"}), frozenset({"Parents - Class B"})),
-        ContactEntry("최유나 (Choi Yuna)", frozenset({"sms", "telegram"}), frozenset({"Teachers"})),
-    ),
-    groups=("Parents - Class A", "Parents - Class B", "Teachers"),
-)
+from tests.unit.chat.academy import ACADEMY as SCHOOL
+from tests.unit.chat.academy import NOW, SEOUL
 
 
 def _ask(classifier: IntentClassifier, text: str) -> Understanding:
@@ -130,16 +118,6 @@ def test_a_group_named_outright_settles_a_looser_mention_of_its_kind() -> None:
     assert found.names == ["Parents - Class A"] and found.ambiguous == []
 
 
-KOREAN_PARENTS = Directory(
-    contacts=(
-        ContactEntry(
-            "이서준 (Lee Seojun)", frozenset({"sms", "email"}), frozenset({"Parents - Class A"})
-        ),
-    ),
-    groups=("Parents - Class A",),
-)
-
-
 @pytest.mark.parametrize("head", ["서준이아버님께 문자 좀", "서준이네 전화번호 좀 알려줘"])
 def test_a_childs_name_glued_to_its_parent_or_family_names_that_contact(head: str) -> None:
-    assert find_recipients(head, KOREAN_PARENTS).names == ["이서준 (Lee Seojun)"]
+    assert find_recipients(head, SCHOOL).names == ["이서준 (Lee Seojun)"]
