@@ -120,15 +120,15 @@ def _boundary_reader(model_name: str) -> BoundaryReader:
 
 def _by_meaning(text: str) -> SmallTalk | Cancel | None:
     """Small talk or a cancel that the patterns missed, read by the intent classifier."""
-    if not may_be_read_by_meaning(after_a_greeting(text)):
-        return None  # the question after a greeting and an introduction may be read alone
+    asked = after_a_greeting(text)  # the question after a greeting and an introduction
+    if not may_be_read_by_meaning(asked):
+        return None
     try:
         intent = classifier().classify(text)
     except EmbeddingError:  # no embeddings: the agent answers, as before
         return None
     talk = intent.as_one(SMALL_TALK_LABELS)  # a greeting or "what can you do?": one reply
     found = small_talk_by_meaning(text, label=talk.label, confidence=talk.confidence)
-    asked = after_a_greeting(text)
     if found is None and asked != text:
         # "hi! first time using this - what can you do?": the question after the greeting
         try:
