@@ -10,7 +10,7 @@ import re
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Final, Literal
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, Group
 from django.core.exceptions import ValidationError
@@ -46,8 +46,40 @@ ADDRESS_NOUN: Final[dict[str, str]] = {
 _LOOKS_LIKE_PHONE = re.compile(r"^\+?[\d\s().-]{3,}$")
 
 
+ProblemKind = Literal[
+    "empty",  # an empty entry
+    "unknown",  # neither a contact, a group nor an address of the channel
+    "ambiguous",  # a name shared by more than one contact
+    "opted_out",  # a contact named on their own who asked for no messages
+    "no_address",  # a contact named on their own without an address on the channel
+    "owner_opted_out",  # an address typed out whose owner opted out (``detail``: the owner)
+    "bad_phone",  # reads as a phone number but is not one (``detail``: why)
+    "bad_email",
+    "no_group",  # an announcement's audience that names no group
+    "nobody",  # every member was skipped (``subject``: their names)
+    "over_limit",  # over the tenant's limit (``subject``: how many; ``detail``: the limit)
+]
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Why one entry (or the whole list) cannot be sent to. ``text`` says it in English, for
+    the person, the model and the logs; ``kind``, ``subject``, ``channel`` and ``detail`` let a
+    reply in another language say the same thing (the built-in model's Korean replies)."""
+
+    kind: ProblemKind
+    text: str
+    subject: str = ""  # the entry, name or address concerned
+    channel: str = ""
+    detail: str = ""
+
+
 class RecipientError(ValueError):
     """Recipients that cannot be resolved; the message lists every problem, one per entry."""
+
+    def __init__(self, *problems: Problem) -> None:
+        super().__init__("; ".join(problem.text for problem in problems))
+        self.problems: tuple[Problem, ...] = problems
 
 
 @dataclass(frozen=True)
@@ -84,14 +116,14 @@ def recipients_resolve(*, channel: str, entries: list[str], max_recipients: int)
     ``max_recipients`` or ending up with nobody. All problems are reported together.
     """
     plan = RecipientPlan()
-    problems: list[str] = []
+    problems: list[Problem] = []
     seen: set[str] = set()
     for raw in entries:
         entry = raw.strip()
         try:
             found, skipped, source = _resolve_entry(channel, entry)
         except RecipientError as error:
-            problems.append(str(error))
+            problems.extend(error.problems)
             continue
         plan.sources.append(source)
         plan.skipped.extend(s for s in skipped if s not in plan.skipped)
@@ -100,28 +132,46 @@ def recipients_resolve(*, channel: str, entries: list[str], max_recipients: int)
                 seen.add(recipient.address)
                 plan.recipients.append(recipient)
     if problems:
-        raise RecipientError("; ".join(problems))
+        raise RecipientError(*problems)
     if not plan.recipients:
         left_out = ", ".join(str(s) for s in plan.skipped)
-        raise RecipientError(f"nobody to send to: {left_out}" if left_out else "nobody to send to")
+        raise RecipientError(
+            Problem(
+                "nobody",
+                f"nobody to send to: {left_out}" if left_out else "nobody to send to",
+                subject=", ".join(s.name for s in plan.skipped),
+                channel=channel,
+            )
+        )
     if len(plan.recipients) > max_recipients:
         raise RecipientError(
-            f"this would reach {len(plan.recipients)} recipients, over this tenant's limit "
-            f"of {max_recipients} per action"
+            Problem(
+                "over_limit",
+                f"this would reach {len(plan.recipients)} recipients, over this tenant's limit "
+                f"of {max_recipients} per action",
+                subject=str(len(plan.recipients)),
+                detail=str(max_recipients),
+            )
         )
     return plan
 
 
 def _resolve_entry(channel: str, entry: str) -> tuple[list[Recipient], list[Skipped], str]:
     if not entry:
-        raise RecipientError("an empty recipient was given")
+        raise RecipientError(Problem("empty", "an empty recipient was given"))
     group = ContactGroup.objects.filter(name__iexact=entry).first()
     if group is not None:
         return _group_members(channel, group)
     contacts = list(Contact.objects.filter(name__iexact=entry)[:3])
     if len(contacts) > 1:
         raise RecipientError(
-            f"{entry!r} matches more than one contact; give the {ADDRESS_NOUN[channel]} instead"
+            Problem(
+                "ambiguous",
+                f"{entry!r} matches more than one contact; "
+                f"give the {ADDRESS_NOUN[channel]} instead",
+                subject=entry,
+                channel=channel,
+            )
         )
     if contacts:
         contact = contacts[0]
@@ -147,10 +197,19 @@ def _group_members(channel: str, group: ContactGroup) -> tuple[list[Recipient], 
 
 def _named_contact(channel: str, contact: Contact) -> Recipient:
     if contact.opted_out:
-        raise RecipientError(f"{contact.name} has opted out of messages")
+        raise RecipientError(
+            Problem("opted_out", f"{contact.name} has opted out of messages", subject=contact.name)
+        )
     address = getattr(contact, ADDRESS_FIELD[channel])
     if not address:
-        raise RecipientError(f"{contact.name} has no {ADDRESS_NOUN[channel]}")
+        raise RecipientError(
+            Problem(
+                "no_address",
+                f"{contact.name} has no {ADDRESS_NOUN[channel]}",
+                subject=contact.name,
+                channel=channel,
+            )
+        )
     return Recipient(address, contact.pk, contact.name)
 
 
@@ -161,7 +220,15 @@ def _bare_address(channel: str, address: str) -> Recipient:
     owners = list(Contact.objects.filter(**{lookup: address}).order_by("pk"))
     opted_out = [owner for owner in owners if owner.opted_out]
     if opted_out:
-        raise RecipientError(f"{address} belongs to {opted_out[0].name}, who has opted out")
+        owner = opted_out[0].name
+        raise RecipientError(
+            Problem(
+                "owner_opted_out",
+                f"{address} belongs to {owner}, who has opted out",
+                subject=address,
+                detail=owner,
+            )
+        )
     if owners:
         return Recipient(address, owners[0].pk, owners[0].name)
     return Recipient(address, None, address)
@@ -172,21 +239,32 @@ def _address(channel: str, entry: str) -> str:
     unknown = f"no contact or group named {entry!r}"
     if channel == Channel.SMS:
         if not _LOOKS_LIKE_PHONE.match(entry):
-            raise RecipientError(unknown)
+            raise RecipientError(Problem("unknown", unknown, subject=entry, channel=channel))
         try:
             return normalize_e164(entry, tenant_phone_region())
         except InvalidPhoneNumber as error:
-            raise RecipientError(f"phone number {error}") from None
+            raise RecipientError(
+                Problem("bad_phone", f"phone number {error}", subject=entry, detail=str(error))
+            ) from None
     if channel == Channel.EMAIL:
         if "@" not in entry:
-            raise RecipientError(unknown)
+            raise RecipientError(Problem("unknown", unknown, subject=entry, channel=channel))
         try:
             validate_email(entry)
         except ValidationError:
-            raise RecipientError(f"{entry!r} is not a valid e-mail address") from None
+            raise RecipientError(
+                Problem("bad_email", f"{entry!r} is not a valid e-mail address", subject=entry)
+            ) from None
         return entry
     if not TELEGRAM_CHAT.match(entry):
-        raise RecipientError(f"{unknown} (a Telegram chat id is a number or an @username)")
+        raise RecipientError(
+            Problem(
+                "unknown",
+                f"{unknown} (a Telegram chat id is a number or an @username)",
+                subject=entry,
+                channel=channel,
+            )
+        )
     return entry
 
 
@@ -196,7 +274,9 @@ def audience_group(*, name: str | None) -> ContactGroup | None:
         return None
     group = ContactGroup.objects.filter(name__iexact=name.strip()).first()
     if group is None:
-        raise RecipientError(f"no group named {name.strip()!r}")
+        raise RecipientError(
+            Problem("no_group", f"no group named {name.strip()!r}", subject=name.strip())
+        )
     return group
 
 

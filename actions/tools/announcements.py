@@ -118,4 +118,4 @@ class CreateAnnouncement(WriteTool[AnnouncementArgs]):
         try:
             return audience_group(name=args.audience)
         except RecipientError as error:
-            raise ToolArgumentsError(f"audience: {error}") from None
+            raise ToolArgumentsError(f"audience: {error}", problems=error.problems) from None

@@ -30,19 +30,30 @@ from __future__ import annotations
 
 import uuid
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from actions.tools.words import ToolWords
+
+if TYPE_CHECKING:
+    from actions.selectors import Problem
 
 ArgsT = TypeVar("ArgsT", bound=BaseModel)
 ToolKind = Literal["read", "write"]
 
 
 class ToolError(Exception):
-    """Base of the errors a tool reports to the person or the model, with a readable message."""
+    """Base of the errors a tool reports to the person or the model, with a readable message.
+
+    ``problems``: the recipients that could not be resolved, as data, when that is the error
+    (so a reply in another language can say what the English message says)."""
+
+    def __init__(self, message: str, *, problems: Sequence[Problem] = ()) -> None:
+        super().__init__(message)
+        self.problems: tuple[Problem, ...] = tuple(problems)
 
 
 class ToolArgumentsError(ToolError):

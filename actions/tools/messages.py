@@ -97,7 +97,7 @@ class _MessageTool(WriteTool[Any]):
                 channel=self.channel, entries=args.to, max_recipients=policy.max_recipients
             )
         except RecipientError as error:
-            raise ToolArgumentsError(f"to: {error}") from None
+            raise ToolArgumentsError(f"to: {error}", problems=error.problems) from None
 
 
 class SendSms(_MessageTool):

@@ -12,6 +12,7 @@ import json
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import asdict
 from typing import Any, Literal, cast
 
 from django.conf import settings
@@ -186,7 +187,13 @@ def approval(state: AgentState, config: RunnableConfig) -> dict[str, Any]:
                 )
                 fence_check()
         except ToolError as error:
-            text = json.dumps({"status": "invalid", "message": str(error)})
+            text = json.dumps(
+                {
+                    "status": "invalid",
+                    "message": str(error),
+                    "problems": [asdict(problem) for problem in error.problems],
+                }
+            )
             return {
                 "messages": [
                     ToolMessage(text, tool_call_id=call["id"], name=call["name"], status="error")

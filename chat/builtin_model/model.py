@@ -43,6 +43,7 @@ from langchain_core.runnables import ensure_config
 from chat.builtin_model.dataqa import DataQuestion, data_reply, plan_data_question
 from chat.builtin_model.extractive import MIN_SCORE, MIN_STANDING_ACROSS, compose_answer
 from chat.builtin_model.lookup import Lookup, find_lookup, lookup_reply
+from chat.builtin_model.recipient_problems import in_korean
 from chat.builtin_model.search_query import derive_search_query
 from chat.builtin_model.understanding.context import (
     RunRequest,
@@ -159,7 +160,8 @@ def _lookup(request: RunRequest | None) -> Lookup | None:
 
 def _confirmation(message: ToolMessage, *, ko: bool) -> str:
     """The outcome of a write tool, in the language the request was written in (the tool's
-    own summary or error stays as the tool wrote it)."""
+    own summary stays as the tool wrote it; so does its error, unless it is about recipients,
+    which a Korean reply says in Korean)."""
     try:
         outcome = json.loads(str(message.content))
     except json.JSONDecodeError:
@@ -174,6 +176,9 @@ def _confirmation(message: ToolMessage, *, ko: bool) -> str:
         return "Understood — that action was rejected, so nothing was done."
     if status == "invalid":
         if ko:
+            why = in_korean(outcome.get("problems"))
+            if why is not None:
+                return f"그 작업은 준비하지 못해서 아무것도 제안하지 않았어요. {why}"
             return (
                 f"그 작업은 준비하지 못해서 아무것도 제안하지 않았어요: {outcome.get('message')}."
             )

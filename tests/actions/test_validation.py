@@ -62,6 +62,17 @@ def test_every_bad_recipient_is_reported_at_once() -> None:
     )
 
 
+def test_every_bad_recipient_is_also_reported_as_data_for_a_reply_in_another_language() -> None:
+    with pytest.raises(ToolArgumentsError) as refusal:
+        get_tool("send_sms").validate({"to": ["Nobody", "+1 202 555"], "body": "Hi"})
+
+    assert [(p.kind, p.subject, p.channel) for p in refusal.value.problems] == [
+        ("unknown", "Nobody", "sms"),
+        ("bad_phone", "+1 202 555", ""),
+    ]
+    assert "; ".join(p.text for p in refusal.value.problems) in str(refusal.value)
+
+
 @pytest.mark.parametrize("body", ["", "   \n "])
 def test_an_empty_message_is_refused(body: str) -> None:
     assert refused("send_sms", {"to": ["Kim Minji"], "body": body}) == "body: the message is empty"

@@ -322,5 +322,38 @@ def test_a_korean_request_hears_why_the_action_could_not_be_prepared_in_korean(
     turn = ask("010-2345-6789 번호로 문자 보내줘. 내일 회의 취소됐다고", model=OfflineChatModel())
 
     assert turn.reply is not None
-    assert turn.reply.content.startswith("그 작업은 준비하지 못해서 아무것도 제안하지 않았어요: ")
+    assert turn.reply.content == (
+        "그 작업은 준비하지 못해서 아무것도 제안하지 않았어요. '010-2345-6789' 번호로는 보낼 수 "
+        "없어요. 국가번호를 붙이거나(예: +82 10-1234-5678) 저장된 연락처 이름으로 적어 주세요."
+    )
+    assert not PendingAction.objects.exists()
+
+
+def test_a_korean_request_to_someone_who_opted_out_hears_so_in_korean(
+    ask: TurnRunner, in_tenant_a: Tenant
+) -> None:
+    Contact.objects.create(name="박지우", phone="+821023456789", opted_out=True)
+
+    turn = ask("박지우 님한테 문자 보내줘. 내일 수업 없다고", model=OfflineChatModel())
+
+    assert turn.reply is not None
+    assert turn.reply.content == (
+        "그 작업은 준비하지 못해서 아무것도 제안하지 않았어요. "
+        "박지우 님은 메시지 수신을 거부하셨어요."
+    )
+    assert not PendingAction.objects.exists()
+
+
+def test_an_english_request_to_someone_who_opted_out_keeps_the_tools_own_words(
+    ask: TurnRunner, in_tenant_a: Tenant
+) -> None:
+    Contact.objects.create(name="Park Jiwoo", phone="+821023456789", opted_out=True)
+
+    turn = ask("Text Park Jiwoo that class is off tomorrow", model=OfflineChatModel())
+
+    assert turn.reply is not None
+    assert turn.reply.content == (
+        "I couldn't prepare that action, so nothing was proposed: "
+        "to: Park Jiwoo has opted out of messages."
+    )
     assert not PendingAction.objects.exists()
