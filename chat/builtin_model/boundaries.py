@@ -212,6 +212,16 @@ _ABUSE_EN = re.compile(
     # the same message over and over until someone gives in
     r"(?:\d{2,}|fifty|a hundred|hundred|over and over)(?: \w+)?(?: times)?(?: in a row)? until|"
     r"(?:\d{2,}|fifty|a hundred)(?: \w+)? (?:times )?in a row|"
+    # pestering until they give in, as the Korean "매시간 … 계속", "귀찮게 해": "keep messaging him
+    # every hr till he pays, make it super annoying"
+    r"(?:(?:keep|kept) (?:on )?(?:messaging|texting|emailing|sending|pinging|bugging|spamming)|"
+    r"every (?:hr|hour|\d+ (?:mins?|minutes|hours?)|few (?:mins|minutes|hours)))"
+    r"[^.?!]{0,40} (?:until|till|til) (?:he|she|they|(?:the )?\w+) (?:finally )?(?:pays?|"
+    r"answers?|replies|responds?|gives? in|caves?|picks? up)|"
+    r"make it (?:super |really |extra |very |as )?(?:annoying|anoying|irritating|unbearable)|"
+    # calling someone names
+    r"call (?:him|her|them) (?:a |an )?(?:\w+ )?(?:deadbeat|loser|freeloader|scrounger|moron|"
+    r"jerk|scum|parasite|cheapskate)|"
     # an ultimatum that threatens to shame: "pay by Friday or we'll make sure every family knows"
     r"\bor (?:else )?(?:well|we ll|we will|ill|i ll|i will) (?:make sure|tell|let|inform|post|"
     r"announce|share)(?: \w+){0,3} (?:every|everyone|everybody|all|the whole|the other)|"
@@ -250,7 +260,7 @@ _ABUSE_KO = re.compile(
 
 # Harm is in what would be sent: a question about the bullying policy is not a request to bully.
 _SEND_CUE = re.compile(
-    r"\b(?:send|text|txt|sms|email|e mail|mail|telegram|message|tell|post|announce|remind|write|"
+    r"\b(?:send|text|txt|sms|email|e mail|mail|telegram|messag|tell|post|announce|remind|write|"
     r"reply|ask|get|let \w+ know|notify|contact|notice|put up)\w*\b|"
     r"보내|문자|메일|텔레그램|메시지|공지|전해|알려|써 ?줘|쓰고|돌려|연락"
 )
@@ -317,8 +327,8 @@ _CHANNEL = re.compile(
     )
 )
 _POLITE_EN = (
-    r"^(?:(?:please|pls|hey|hi|ok|okay|so|now|quick(?:ly)?|also|and|then|could|can|would|will|"
-    r"you|i|we|want|need|like|d|to|lets|let|us|me|just|go|ahead)\s+)*"
+    r"^(?:(?:please|pls|plz|hey|hi|ok|okay|so|now|quick(?:ly)?|also|and|then|could|can|would|"
+    r"will|you|u|ya|i|we|want|need|like|d|to|lets|let|us|me|just|go|ahead)\s+)*"
 )
 _MISSING_EN: tuple[tuple[Missing, re.Pattern[str]], ...] = (
     (
@@ -364,7 +374,10 @@ _MISSING_EN: tuple[tuple[Missing, re.Pattern[str]], ...] = (
         re.compile(
             rf"{_POLITE_EN}(?:pay|transfer|wire|refund|charge|reimburse)\b(?! attention)|"
             r"\b(?:make|process|send) (?:a |the )?(?:payment|bank transfer|refund)\b|"
-            r"\b(?:can|could|would|will) you (?:please )?(?:pay|refund|reimburse)\b"
+            r"\b(?:can|could|would|will) you (?:please )?(?:pay|refund|reimburse)\b|"
+            # a wish that the money go out: "it'd be good if Ms Choi's taxi claim got paid out"
+            r"\b(?:it ?d|it would|would it) be (?:good|great|nice|ideal|best) if\b(?: \w+){0,10} "
+            r"(?:got |get |gets |was |were |be |is )?(?:paid|reimbursed|refunded)(?: out| back)?\b"
         ),
     ),
     (
@@ -475,7 +488,7 @@ def _command_ko(head: str) -> str:
     return head[ends[-1].end() :] if ends else head
 
 
-_CALLED_OFF = re.compile(r"\bcall(?: \w+){0,2} off\b")
+_CALLED_OFF = re.compile(r"\bcall(?: \w+){0,4} off\b")
 # A change to our records asked as a need, with no message to send: "…so his details in the
 # contacts need updating to that".
 _NEEDS_CHANGING_EN = re.compile(

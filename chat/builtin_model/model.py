@@ -44,6 +44,7 @@ from chat.builtin_model.dataqa import DataQuestion, data_reply, plan_data_questi
 from chat.builtin_model.extractive import MIN_SCORE, MIN_STANDING_ACROSS, compose_answer
 from chat.builtin_model.lookup import Lookup, find_lookup, lookup_reply
 from chat.builtin_model.recipient_problems import in_korean
+from chat.builtin_model.router import help_reply
 from chat.builtin_model.search_query import derive_search_query
 from chat.builtin_model.understanding.context import (
     RunRequest,
@@ -51,6 +52,7 @@ from chat.builtin_model.understanding.context import (
     understand_request,
 )
 from chat.builtin_model.understanding.questions import korean
+from chat.builtin_model.vocabulary import tool_words
 from chat.tools.query_data import QUERY_DATA_TOOL_NAME
 from chat.tools.search_knowledge import SEARCH_TOOL_NAME
 from core import clock
@@ -152,6 +154,13 @@ def _data_question(text: str, request: RunRequest | None) -> DataQuestion | None
     return plan_data_question(text, now=clock.now(), tz=zone)
 
 
+_CLEARLY_HELP = 0.3  # the router's own bar for help read by meaning
+
+
+def _names_a_tool(text: str) -> bool:
+    return any(words.cue.search(text) for words in tool_words().values())
+
+
 def _lookup(request: RunRequest | None) -> Lookup | None:
     """The question about contacts the run's request asks, read against its tenant's
     directory, or None (outside a run, or not such a question)."""
@@ -236,6 +245,18 @@ class OfflineChatModel(BaseChatModel):
         if lookup is not None:  # "what's Emma's email?": the contacts list, before any intent
             return _tool_call(QUERY_DATA_TOOL_NAME, {"sql": lookup.sql})
         understood = understand_request(request) if request is not None else None
+        if (
+            understood is not None
+            and understood.label == "help"
+            and (understood.confidence >= _CLEARLY_HELP or _names_a_tool(text))
+        ):
+            # "예약 발송 같은 것도 되나요? 어떻게 쓰는 건지 알려주세요": how to use one of the
+            # assistant's own tools, or a clear "what can you do?" too long for the router. The
+            # documents do not answer that; the list of what it does here does. Read by a hair
+            # and without a tool's word ("How do I book a meeting room?", "What's the capital of
+            # Mongolia?" sit as near help as anything), the documents may answer, or decline.
+            tools = [name for name in self.tool_names if name in tool_words()]
+            return AIMessage(help_reply("help", tools=tools, korean=korean(text)))
         if understood is not None and understood.label not in self.tool_names:
             understood = None  # a tool this run may not call
         if understood is not None and understood.tool and not understood.question:

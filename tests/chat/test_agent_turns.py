@@ -344,6 +344,19 @@ def test_a_korean_request_to_someone_who_opted_out_hears_so_in_korean(
     assert not PendingAction.objects.exists()
 
 
+def test_asking_how_to_use_a_feature_is_answered_with_what_it_can_do_not_from_the_documents(
+    ask: TurnRunner, in_tenant_a: Tenant
+) -> None:
+    turn = ask(
+        "문자 예약 기능도 있나요? 처음이라서 쓰는 방법을 잘 모르겠어요", model=OfflineChatModel()
+    )
+
+    assert turn.reply is not None
+    assert "승인을 거쳐 이런 일도 할 수 있어요" in turn.reply.content
+    assert ("status", "searching") not in turn.events.events
+    assert not PendingAction.objects.exists()
+
+
 def test_an_english_request_to_someone_who_opted_out_keeps_the_tools_own_words(
     ask: TurnRunner, in_tenant_a: Tenant
 ) -> None:

@@ -22,6 +22,7 @@ from actions.models import Contact, ContactGroup
 from actions.tools.words import ToolWords
 from chat.builtin_model.understanding.directory import ContactEntry, Directory, Requester
 from chat.builtin_model.understanding.intent import IntentClassifier
+from chat.builtin_model.understanding.learned import learned_examples, with_stored
 from chat.builtin_model.understanding.understand import Role, Understanding, understand
 from chat.builtin_model.vocabulary import tool_words
 from core import clock
@@ -40,7 +41,9 @@ def classifier() -> IntentClassifier:
 def _classifier_for(model_name: str, tools: tuple[tuple[str, ToolWords], ...]) -> IntentClassifier:
     # Messages and examples are the same kind of text, so both are embedded the same way,
     # and as passages because that call takes a batch: the examples are one call, not 100.
-    return IntentClassifier(get_embedder().embed_passages, tools=dict(tools))
+    learned = learned_examples()
+    embed = with_stored(get_embedder().embed_passages, learned.stored(model_name))
+    return IntentClassifier(embed, tools=dict(tools), learned=learned.examples)
 
 
 def load_directory(*, schema: str, user_id: int | None) -> tuple[Directory, ZoneInfo]:

@@ -71,11 +71,14 @@ class IntentClassifier:
         *,
         tools: Mapping[str, ToolWords] | None = None,
         exemplars: Mapping[str, Sequence[str]] | None = None,
+        learned: Sequence[tuple[str, str]] = (),
         k: int = 3,
         cue_bonus: float = CUE_BONUS,
     ) -> None:
         """``tools``: the write tools' words by name (default: every registered tool's);
-        ``exemplars``: the examples by label (default: the tools' own, then the routes')."""
+        ``exemplars``: the examples by label (default: the tools' own, then the routes');
+        ``learned``: more (label, message) examples (``learned.py``), kept for the labels
+        this classifier has (a tool that is gone leaves its learned messages unused)."""
         if tools is None:
             from chat.builtin_model.vocabulary import tool_words  # the registry: not pure
 
@@ -88,37 +91,44 @@ class IntentClassifier:
             **ROUTE_CUES,
         }
         self._embed = embed
-        self._exemplars: Mapping[str, Sequence[str]] = (
+        declared: Mapping[str, Sequence[str]] = (
             {**{name: words.exemplars for name, words in tools.items()}, **ROUTE_EXEMPLARS}
             if exemplars is None
             else exemplars
         )
+        self._exemplars: dict[str, list[str]] = {k: list(v) for k, v in declared.items()}
+        for label, message in learned:
+            if label in self.labels:
+                self._exemplars.setdefault(label, []).append(message)
         self._k = k
         self._cue_bonus = cue_bonus
         self._lock = threading.Lock()
         self._matrix: np.ndarray | None = None
-        self._labels: list[str] = []
+        self._rows: dict[str, np.ndarray] = {}
 
-    def _examples(self) -> tuple[np.ndarray, list[str]]:
+    def _examples(self) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+        """The examples' unit vectors, and the rows of each label's (computed once)."""
         with self._lock:
             if self._matrix is None:
                 pairs = [(label, t) for label, texts in self._exemplars.items() for t in texts]
                 vectors = np.asarray(self._embed([text for _, text in pairs]), dtype=np.float32)
                 self._matrix = _normalised(vectors)
-                self._labels = [label for label, _ in pairs]
-            return self._matrix, self._labels
+                names = np.asarray([label for label, _ in pairs])
+                self._rows = {label: np.flatnonzero(names == label) for label in self.labels}
+            return self._matrix, self._rows
 
     def classify(self, text: str) -> Intent:
-        matrix, labels = self._examples()
+        matrix, rows = self._examples()
         query = _normalised(np.asarray(self._embed([text]), dtype=np.float32))[0]
         similarity = matrix @ query
-        scores = {label: self._score(label, similarity, labels, text) for label in self.labels}
+        scores = {label: self._score(label, similarity[rows[label]], text) for label in self.labels}
         ranked = sorted(scores, key=lambda label: -scores[label])
         best, second = ranked[0], ranked[1]
         return Intent(best, margin(scores[best], scores[second]), scores)
 
-    def _score(self, label: str, similarity: np.ndarray, labels: list[str], text: str) -> float:
-        own = np.sort(similarity[[i for i, name in enumerate(labels) if name == label]])[::-1]
+    def _score(self, label: str, own: np.ndarray, text: str) -> float:
+        """``own``: the message's similarity to each of the label's examples."""
+        own = np.sort(own)[::-1]
         base = float(own[: self._k].mean()) if own.size else 0.0
         cue = self.cues.get(label)
         return base + (self._cue_bonus if cue is not None and cue.search(text) else 0.0)

@@ -230,13 +230,18 @@ _NEED_TO_KNOW = re.compile(
 # "B반 학부모님 명단을 정리하고 있는데요, … 누구누구인지 알려주실 수 있을까요?" came out an
 # announcement by 0.005. A message to someone named has its recipients to go on; these two,
 # asked as a question, have nothing, so the best reading that is not a write answers instead.
+# So does any request whose writer asks how *they* would make it ("how do I send something to
+# the teachers from here?", "how can I email the class A parents?"), however clear the tool:
+# that asks for the way, not for the message.
 _MIN_UNNAMED_MARGIN = 0.1
+_HOW_DO_I = re.compile(r"\bhow (?:do|can|would|should) (?:i|we)\b", re.IGNORECASE)
 
 
 def _unnamed_and_unsure(intent: Intent, text: str, env: _Env) -> Label:
-    if (
-        intent.label not in env.classifier.write_tools
-        or env.is_a(intent.label, "message")
+    if intent.label not in env.classifier.write_tools:
+        return intent.label
+    if not _HOW_DO_I.search(text) and (
+        env.is_a(intent.label, "message")
         or intent.confidence >= _MIN_UNNAMED_MARGIN
         or intent.label in env.named_tools(text)
         or not any(mark in text for mark in "?\uff1f")  # "board post for class B: bake sale"
@@ -309,13 +314,22 @@ _ASKS_DATA = re.compile(
 )
 
 
+# A margin this wide is not narrow: "…B반에 등록된 학부모님이 누구누구인지 알려주실 수 있을까요?"
+# names a group and "알려", and is a question about our data all the same.
+_CLEAR_MEANING = 0.5
+
+
 def _addressed_request(intent: Intent, text: str, env: _Env) -> Label:
     """ "can you send this to Minji?": a verb of sending addressed to someone in the directory
     is a request, however close its words sit to "what can you do?", to a greeting or to a
     question for the documents, none of which names a recipient; so the slots outweigh a narrow
     margin of meaning. The write tool whose own words appear wins, else the best-scored message
     tool."""
-    if intent.label not in ("help", "smalltalk", "knowledge", "data") or _ASKS_HOW.search(text):
+    if (
+        intent.label not in ("help", "smalltalk", "knowledge", "data")
+        or intent.confidence >= _CLEAR_MEANING
+        or _ASKS_HOW.search(text)
+    ):
         return intent.label
     if intent.label == "data" and _ASKS_DATA.search(text):  # "how many texts did we send Emma?"
         return intent.label
