@@ -154,9 +154,6 @@ def _data_question(text: str, request: RunRequest | None) -> DataQuestion | None
     return plan_data_question(text, now=clock.now(), tz=zone)
 
 
-_CLEARLY_HELP = 0.3  # the router's own bar for help read by meaning
-
-
 def _names_a_tool(text: str) -> bool:
     return any(words.cue.search(text) for words in tool_words().values())
 
@@ -245,16 +242,14 @@ class OfflineChatModel(BaseChatModel):
         if lookup is not None:  # "what's Emma's email?": the contacts list, before any intent
             return _tool_call(QUERY_DATA_TOOL_NAME, {"sql": lookup.sql})
         understood = understand_request(request) if request is not None else None
-        if (
-            understood is not None
-            and understood.label == "help"
-            and (understood.confidence >= _CLEARLY_HELP or _names_a_tool(text))
-        ):
+        if understood is not None and understood.label == "help" and _names_a_tool(text):
             # "예약 발송 같은 것도 되나요? 어떻게 쓰는 건지 알려주세요": how to use one of the
-            # assistant's own tools, or a clear "what can you do?" too long for the router. The
-            # documents do not answer that; the list of what it does here does. Read by a hair
-            # and without a tool's word ("How do I book a meeting room?", "What's the capital of
-            # Mongolia?" sit as near help as anything), the documents may answer, or decline.
+            # assistant's own tools, read by meaning where the router's patterns and margin did
+            # not reach. The documents do not answer that; the list of what it does here does.
+            # Without a tool's word the documents may: "How do I book a meeting room?", "What's
+            # the capital of Mongolia?" and "What is a mechanism that can help plants block
+            # virus replication?" all sit nearest the help examples, the last by a wide margin
+            # (the word "help" is a cue).
             tools = [name for name in self.tool_names if name in tool_words()]
             return AIMessage(help_reply("help", tools=tools, korean=korean(text)))
         if understood is not None and understood.label not in self.tool_names:

@@ -5,7 +5,7 @@ examples each tool declares and the routes' own (``exemplars.py``).
 Why: exemplars written for this layer say a request the way its authors would. The dev half's
 writers never read the model, and their 1,300-odd messages say the same requests the way staff
 do (long, polite, hurried, half Korean). As more neighbours for the nearest-example vote they
-moved the never-read test half and the fresh set by two to four points of tool or route, where
+moved the never-read test half and the fresh set by one to four points of tool or route, where
 rules tuned on the same cases had moved them by none (docs/agent.md, session 29).
 
 The file is written by ``manage.py learn_examples`` (never by hand) from ``chat/evals/blind/dev/``
