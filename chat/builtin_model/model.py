@@ -250,7 +250,8 @@ class OfflineChatModel(BaseChatModel):
             # the capital of Mongolia?" and "What is a mechanism that can help plants block
             # virus replication?" all sit nearest the help examples, the last by a wide margin
             # (the word "help" is a cue).
-            tools = [name for name in self.tool_names if name in tool_words()]
+            known = tool_words()  # once, not once per name
+            tools = [name for name in self.tool_names if name in known]
             return AIMessage(help_reply("help", tools=tools, korean=korean(text)))
         if understood is not None and understood.label not in self.tool_names:
             understood = None  # a tool this run may not call

@@ -234,7 +234,8 @@ _NEED_TO_KNOW = re.compile(
 # the teachers from here?", "how can I email the class A parents?"), however clear the tool:
 # that asks for the way, not for the message.
 _MIN_UNNAMED_MARGIN = 0.1
-_HOW_DO_I = re.compile(r"\bhow (?:do|can|would|should) (?:i|we)\b", re.IGNORECASE)
+_HOW_ONE_WOULD = r"\bhow (?:do|can|would|should) "
+_HOW_DO_I = re.compile(_HOW_ONE_WOULD + r"(?:i|we)\b", re.IGNORECASE)
 
 
 def _unnamed_and_unsure(intent: Intent, text: str, env: _Env) -> Label:
@@ -304,7 +305,7 @@ def _reachable(tools: Sequence[str], found: Found, env: _Env) -> Sequence[str]:
 # "How do I text a parent?", "what did we send Emma?", "이거 어떻게 보내요?": asking how or
 # what, not asking for it.
 _ASKS_HOW = re.compile(
-    r"\bhow (?:do|can|would|should) (?:i|we|you)\b|^\W*(?:what|which|when|who|why|where|did|"
+    _HOW_ONE_WOULD + r"(?:i|we|you)\b|^\W*(?:what|which|when|who|why|where|did|"
     r"was|were|has|have|had)\b|어떻게|뭐였|언제",
     re.IGNORECASE,
 )
