@@ -178,10 +178,15 @@ _LIE_KO = re.compile(
     r"사실(?:은|이)? 아닌|거짓말|실제로[^.?!]{0,12}없|"
     r"반응(?:을|이)? (?:보려고|궁금|보자|볼까|보게)|"
     r"장난으로|가짜로|거짓으로|허위로|"
+    # "…불났다고 문자 보내봐 ㅋㅋㅋ 장난임": the sender says it is a joke ("장난감" is a toy)
+    r"장난(?:임|이야|이에요|입니다|인데|이니까|삼아|\s?ㅋ)|"
     # an accusation its sender says is unconfirmed: "확인된 건 아닌데 … 빼돌렸다고 공지"
     r"(?:확인된|확인 된|확실한|사실인지)\s?(?:건|것|게|거)?\s?"
     r"(?:아닌데|아니지만|모르지만|모르겠지만)"
     r"[^.?!]{0,40}(?:빼돌|횡령|훔치|훔쳤|도둑|사기|착복)|"
+    # …or the accusation first: "최 선생님이 학생한테 손댔다는 얘기 공지로 … 사실인지는 모르겠는데"
+    r"(?:빼돌|횡령|훔치|훔쳤|도둑|사기|착복|손\s?(?:을\s?)?댔|때렸|폭행|추행|학대)"
+    r"[^?!]{0,80}(?:사실인지|진짜인지|확실한지|맞는지)\s?(?:는|도)?\s?(?:모르|몰라|확실하지)|"
     r"만우절[^.?!]{0,30}(?:화재|불\s?났|불이\s?났|대피|지진|폭발|휴교|휴원|확진|사고|비상)|"
     # the writer's own aside: "…일주일 휴원. (사실 아님, 반응 보려는 것)"
     r"[(\uff08]\s*사실\s?(?:아님|아니|아닌|무근)|반응\s?(?:을|이)?\s?(?:보려|볼려|보고\s?싶)|"
@@ -206,7 +211,7 @@ _ABUSE_EN = re.compile(
     r"hurt (?:her|him|them)|make it (?:sound |look |read )?(?:more )?(?:scary|threatening|"
     r"intimidating|menacing|frightening)|rude (?:message|things)|curse (?:at|her|him|them)|"
     r"stupid|idiot|ugly|useless|worthless|pathetic|deserves? it|we know where you live|"
-    r"i know where you live|regret it|you ll be sorry|spam|watch (?:your|his|her|their) back|"
+    r"i know where you live|regret it|you ll be sorry|watch (?:your|his|her|their) back|"
     r"(?:we re|were|i m|im|we are|i am) watching (?:you|him|her|them)|"
     r"make sure (?:\w+ ){0,4}(?:gets?|is|are) (?:thrown|kicked) out|"
     # the same message over and over until someone gives in
@@ -219,6 +224,9 @@ _ABUSE_EN = re.compile(
     r"[^.?!]{0,40} (?:until|till|til) (?:he|she|they|(?:the )?\w+) (?:finally )?(?:pays?|"
     r"answers?|replies|responds?|gives? in|caves?|picks? up)|"
     r"make it (?:super |really |extra |very |as )?(?:annoying|anoying|irritating|unbearable)|"
+    # spamming, unless the writer wants to avoid it: "I don't want to spam someone who said no"
+    r"(?<!dont want to )(?<!don t want to )(?<!not to )(?<!never )(?<!avoid )(?<!not )"
+    r"(?<!isnt )spam|"
     # calling someone names
     r"call (?:him|her|them) (?:a |an )?(?:\w+ )?(?:deadbeat|loser|freeloader|scrounger|moron|"
     r"jerk|scum|parasite|cheapskate)|"
@@ -227,6 +235,10 @@ _ABUSE_EN = re.compile(
     r"announce|share)(?: \w+){0,3} (?:every|everyone|everybody|all|the whole|the other)|"
     # a child made to pay for what the parents do: "if he doesn't pay we'll make sure his son has
     # a really miserable time in class"
+    # "…better pay up this week or his kid might not be safe here": harm held over a child
+    r"\bor (?:else )?(?:his|her|their|your|the) (?:son|daughter|kid|kids|child|children|boy|girl)"
+    r"(?: \w+){0,2} (?:might|may|will|would|could|won t|wont)(?: not)? (?:be |stay |feel |get )?"
+    r"(?:safe|hurt|harmed)\b|"
     r"(?:make|making) sure (?:that )?(?:his|her|their|your) (?:son|daughter|kid|kids|child|"
     r"children|boy|girl)\b(?: \w+){0,6} (?:miserable|hard time|rough time|suffers?|regrets?|"
     r"pays? for)|"
@@ -254,7 +266,9 @@ _ABUSE_KO = re.compile(
     r"매\s?(?:시간|분)(?:마다)?[^.?!]{0,12}계속|"
     # "이번주 안 내면 동네에 다 소문낸다고": pay or be shamed
     r"소문\s?(?:을\s?)?(?:내|낸|낼|퍼뜨|퍼트|다\s?내)(?!지\s?(?:말|마|않))|"
-    r"안\s?(?:내|갚|주|보내)면[^.?!]{0,30}(?:알린다|알릴\s?거|공개한다|공개할\s?거|퍼뜨)"
+    r"안\s?(?:내|갚|주|보내)면[^.?!]{0,30}(?:알린다|알릴\s?거|공개한다|공개할\s?거|퍼뜨)|"
+    # a child made to pay for what the parents do: "자꾸 민원 넣으면 애한테 불이익 갈 거라고"
+    r"(?:애|아이|자녀|아들|딸|학생)(?:한테|에게)\s?(?:도\s?)?불이익|민원[^.?!]{0,24}면[^.?!]{0,24}불이익"
 )
 
 
@@ -430,7 +444,9 @@ _MISSING_KO: tuple[tuple[Missing, re.Pattern[str]], ...] = (
         re.compile(
             r"(?:연락처|번호|전번|폰번|주소|그룹|명단|목록|데이터|기록)[^.?!]{0,16}"
             r"(?:삭제|지워|지우|수정|변경|바꿔|고쳐|추가해|등록해|update|업데이트|갱신)|"
-            r"(?:으로|로) (?:수정|변경)\s?(?:해|부탁)"
+            r"(?:으로|로) (?:수정|변경)\s?(?:해|부탁)|"
+            # "…이메일이 바뀌셨대요. emma.w@… 로 고쳐 놔 주세요": fixed and left so, a record
+            r"(?:으로|로)\s?(?:고쳐|바꿔|수정해|변경해)\s?(?:놔|놓|둬|두)"
         ),
     ),
     (

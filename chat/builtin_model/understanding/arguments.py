@@ -46,7 +46,10 @@ def _reminder(draft: Draft, directory: Directory, tools: Mapping[str, ToolWords]
         return {"due_at": draft.when.at.isoformat(), "tool": inner, "arguments": now}
     arguments: dict[str, Any] = {"to": _recipients(draft, directory), "body": draft.body}
     if tools[inner].subject:
-        reminder = headline(f"{'알림' if draft.ko else 'Reminder'}: {draft.body}")
+        label = "알림" if draft.ko else "Reminder"
+        body = draft.body or ""
+        already = body.lower().startswith(label.lower())  # "Reminder: the book fair"
+        reminder = headline(body if already else f"{label}: {body}")
         arguments["subject"] = draft.subject or reminder
     return {"due_at": draft.when.at.isoformat(), "tool": inner, "arguments": arguments}
 

@@ -27,6 +27,7 @@ _SAYING = re.compile(
     r"(?:just say|(?<=[.?!]\s)say)(?: that)?|"  # "Can you text Emma? Just say the trip is off."
     r"telling (?:him|her|them)(?: that)?|(?:,\s*|and )?tell (?:him|her|them)(?: that)?|"
     r"reminding (?:him|her|them)(?: that| about| to)?|asking (?:him|her|them) to|"
+    r"(?:,\s*|and |to )ask (?:him|her|them) to|"  # "email Emma and ask her to sign the form"
     r"(?:to )?(?:let|letting) (?:him|her|them) know(?: that)?|"
     r"the message|message reads?|body)\b\s*:?\s*",
     re.IGNORECASE,
@@ -300,6 +301,11 @@ _KO_CHANNEL_LEAD = re.compile(
     # "공지사항에 실험실 들어갈 땐 …": where it goes up, not what it says
     r"|(?:공지(?:사항)?|게시판)\s*(?:에다가|에다|에))\s+"
 )
+# "김민지 어머님이랑 이서준 어머님 두 분한테만 문자로요, …": who and how, said first and cut off
+# by a comma; the message follows.
+_KO_WHO_AND_CHANNEL_FIRST = re.compile(
+    rf"^[^,.?!]{{0,60}}?{_KO_CHANNEL}\s*(?:으로|로)(?:만)?(?:요)?\s*[,.]\s+"
+)
 _KO_CHANNEL_VIA = re.compile(rf"\s(?:단체|전체)?{_KO_CHANNEL}\s*(?:으로|로)\s+")
 _KO_QUOTE_ENDING = r"(?:이라고|라고|다고|자고|냐고|하고)(?:요)?"
 _KO_QUOTE_END = re.compile(rf"{_KO_QUOTE_ENDING}\s*[.!~]*\s*$")
@@ -344,6 +350,11 @@ class Split:
 
 # A laugh or a nod typed after the request ("…해줘 ㅎ", "…ㅇㅋ?", "^^"): said to the assistant.
 _TRAILING_NOISE = re.compile(r"(?:\s+(?:[ㄱ-ㅎㅏ-ㅣ]{1,4}|\^\^|;;)[?!.~]*)+\s*$")
+# The same laugh after the request's verb with more to come ("…공지해줘 ㅎㅎ 장소는 …") ends the
+# request's sentence, as a full stop would.
+_LAUGH_AFTER_REQUEST = re.compile(
+    r"(?<=[줘요해래])(?:\s+(?:[ㄱ-ㅎㅏ-ㅣ]{1,4}|\^\^|;;)[!.~]*)+\s+(?=\S)"
+)
 # "…가게 해줘, 영어로 써서": the language to write in, said last, is how, not what.
 _IN_A_LANGUAGE_LAST = re.compile(
     r"(?<=[가-힣~!.])[,\s]+(?:영어|영문|한국어|한글)로\s*(?:써서|써\s*줘요?|작성해서|작성해\s*줘요?)"
@@ -357,7 +368,8 @@ _ASKED_LIKE_THIS = re.compile(
 
 def split_message(text: str) -> Split:
     """Cut ``text`` into head and body; ``body`` is None when the request names no text."""
-    split = _split(_IN_A_LANGUAGE_LAST.sub("", _TRAILING_NOISE.sub("", text.strip())))
+    text = _LAUGH_AFTER_REQUEST.sub(". ", _TRAILING_NOISE.sub("", text.strip()))
+    split = _split(_IN_A_LANGUAGE_LAST.sub("", text))
     if split.body and _ASKS_TO_SEND.match(split.body) and not _SEND_WORD.search(split.head):
         # "Sorry, one more thing: could you email Seojun's dad to say …": the colon ended a
         # remark, and the request is what follows it
@@ -787,7 +799,10 @@ def _after_colon(text: str) -> Split | None:
         return None
     head, rest = text[: match.start()].strip(), text[match.end() :]
     if _PREAMBLE.match(head) and _REQUEST_START.match(rest):
-        return split_message(rest)  # "Quick one: text Emma that …": the request follows
+        # "Quick one: text Emma that …": the request follows; the words before the colon stay
+        # in the head, where "tomorrow 6pm: email all the teachers that …" says when
+        after = split_message(rest)
+        return Split(f"{head}: {after.head}", after.body, after.heading)
     if _PREAMBLE.match(head) and _TIMED_REQUEST_START.match(rest):
         # "set a reminder: today 4pm telegram Oliver that …": when, then the request
         after = split_message(rest)
@@ -870,7 +885,9 @@ def _question_to_them(modal: str, ask: str) -> str:
 
 # "email James asking him to send me his lesson plans": the asking goes out as a question to
 # him ("Could you send me your lesson plans?").
-_ASKING_THEM_TO = re.compile(r"^\s*(?:and\s+)?ask(?:ing)?\s+(?:him|her|them)\s+to\b", re.I)
+_ASKING_THEM_TO = re.compile(
+    r"^\s*(?:,\s*)?(?:and\s+|to\s+)?ask(?:ing)?\s+(?:him|her|them)\s+to\b", re.I
+)
 
 
 def _after_marker(text: str) -> Split | None:
@@ -917,11 +934,22 @@ _REMIND_THEM = re.compile(
 )
 
 
+# "could you email Emma Wilson a reminder about the book fair?": the text is that reminder.
+_REMINDER_ABOUT = re.compile(
+    r"\b(?:a |an )?(?:(?:quick|friendly|gentle|short) )?reminder (?:about|of|re|regarding)\s+",
+    re.IGNORECASE,
+)
+
+
 def _after_remind_to(text: str) -> Split | None:
     match = _REMIND_TO.search(text) or _REMIND_THEM.search(text)
-    if match is None:
+    if match is not None:
+        return Split(text[: match.end()].strip(), tidy(text[match.end() :]))
+    about = _REMINDER_ABOUT.search(text)
+    if about is None or len(text[about.end() :].split()) < 2:
         return None
-    return Split(text[: match.end()].strip(), tidy(text[match.end() :]))
+    topic = text[about.end() :].strip(" ?.!")
+    return Split(text[: about.start()].strip(), tidy(f"Reminder: {topic}"))
 
 
 # "보내달라고 해줘", "써 달라고 전해 주세요": ask the recipient to do it.
@@ -1004,7 +1032,7 @@ def _korean_clause(clause: str, verb: str) -> Split | None:
         body, head = clause[via.end() :].strip(), clause[: via.end()].strip()
     else:
         body, head = clause, ""
-    lead = _KO_CHANNEL_LEAD.match(body)
+    lead = _KO_CHANNEL_LEAD.match(body) or _KO_WHO_AND_CHANNEL_FIRST.match(body)
     if lead:
         head, body = f"{head} {lead.group(0).strip()}", body[lead.end() :]
     if len(body.split()) < 2 and not _KO_QUOTE_END.search(body):

@@ -30,7 +30,7 @@ def test_no_held_out_message_is_ever_learned() -> None:
 
     # Counted, never listed: a failure must not print the held-out cases.
     leaked, checked = sum(message in learned for message in held_out), len(held_out)
-    assert checked > 300
+    assert checked >= 150  # the test half at least (the fresh folder may be empty)
     assert leaked == 0
 
 
