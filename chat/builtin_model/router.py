@@ -127,7 +127,10 @@ _HELP = _whole(
     r"뭘 도와줄 수 있어요|뭐 도와줄 수 있어|무엇을 도와줄 수 있나요|어떻게 써|어떻게 사용해|"
     r"어떻게 사용하나요|너는 누구야|넌 뭐야|넌 뭘 할 수 있어|기능 알려줘|할 수 있는 거 알려줘|"
     # "너 뭐 할 줄 아냐": what can you do, asked bluntly
-    r"(?:너 |넌 |니가 |네가 )?(?:뭐|뭘|무엇을|머) 할 줄 (?:알아|아냐|아니|알아요|아세요|알아\?))",
+    # "근데 이 봇 뭐 할 줄 알아? ㅋㅋ": the bot named, a laugh after
+    r"(?:근데 |그럼 |그래서 )?(?:이 (?:봇|챗봇)(?:은|이)? |(?:봇|챗봇)(?:은|이) )?"
+    r"(?:너 |넌 |니가 |네가 )?(?:뭐|뭘|무엇을|머) 할 줄 (?:알아|아냐|아니|알아요|아세요|알아\?)"
+    r"(?: [\u1100-\u11ff\u3131-\u318e]+)?)",
 )
 
 
@@ -522,7 +525,10 @@ _ABOUT_YOU_EN = re.compile(
     r"(?: \S+){1,2}|"
     r"(?:do|did|does|don ?t|have|will|would) (?:you|u) (?:ever |still |even |also |really )?"
     r"(?!(?:know|have|remember|understand|recall|mind|think|happen|see|want|need|mean|speak|"
-    r"support|handle|send|text|email|post|schedule|remind|do|answer|read|get paid)\b)\w+"
+    r"support|handle|send|text|email|post|schedule|remind|do|answer|read|get paid|"
+    # asked to act on what was said before: "… through an announcement. Would you set that up?"
+    r"set|make|put|create|arrange|organi[sz]e|write|draft|prepare|add|publish|share|forward|"
+    r"let|tell|book|check|look|fix|update|change|help|pass|get)\b)\w+"
     r"(?: \S+){0,2}|"
     r"what ?s your (?:name|favou?rite \w+)|what is your (?:name|favou?rite \w+)|"
     r"how old are you|where do you live|who (?:made|built|created|programmed) you|"

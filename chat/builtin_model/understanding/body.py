@@ -69,7 +69,7 @@ _ON_MY_BEHALF = re.compile(
 # "문자 좀 보내 주세요. 오늘 회의 30분 미뤄졌다고요": the request comes first, the message after;
 # a clipped request ("메일 좀.") ends the same way.
 _KO_ASKED = (
-    r"(?:(?:보내|전해|전달해|알려|남겨|올려|넣어|돌려|예약해|해|써)\s*"
+    r"(?:(?:보내|전해|전달해|알려|남겨|올려|넣어|돌려|예약해|해|써|만들어|작성해|띄워)\s*"
     r"(?:줘요?|주세요|줄래요?|주실래요|주십시오|주시겠어요|주시겠습니까|드리세요|"
     # "알려드려 주세요", "알려드려 주실 수 있을까요?"
     r"드려(?:요|줘|\s*주세요|\s*줘요?|\s*주실래요|\s*주시겠어요|\s*주실\s*수\s*(?:있을까요|있나요))?"
@@ -88,7 +88,9 @@ _KO_REQUEST_FIRST = re.compile(rf"^(?P<req>[^.!?~,]*?{_KO_ASKED}\s*[.!?~,]+)\s*(
 _KO_REQUEST_THEN_TOLD = re.compile(
     rf"^(?P<req>[^.!?~,]*?{_KO_ASKED})\s+"
     r"(?!(?:보내|전해|알려|써|올려|남겨|넣어|돌려)\S*(?:\s|$))"
-    r"(?P<rest>[^.!?~\n]*[가-힣][^.!?~\n]*(?:다고|라고|자고|냐고)(?:요)?\s*[.!~]*)$"
+    r"(?P<rest>[^.!?~\n]*[가-힣][^.!?~\n]*(?:다고|라고|자고|냐고)(?:요)?\s*[.!~]*"
+    # "…등원하지 말아 달라는 내용으로": the fact, said as the label of the text
+    r"|[^.!?~\n]*[가-힣][^.!?~\n]*(?:다|라)는\s*(?:내용|거|것|얘기)(?:으로|로)(?:요)?\s*[.!~]*)$"
 )
 # A Korean request, then the message in English with no stop between them.
 _KO_REQUEST_THEN_ENGLISH = re.compile(
@@ -635,6 +637,7 @@ def _split(text: str) -> Split:
         _after_marker,
         _korean,
         _after_remind_to,
+        _after_let_know,
         _after_that,
         _after_channel_comma,
         _after_dash,
@@ -822,7 +825,7 @@ def _after_dash(text: str) -> Split | None:
     if match is None:
         return None
     head, rest = text[: match.start()].strip(), text[match.end() :].strip()
-    if len(head.split()) > 8 or len(rest.split()) < 2 or not _CHANNEL_WORD.search(head):
+    if len(head.split()) > 12 or len(rest.split()) < 2 or not _CHANNEL_WORD.search(head):
         return None
     return Split(head, _direct(tidy(rest)))
 
@@ -916,6 +919,41 @@ _THEIR = re.compile(r"\b(?:" + "|".join(_YOUR) + r")\b", re.IGNORECASE)
 def addressed_to_them(text: str) -> str:
     """``text`` about its recipients, turned to them: "sign their slips" → "sign your slips"."""
     return _THEIR.sub(lambda m: _YOUR[m[0].lower()], text)
+
+
+# "could you let Choi Yuna know James will be her substitute tomorrow?": who is told, then what
+# (a name inside it is what is said, not another recipient).
+_LET_KNOW = re.compile(
+    r"\blet\s+(?!(?:him|her|them|me|us)\b)[^,.?!]{1,40}?\s+know\b(?:\s+that)?\s+(?=\S)",
+    re.IGNORECASE,
+)
+
+
+# "…let all staff know through an announcement that …": how they are told, then what.
+_THROUGH_A_CHANNEL = re.compile(
+    r"^(?:through|via|by|in|with|on)\s+(?:an?\s+|the\s+)?(?:\w+\s+)?"
+    r"(?:announcement|notice|text|sms|e-?mail|message|telegram)\b(?:\s+that)?\s+",
+    re.IGNORECASE,
+)
+# "… Would you set that up?": the request's own closing question, after the text.
+_SET_THAT_UP = re.compile(
+    r"(?<=[.!])\s+(?:would|could|can|will) you (?:please )?(?:set|sort|put|get|do|arrange)"
+    r" (?:that|this|it)(?: up| out| together| done| for me)?\s*\?*\s*$",
+    re.IGNORECASE,
+)
+
+
+def _after_let_know(text: str) -> Split | None:
+    match = _LET_KNOW.search(text)
+    if match is None:
+        return None
+    head, rest = text[: match.end()].strip(), text[match.end() :]
+    if how := _THROUGH_A_CHANNEL.match(rest):
+        head, rest = f"{head} {how.group(0).strip()}", rest[how.end() :]
+    rest = _SET_THAT_UP.sub("", rest.strip())
+    if len(rest.split()) < 3:
+        return None
+    return Split(head, tidy(rest))
 
 
 def _after_that(text: str) -> Split | None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from chat.builtin_model.router import CannotDo, Refuse, route_message
+from chat.builtin_model.router import CannotDo, Refuse, SmallTalk, route_message
 from chat.builtin_model.understanding.body import split_message
 from chat.builtin_model.understanding.intent import IntentClassifier
 from chat.builtin_model.understanding.understand import Understanding, understand
@@ -100,3 +100,53 @@ def test_a_time_before_the_colon_says_when(classifier: IntentClassifier) -> None
     assert understood.tool == "schedule_reminder"
     assert understood.arguments["due_at"].startswith("2026-11-24T17:00")
     assert understood.arguments["arguments"]["body"] == "The pool is closed"
+
+
+def test_let_someone_know_tells_them_and_a_name_in_what_is_said_is_not_a_recipient(
+    classifier: IntentClassifier,
+) -> None:
+    understood = _understood(
+        classifier, "on telegram, could you let Oliver Brown know Emma Wilson will drive him home?"
+    )
+
+    assert understood.tool == "send_telegram"
+    assert understood.arguments["to"] == ["Oliver Brown"]
+    assert understood.arguments["body"] == "Emma Wilson will drive him home"
+
+
+def test_how_they_are_told_and_the_closing_question_are_not_the_announcement() -> None:
+    split = split_message(
+        "it'd be great to let everyone know via an announcement that the lift is out of order "
+        "until Monday. Could you set that up?"
+    )
+
+    assert split.body == "The lift is out of order until Monday."
+
+
+def test_a_long_request_before_a_dash_still_gives_the_text_after_it() -> None:
+    split = split_message(
+        "please schedule a text for Emma Wilson at 5pm tomorrow — bring the signed form back"
+    )
+
+    assert split.body == "Bring the signed form back"
+
+
+def test_asked_to_set_up_what_was_said_is_not_a_question_about_the_assistant() -> None:
+    route = route_message(
+        "It would help to remind all staff with an announcement that the gate code is 4417. "
+        "Would you set that up?"
+    )
+
+    assert not isinstance(route, SmallTalk)
+
+
+def test_what_can_this_bot_do_with_a_laugh_is_help() -> None:
+    route = route_message("그럼 이 챗봇은 뭐 할 줄 알아? ㅎㅎ")
+
+    assert isinstance(route, SmallTalk) and route.kind == "help"
+
+
+def test_a_korean_request_then_the_fact_as_its_label_is_the_text() -> None:
+    split = split_message("공지 하나 작성해 주세요 토요일 보강은 3시에 시작한다는 내용으로")
+
+    assert split.body == "토요일 보강은 3시에 시작합니다"
