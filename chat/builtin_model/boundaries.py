@@ -236,7 +236,7 @@ _ABUSE_EN = re.compile(
     # a child made to pay for what the parents do: "if he doesn't pay we'll make sure his son has
     # a really miserable time in class"
     # "…better pay up this week or his kid might not be safe here": harm held over a child
-    r"\bor (?:else )?(?:his|her|their|your|the) (?:son|daughter|kid|kids|child|children|boy|girl)"
+    r"\bor (?:else )?(?:his|her|their) (?:son|daughter|kid|kids|child|children|boy|girl)"
     r"(?: \w+){0,2} (?:might|may|will|would|could|won t|wont)(?: not)? (?:be |stay |feel |get )?"
     r"(?:safe|hurt|harmed)\b|"
     r"(?:make|making) sure (?:that )?(?:his|her|their|your) (?:son|daughter|kid|kids|child|"
@@ -268,7 +268,8 @@ _ABUSE_KO = re.compile(
     r"소문\s?(?:을\s?)?(?:내|낸|낼|퍼뜨|퍼트|다\s?내)(?!지\s?(?:말|마|않))|"
     r"안\s?(?:내|갚|주|보내)면[^.?!]{0,30}(?:알린다|알릴\s?거|공개한다|공개할\s?거|퍼뜨)|"
     # a child made to pay for what the parents do: "자꾸 민원 넣으면 애한테 불이익 갈 거라고"
-    r"(?:애|아이|자녀|아들|딸|학생)(?:한테|에게)\s?(?:도\s?)?불이익|민원[^.?!]{0,24}면[^.?!]{0,24}불이익"
+    r"(?:(?:애|아이|자녀|아들|딸|학생)(?:한테|에게)\s?(?:도\s?)?|민원[^.?!]{0,24}면[^.?!]{0,24})"
+    r"불이익(?!\s?(?:이|은|을|는)?\s?(?:없|안\s?(?:가|주|받)|가지\s?않|주지\s?않|받지\s?않))"
 )
 
 
