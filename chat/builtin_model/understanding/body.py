@@ -801,13 +801,10 @@ def _after_colon(text: str) -> Split | None:
     if match is None:
         return None
     head, rest = text[: match.start()].strip(), text[match.end() :]
-    if _PREAMBLE.match(head) and _REQUEST_START.match(rest):
-        # "Quick one: text Emma that …": the request follows; the words before the colon stay
-        # in the head, where "tomorrow 6pm: email all the teachers that …" says when
-        after = split_message(rest)
-        return Split(f"{head}: {after.head}", after.body, after.heading)
-    if _PREAMBLE.match(head) and _TIMED_REQUEST_START.match(rest):
-        # "set a reminder: today 4pm telegram Oliver that …": when, then the request
+    if _PREAMBLE.match(head) and (_REQUEST_START.match(rest) or _TIMED_REQUEST_START.match(rest)):
+        # "Quick one: text Emma that …", "set a reminder: today 4pm telegram Oliver that …": the
+        # request follows; the words before the colon stay in the head, where "tomorrow 6pm:
+        # email all the teachers that …" says when
         after = split_message(rest)
         return Split(f"{head}: {after.head}", after.body, after.heading)
     if _PREAMBLE.match(head) and not _CHANNEL_WORD.search(head):
@@ -931,8 +928,8 @@ _LET_KNOW = re.compile(
 
 # "…let all staff know through an announcement that …": how they are told, then what.
 _THROUGH_A_CHANNEL = re.compile(
-    r"^(?:through|via|by|in|with|on)\s+(?:an?\s+|the\s+)?(?:\w+\s+)?"
-    r"(?:announcement|notice|text|sms|e-?mail|message|telegram)\b(?:\s+that)?\s+",
+    rf"^(?:through|via|by|in|with|on)\s+(?:an?\s+|the\s+)?(?:\w+\s+)?"
+    rf"(?:{_CHANNEL_NAME}|announcement|notice|message)\b(?:\s+that)?\s+",
     re.IGNORECASE,
 )
 # "… Would you set that up?": the request's own closing question, after the text.
