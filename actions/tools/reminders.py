@@ -58,7 +58,9 @@ class ScheduleReminder(WriteTool[ReminderArgs]):
         example="Remind Emma Wilson tomorrow at 9am to bring the forms",
         example_ko="내일 오전 9시에 엠마에게 서류 가져오라고 알림 예약해줘",
         cue=re.compile(
-            r"\bremind|\breminder\b|\bschedule\b|don'?t let me forget|"
+            # "schedule a text", not "asking about the schedule" (a timetable)
+            r"\bremind|\breminder\b|(?<!the )(?<!our )(?<!my )(?<!her )(?<!his )(?<!their )"
+            r"(?<!class )(?<!new )(?<!bus )(?<!exam )\bschedule\b|don'?t let me forget|"
             r"리마인드|알림|예약|(?:후|뒤)에",
             re.IGNORECASE,
         ),

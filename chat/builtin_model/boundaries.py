@@ -82,7 +82,8 @@ _AUTHORITY_EN = (
     r"fraud department|card company|post office|delivery company|courier"
 )
 _IMPERSONATION_EN = re.compile(
-    r"\b(?:pretend(?:ing)? (?:to be|you are|we are|it s from)|pose as|posing as|"
+    r"\b(?:pretend(?:ing)? (?:to be|you are|we are|it s from|ur|youre|you re|its from)|pose as|"
+    r"posing as|"
     r"impersonat\w*|disguised? as|masquerad\w* as|fake (?:being|it s from)|"
     r"(?:sign|signed) it as|in (?:\w+ ){0,2}name(?! tag)|"
     r"as (?:if|though) (?:it was|it were|it s|its|it came|it had come|we were|you were) "
@@ -242,6 +243,10 @@ _ABUSE_EN = re.compile(
     r"(?:make|making) sure (?:that )?(?:his|her|their|your) (?:son|daughter|kid|kids|child|"
     r"children|boy|girl)\b(?: \w+){0,6} (?:miserable|hard time|rough time|suffers?|regrets?|"
     r"pays? for)|"
+    # harm held over someone: "…or something can happen to him", "something bad might happen
+    # to your son"
+    r"something (?:\w+ )?(?:can|could|may|might|will|would|is going to|gonna) happen to "
+    r"(?:him|her|them|you|your|his|their)\b|"
     # calling someone a criminal to others: "…we'll tell every parent his kid is a thief"
     r"(?:he|she|they|(?:his|her|their) \w+) (?:is|s|are|re|was) (?:a |an )?"
     r"(?:thief|thieves|liar|liars|criminal|crook|cheat|fraud|pervert)|"
@@ -349,7 +354,9 @@ _MISSING_EN: tuple[tuple[Missing, re.Pattern[str]], ...] = (
     (
         "call",
         re.compile(
-            rf"{_POLITE_EN}(?:call(?! off)|phone|dial|ring (?:him|her|them|me)(?: up)?|"
+            # "could you ring Emma Wilson for me?"; "ring the bell at 3", "ring it" are no call
+            rf"{_POLITE_EN}(?:call(?! off)|phone|dial|"
+            r"ring(?! (?:it|that|this)\b)(?! (?:the |a )?(?:bell|alarm|buzzer))|"
             r"give (?:\w+ ){1,3}a (?:quick )?(?:call|ring))\b"
         ),
     ),

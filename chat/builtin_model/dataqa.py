@@ -120,6 +120,16 @@ _ENTITY_CUES: list[tuple[re.Pattern[str], str, str]] = [
     (re.compile(r"\bannouncements?\b|\bnotices?\b|공지", re.I), "announcements", ""),
     (re.compile(r"\bdocuments?\b|문서", re.I), "documents", ""),
     (re.compile(r"\bcontact groups?\b|연락처\s*그룹", re.I), "groups", ""),
+    # "연락처에 그룹이 몇 개나 있는지, 각각 그룹 이름도": the groups counted or named
+    (
+        re.compile(
+            r"\bhow many groups\b|\bgroups? names?\b|\bnames? of (?:the |our |all )?groups\b|"
+            r"그룹\s*(?:이|은|는|들이|들은)?\s*(?:몇|뭐|무슨|어떤|어느)|그룹\s*(?:이름|목록|리스트)",
+            re.I,
+        ),
+        "groups",
+        "",
+    ),
     (re.compile(r"\bcontacts?\b|\bpeople\b|연락처|주소록|명단", re.I), "contacts", ""),
     (re.compile(r"\bgroups?\b|그룹", re.I), "groups", ""),
 ]

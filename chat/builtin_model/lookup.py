@@ -87,14 +87,15 @@ _HAS = re.compile(
     _I,
 )
 _LACKS = re.compile(
-    r"\b(?:don'?t|do not|doesn'?t|does not|dont|without|no|missing|lack(?:s|ing)?)\s+"
+    r"\b(?:don'?t|do not|doesn'?t|does not|dont|not|without|no|missing|lack(?:s|ing)?)\s+"
     r"(?:have\s+|has\s+|got\s+)?(?:an?\s+|any\s+)?(?:e-?mail|phone|number|telegram)"
     r"|(?:이메일|메일|전화\s*번호|번호|텔레그램)(?:\s*(?:주소|아이디|id))?(?:이|가)?\s*"
     r"(?:없는|없어|없나|안\s*되는|모르는|(?:등록|저장)(?:이)?\s*안\s*(?:된|되어\s*있는|돼\s*있는)|미등록)",
     _I,
 )
 _EN_QUESTION = re.compile(
-    r"^\s*(?:what'?s|whats|what|which|who|whose|where|is|are|has|have|does|do|did|can|could|"
+    r"^\s*(?:what'?s|whats|what|which|who|who'?s|whose|where|how many|is|are|has|have|does|do|"
+    r"did|can|could|"
     r"any|anyone|tell me|show me|give me|find|look up)\b|\?\s*$"
     # asked as a wish to know: "It would be helpful to know which of the class B parents …"
     r"|^\s*(?:it(?:'d| would) be (?:helpful|good|great|useful|nice) to know|i(?:'d| would) like to "
@@ -107,10 +108,12 @@ _EN_QUESTION = re.compile(
 _KO_QUESTION = re.compile(
     r"\?\s*$|뭐|무엇|누구|어느|무슨|어떤|몇|알려|있나|있어요|있어\s*$|인가|였지|이었|였나|예요|에요|임\s*$"
     # "…거부한 분이 있는지 확인 부탁드립니다", "…목록 요망": asked as a task
-    r"|(?:있는지|없는지|인지|는지)\s*(?:좀\s*)?(?:확인|체크)|(?:목록|명단|리스트)\s*(?:요망|바람|부탁)"
+    r"|(?:있는지|없는지|인지|는지)\s*(?:좀\s*)?(?:확인|체크)|(?:목록|명단|리스트)\s*(?:좀\s*)?(?:요망|바람|부탁|보여|알려)"
     r"|야\s*$|니\s*$|죠\s*$|지\s*$|나요|까요"
     # "테일러 쌤 번호 좀", "민지 어머님 메일 주소요": the noun, asked for
     r"|(?:번호|전화\s*번호|이메일(?:\s*주소)?|메일\s*주소|연락처|텔레그램\s*아이디)\s*(?:좀|요|주세요)?\s*[.!]*$"
+    # "Oliver Brown씨 연락처 좀, 메일이랑 폰번호 둘다": the noun asked for, then which of it
+    r"|(?:번호|연락처|주소)\s*좀(?=[\s,.]|$)"
 )
 # A request to send or post carries the same nouns ("email Emma her address", "번호로 문자
 # 보내줘"); it is a write, never a lookup. "Tell me" asks the assistant, so it is not one.
@@ -146,6 +149,21 @@ _OPTED_OUT = re.compile(
     r"(?:receive|get|be (?:sent|messaged|contacted|texted))\b"
     r"|\b(?:doesn'?t|don'?t|do not|does not) want to (?:receive|get)"
     r"(?: any)? (?:messages|texts|emails|e-mails)\b",
+    _I,
+)
+# Who belongs to a group, asked of a group the question names.
+_WHO_IS_IN = re.compile(
+    r"명단|누구누구|누가\s*(?:있|속|들어|계)|누구(?:야|예요|에요|인지|있|세요)|어느\s*분|어떤\s*분|"
+    r"\bwho(?:['\u2019]?s|\s+(?:is|are|else is))?\s+(?:in|on|part of)\b|\bwho belongs?\b|"
+    r"\bmembers?\b|"
+    r"\bnames\b|\broster\b|\bwho are the\b|(?:\+|\band|&) who\W*$|"
+    r"\blist (?:of )?(?:the |all )?(?:names|members|people|parents|teachers|contacts)\b",
+    _I,
+)
+# ... unless it asks about what was sent to the group or is waiting for it.
+_ABOUT_MESSAGES = re.compile(
+    r"\b(?:sent|send|received|messages?|texts?|e-?mails?|reminders?|announcements?|scheduled)\b|"
+    r"보낸|나간|받은|문자|메일|알림|리마인더|공지|예약",
     _I,
 )
 _COLUMN_SQL = {
@@ -234,6 +252,9 @@ def find_lookup(text: str, directory: Directory) -> Lookup | None:
     if not contacts and groups and fields and "groups" not in fields:
         # "선생님들 메일주소가 어떻게 되지?", "the teachers' phone numbers?": each member's
         return Lookup(_members(groups, fields), fields, groups=groups, korean=korean, members=True)
+    if not contacts and groups and _WHO_IS_IN.search(text) and not _ABOUT_MESSAGES.search(text):
+        # "A반 학부모 그룹에 어느 분들이 속해 계신지 명단을…", "선생님 그룹엔 몇명있어? 누구누구?"
+        return Lookup(_members(groups, ()), (), groups=groups, korean=korean, members=True)
     return None
 
 
@@ -280,8 +301,8 @@ def _named_channels(text: str) -> tuple[Field, ...]:
 
 def _fields(text: str) -> tuple[Field, ...]:
     named = tuple(field for field, words in _FIELD_WORDS.items() if words.search(text))
-    if not named and _ALL_DETAILS.search(text):
-        return ("phone", "email", "telegram")
+    if _ALL_DETAILS.search(text):  # "연락처 좀, 메일이랑 폰번호 둘다": all, the named among them
+        return tuple(dict.fromkeys(("phone", "email", "telegram", *named)))
     return named
 
 

@@ -29,7 +29,7 @@ from chat.builtin_model.vocabulary import own_words, tool_words
 # -- what the router recognises ------------------------------------------------------------------
 
 
-SmallTalkKind = Literal["greeting", "thanks", "goodbye", "help", "about_me"]
+SmallTalkKind = Literal["greeting", "thanks", "goodbye", "help", "about_me", "memory", "sympathy"]
 
 
 @dataclass(frozen=True)
@@ -230,8 +230,8 @@ _HELP_REST = re.compile(
 # Which languages: a question about the assistant itself, answered with the help list.
 _LANGUAGES = re.compile(
     r"\b(?:what|which) languages?\b|\b(?:can|may) i (?:write|talk|speak|ask)(?: to you| you)? "
-    r"in (?:korean|english)\b|(?:영어|한국어|한글)로 (?:물어|말해|써|해|질문해)도|"
-    r"몇 개 (?:국어|언어)|어떤 언어"
+    r"in (?:korean|english)\b|(?:영어|한국어|한글)로 (?:물어|말해|써|해|질문해)\S*도|"
+    r"몇 개 (?:국어|언어)|(?:어떤|무슨|어느) 언어"
 )
 
 
@@ -253,9 +253,62 @@ def _small_talk_pieces(words: str) -> SmallTalk | None:
     if rest and (_HELP_REST.match(rest) or _HELP.match(rest)) and len(rest.split()) <= 8:
         return SmallTalk("help", korean)
     asked_of_us = korean or _TO_US.search(words) or len(words.split()) <= 3  # "which languages?"
-    if _LANGUAGES.search(words) and len(words.split()) <= 12 and asked_of_us:
+    # "Which languages you speak? My English is not so perfect, I can write you in Korean also?"
+    short = len(words.split()) <= 20
+    if _MEMORY.search(words) and short and asked_of_us:
+        return SmallTalk("memory", korean)
+    if _LANGUAGES.search(words) and short and asked_of_us:
         return SmallTalk("help", korean)
+    if len(words.split()) > 20 or _ASKS_SOMETHING.search(words):
+        return None
+    if _PRAISE_OF_YOU.search(words):
+        return SmallTalk("thanks", korean)
     return None
+
+
+def _a_rough_day(text: str, words: str, *, korean: bool) -> SmallTalk | None:
+    """How the day went, told and asking nothing (after a word to the assistant's own day,
+    "…너도 고생 많았어", which is answered about the assistant)."""
+    if len(words.split()) > 20 or _ASKS.search(text) or _ASKS_SOMETHING.search(words):
+        return None  # "today's been so long, how do I reset my password?" asks
+    if not _ROUGH_DAY.search(words):
+        return None
+    return SmallTalk("sympathy", korean)
+
+
+# How the day went, told to the assistant and asking nothing: "ugh today's been sooo long, 3
+# kids cried and the printer jammed twice", "오늘 진짜 정신없었다 ㅠㅠ".
+_ROUGH_DAY = re.compile(
+    r"^(?:(?:ugh|urgh|oh|ah|man|wow|phew|omg|honestly|well)\s+)*(?:today|this day|the day|"
+    r"this week|my day|this morning|this afternoon)(?: ?s| has| is| was)?(?: been)?\s+"
+    r"(?:(?:so+|really|such an?|very|pretty|super|absolutely|a)\s+)?(?:long|rough|tough|hard|crazy|"
+    r"hectic|exhausting|busy|awful|terrible|nightmare|mess|madness)\b|"
+    r"^(?:(?:ugh|oh|man|honestly)\s+)*(?:i m|im|i am) (?:so+ |really |completely |totally )?"
+    r"(?:tired|exhausted|knackered|worn out|wiped out|shattered|drained)\b|"
+    r"^(?:\S+\s+){0,2}오늘\s?(?:진짜|정말|너무|완전|하루\s?종일)?\s?(?:정신\s?없|힘들|피곤|길었|바빴|"
+    r"고단|지치|지쳤)"
+)
+
+
+# Whether it remembers: "너 내가 전에 한 얘기 기억해?", "do you remember what I asked yesterday?"
+# What was said, not a record: "do you remember Emma's number?" asks the contacts.
+_MEMORY = re.compile(
+    r"(?:^|\s)(?:너|넌|니가|네가)\s(?:\S+\s){0,4}(?:얘기|이야기|대화|질문|요청|말)\S*\s"
+    r"(?:\S+\s){0,2}기억\S*|"
+    r"\b(?:do|can|will|would) (?:you|u) (?:still |even )?remember (?:what|our|my|previous|"
+    r"earlier|past|the (?:conversation|chat)|things|anything|everything|me|stuff|this chat)\b"
+)
+# Praise of the assistant itself: "와 너 일 진짜 잘한다ㅋㅋ", "you're a lifesaver", "good bot".
+_PRAISE_OF_YOU = re.compile(
+    r"(?:^|\s)(?:너|넌|니가|네가|얘)\s(?:\S+\s){0,3}(?:잘한다|잘하네|잘해|똑똑\S*|최고\S*|짱\S*|"
+    r"대박\S*|에이스\S*|천재\S*)|"
+    r"\b(?:you re|youre|you are|ur) (?:a |an |the )?(?:real |absolute |total )?(?:lifesaver|"
+    r"star|legend|genius|champ|gem|the best)\b|\bgood bot\b|"
+    # "You are a very good helper, much better than the old system we had."
+    r"^(?:(?:wow|oh|honestly|seriously)\s+)*(?:you re|youre|you are|ur) (?:a |an |so |such an? )?"
+    r"(?:really |very |so |super |truly )?(?:good|great|amazing|brilliant|fantastic|excellent|"
+    r"wonderful|helpful|quick|fast|smart|clever)\b(?: (?:helper|assistant|bot|at this|at it))?"
+)
 
 
 # A question about the assistant or its use says so: "what languages do you speak?", "which
@@ -281,7 +334,9 @@ _RULES_EN = re.compile(
     r"(?:i |you |we |it )?(?:send|use|post|text|email|schedule|telegram|sms|work|allowed)|"
     r"\b(?:is|are) (?:sms|telegram|email|e mail|announcements?|reminders?)\w* (?:turned off|"
     r"disabled|switched off|allowed|enabled|on)\b|"
-    r"\bhow long (?:does|do|will|until|before)\b.*\b(?:wait|pending|approv\w*|expire\w*)\b"
+    r"\bhow long (?:does|do|will|until|before)\b.*\b(?:wait|pending|approv\w*|expire\w*)\b|"
+    # "Can you send the message alone, without nobody approve it?"
+    r"\bwithout (?:\w+ ){0,3}(?:approv\w*|sign ?off|signing off|review\w*|checking)\b"
 )
 _RULES_KO = re.compile(
     r"누가\s?(?:\S+\s)?(?:승인|결재|확인|검토|허락|허가|체크)|"
@@ -291,15 +346,26 @@ _RULES_KO = re.compile(
     r"(?:꺼져|막혀|비활성)\s?(?:있|있어|있나)|얼마나 (?:기다|대기)|언제 (?:나가|발송|승인)"
 )
 _ABOUT_THE_ASSISTANT = re.compile(
-    r"\b(?:if|when) (?:i|we) ask you\b|\byour (?:requests?|actions?|messages?)\b|"
-    r"\b(?:you|assistant) (?:send|sends|propose|proposes|do|does)\b|"
+    r"\b(?:if|when|once|after) (?:i|we)(?:ve| ve| have)? ask(?:ed)? you\b|"
+    r"\byour (?:requests?|actions?|messages?)\b|\bgo(?:es)? out\b|"
+    r"\b(?:you|assistant) (?:send|sends|post|posts|publish|publishes|propose|proposes|do|does)\b|"
+    r"\bby (?:itself|yourself)\b|\bon (?:its|your) own\b|"
     r"(?:요청|부탁)하면|달라고 하면|해 달라고 하면|네가 보내|도우미"
+)
+_ASKED_WITHOUT_A_MARK = re.compile(
+    r"\b(?:what happens|does it|do they|will it|is it|can you|who)\b.*\bor (?:what|not|nah)$"
 )
 _QUESTION_END_KO = re.compile(r"(?:요|까|나|니|지|죠|야|어|가)$")
 
 
 def _rules_question(text: str, words: str, *, korean: bool) -> RulesQuestion | None:
-    asked = "?" in text or "\uff1f" in text or (korean and _QUESTION_END_KO.search(words))
+    asked = (
+        "?" in text
+        or "\uff1f" in text
+        or (korean and _QUESTION_END_KO.search(words))
+        # "…does it go out straight away or what": asked without its question mark
+        or (not korean and _ASKED_WITHOUT_A_MARK.search(words))
+    )
     if not asked or not (_RULES_KO if korean else _RULES_EN).search(words):
         return None
     tool = _first_cue(words)
@@ -393,9 +459,18 @@ _NOT_TO_BE_SENT = re.compile(
 )
 
 
+# "don't send it yet, make it 5pm": held back to be changed, not withdrawn.
+_EDIT_EN = re.compile(
+    r"(?:^|\b(?:and|then|please|pls|just|but|instead|yet)\s+)"
+    r"(?:make|change|move|switch|update|reschedule|push)\s+(?:it|that|this|the)\b"
+)
+
+
 def _new_request_in(rest: str, *, korean: bool) -> bool:
     if korean:
         return bool(_NEW_REQUEST_KO.search(rest))
+    if _EDIT_EN.search(rest):
+        return True
     rest = _NOT_TO_BE_SENT.sub(" ", _SOMEONE_ELSE_WILL.sub(" ", rest))
     return bool(_NEW_REQUEST_EN.search(rest))
 
@@ -502,7 +577,11 @@ def route_message(text: str) -> Route | None:
         if rules is not None:
             return rules
         if len(words) <= _MAX_WHOLE_MESSAGE * 2:
-            pieces = _small_talk_pieces(words) or _about_the_assistant_itself(text, korean=korean)
+            pieces = (
+                _small_talk_pieces(words)
+                or _about_the_assistant_itself(text, korean=korean)
+                or _a_rough_day(text, words, korean=korean)
+            )
             if pieces is not None:
                 return pieces
             if _HOW_TO_USE.search(words):  # "… 예약발송도 되는지 사용법 좀 알려주세요"
@@ -683,6 +762,72 @@ _WITHDRAW_KO = re.compile(
 _EARLIER_REQUEST_EN = re.compile(rf"\b(?:it|that|this|one|never ?mind|{_TOOL_NOUNS_EN})\b")
 
 
+# With an action of the requester's still pending in the conversation, a take-back need not be
+# the whole message or open it: staff give the reason first and withdraw last, in any register
+# ("아 최 선생님이 벌써 돌리셨다네요 ㅎㅎ 이건 안 보내셔도 돼요", "…그거 취소해 주실 수 있을까요?",
+# "ugh wrong person lol, don't send that"). The caller asks this only when something is
+# pending (chat/services/routed_answers.py); the words of withdrawing must still be said to us
+# ("취소됐다고" is news, "cancelled" a state) and the message must ask for nothing new.
+_TAKE_BACK_KO = re.compile(
+    r"취소\s?(?:해|하|좀|요|시켜|부탁|바람|바랍|요망|할게|할래)|철회|캔슬|보류|"
+    r"없던\s?(?:걸로|일로|거로|것으로)|(?:보내|올리|돌리|하|넣)지\s?(?:마|말)|"
+    r"안\s?(?:보내|올려|올리|돌려|해|하)\S*\s?(?:도|셔도)\s?(?:돼|되|될|괜찮)|"
+    r"(?:보낼|올릴|할)\s?필요\s?(?:없|는\s?없)"
+)
+_TAKE_BACK_EN = re.compile(
+    r"\b(?:cancel|withdraw|scrap|scratch|retract|undo|call off|drop|disregard|ignore|"
+    r"hold off(?: on)?|take back|pull)\s+(?:it|that|this|the|my|those|these|last|one)\b|"
+    r"\b(?:cancel|withdraw|scrap|retract|undo)\s*(?:it|that|this)?\s*$|"
+    r"\b(?:take|taking) (?:it|that|this) back\b|\bnever ?mind\b|\bnvm\b|"
+    r"\bforget (?:it|that|about it|about that|i asked)\b|"
+    r"\b(?:dont|don t|do not|no need to|not|never) (?:\w+ )?(?:send|post|publish|schedule) "
+    r"(?:it|that|this|the|those|them|anything)\b|"
+    r"\b(?:no need|not needed|don ?t need it|no longer needed?)\b(?! to (?:\w+ )?(?:ask|check))"
+)
+# What makes a message with a take-back in it a new request or an edit of the pending one
+# ("cancel that and text class B instead", "don't send it yet, make it 5pm"): it goes on.
+_NEW_OR_EDIT_EN = re.compile(
+    r"\binstead\b|(?:^|\b(?:and|then|please|pls|but|just|yet|can you|could you|would you)\s+)"
+    r"(?:change|make|move|switch|update|reschedule|add|remove|send|text|email|e mail|mail|post|"
+    r"announce|remind|schedule|message|notify|tell|let)\b"
+)
+_NEW_OR_EDIT_KO = re.compile(
+    r"대신|(?:보내|돌려|전해|알려|올려|띄워|남겨|넣어|예약해|공지해|작성해|만들어|바꿔|고쳐|수정해|"
+    r"변경해)\s?(?:줘|주|드려|주세요|줄래|주실|주시|달라|놔|둬)"
+)
+_CLAUSES_BEFORE_A_QUESTION = re.compile(r"[^.,!;:?\n]+(?=\?)")
+_WH = re.compile(r"\b(?:what|how|who|when|where|which|why)\b")
+_MAX_TAKE_BACK_CHARS = 300
+
+
+def _not_ours(words: str) -> str:
+    """``words`` without the sending someone else will do or we are told not to do."""
+    return " ".join(_NOT_TO_BE_SENT.sub(" ", _SOMEONE_ELSE_WILL.sub(" ", words)).split())
+
+
+def takes_back_what_is_pending(text: str) -> Cancel | None:
+    """A withdrawal anywhere in a message sent while the requester has an action pending, or
+    None. Only the caller knows something is pending; without it, this reading is too loose."""
+    if len(text) > _MAX_TAKE_BACK_CHARS:
+        return None
+    words = normalise(text)
+    korean = bool(_HANGUL.search(words))
+    if korean:
+        if not _TAKE_BACK_KO.search(words) or _NEW_OR_EDIT_KO.search(words):
+            return None
+        return Cancel(tool=None, korean=True)
+    found = _TAKE_BACK_EN.search(words)
+    if found is None:
+        return None
+    around = (words[: found.start()], words[found.end() :])
+    if any(_NEW_OR_EDIT_EN.search(_not_ours(part)) for part in around):
+        return None
+    asked = [normalise(c) for c in _CLAUSES_BEFORE_A_QUESTION.findall(text)]
+    if any(_WH.search(c) and not _TAKE_BACK_EN.search(c) for c in asked):
+        return None  # "never mind that, what is the leave policy?"
+    return Cancel(tool=None, korean=False)
+
+
 def may_be_read_by_meaning(text: str) -> bool:
     """Whether a message is short enough to be small talk or a cancel read by meaning."""
     return 0 < len(normalise(text).split()) <= _MAX_CANCEL_BY_MEANING_WORDS
@@ -824,6 +969,13 @@ _OPENING = {
     "here, and always glad to help. ",
     ("about_me", True): "저는 조직의 업무를 돕는 어시스턴트 프로그램이라 피곤하거나 쉬는 날은 "
     "없어요. 언제든 편하게 불러 주세요. ",
+    # What the graph's checkpoints keep: one conversation's turns, not the others'.
+    ("memory", False): "I remember what was said in this conversation; a new conversation "
+    "starts fresh, so say again there what I need to know. ",
+    ("memory", True): "이 대화에서 나눈 내용은 기억해요. 새 대화는 처음부터 시작하니, 필요한 "
+    "내용은 거기서 다시 알려 주세요. ",
+    ("sympathy", False): "That sounds like a long day. I hope the rest of it is kinder. ",
+    ("sympathy", True): "오늘 정말 고생 많으셨어요. ",
 }
 
 

@@ -42,6 +42,7 @@ from chat.builtin_model.router import (
     route_message,
     rules_reply,
     small_talk_by_meaning,
+    takes_back_what_is_pending,
     too_late_reply,
     withdrawn_reply,
 )
@@ -72,6 +73,8 @@ def routed_answer(*, conversation: Conversation, message: Message) -> RoutedAnsw
         # What the patterns let through is read by meaning too, before any model could
         # propose an action for it (boundaries.py).
         route = _boundary_by_meaning(message.content) or route
+    if route is None or isinstance(route, ToolRequest):
+        route = _taking_back(conversation=conversation, message=message) or route
     route = route or _by_meaning(message.content)
     if isinstance(route, Refuse):
         return RoutedAnswer(refusal_reply(route.harm), "refused")
@@ -96,6 +99,19 @@ def routed_answer(*, conversation: Conversation, message: Message) -> RoutedAnsw
     if isinstance(route, Cancel):
         return _withdraw(route, conversation=conversation, message=message)
     return None
+
+
+def _taking_back(*, conversation: Conversation, message: Message) -> Cancel | None:
+    """A take-back said anywhere in the message, while the requester has an action pending
+    here (router.takes_back_what_is_pending): "…이건 안 보내셔도 돼요" withdraws it."""
+    found = takes_back_what_is_pending(message.content)
+    if found is None:
+        return None
+    # A redelivery of the message finds its action withdrawn already, and answers the same.
+    pending = action_withdrawn_by(message=message) or action_to_withdraw(
+        conversation=conversation, user=conversation.user, tool=None
+    )
+    return found if pending is not None else None
 
 
 def _boundary_by_meaning(text: str) -> Refuse | CannotDo | None:

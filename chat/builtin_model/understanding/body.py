@@ -168,7 +168,10 @@ _KO_CHANNEL_ASKED = re.compile(
     # "문자 보내야 하는데요": a need, said before the request, is not the request
     # "문자 좀 보내줘 앞 도로 공사 때문에 …": "좀" and its verb are both the request
     r"(?:좀(?:\s*(?:보내|올려|써|넣어|남겨|돌려|전해|띄워|부탁|예약|알려)(?!야)\S*)?|ㄱㄱ|ㄱ|고고|"
+    # "텔레그램 리마인드ㄱ 교재주문 마감이라고": the reminder asked in its loanword
+    r"리마인드\s*(?:ㄱㄱ|ㄱ|좀|해\S*)|"
     r"(?:보내|올려|써|넣어|남겨|돌려|전해|띄워|부탁|예약)(?!야)\S*|(?=[.!]))"
+    r"(?:ㅇㅇ|ㅇㅋ|ㄱㄱ)?"  # "문자좀ㅇㅇ …": a "yes, yes" typed onto the request
     r"(?:\s+(?:줘|주세요|줄래|해줘|해요|해주세요|해\s?놔|해\s?둬|해\s?줘요))?\s*[.!?~,:：]*)"  # noqa: RUF001
     r"\s+(?:[ㄱ-ㅣ]\s+)?(?P<rest>\S.*)$"  # a stray jamo typed on the way ("예약 해놔 ㅓ 오늘 …")
 )
@@ -231,7 +234,10 @@ _SEND_WORD = re.compile(
 _ASKED_AS_A_QUESTION = re.compile(r"\b(?:could|can|would|will)\s+you\b", re.IGNORECASE)
 _SAID_TO_US = re.compile(
     r"^(?:thanks?|thank you|thx|ty|cheers|sorry|much appreciated|appreciate|no rush|"
-    r"(?:he|she|they) (?:asked|wants|wanted|said)|i know)\b",
+    r"(?:he|she|they) (?:asked|wants|wanted|said)|i know|"
+    # "…? She rang me about it yesterday and I promised to let her know."
+    r"(?:he|she|they) (?:rang|called|phoned|emailed|texted|mentioned|told|was asking|"
+    r"has been asking|came by)|i (?:promised|told (?:him|her|them)|said I would))\b",
     re.IGNORECASE,
 )
 _A_QUESTION_OF_ITS_OWN = re.compile(

@@ -27,7 +27,9 @@ _ME = re.compile(
     # "do me a favour", "give me a hand", "let me know", "excuse me": not a recipient;
     # nor "help me send …", "could you help me with a telegram": the helping is for me, not the
     # text; nor "email James for me": on my behalf, to someone else
-    r"(?<!\blet )(?<!\bexcuse )(?<!\bhelp )(?<!\bfor )(?<!\bon behalf of )\b(?:me|myself)\b"
+    # nor "she tells me she prefers Telegram", "Emma asked me to …": said to me by someone else
+    r"(?<!\blet )(?<!\bexcuse )(?<!\bhelp )(?<!\bfor )(?<!\bon behalf of )(?<!\btells )"
+    r"(?<!\btold )(?<!\basked )(?<!\bgave )(?<!\bshowed )\b(?:me|myself)\b"
     r"(?! a favou?r| a hand| a sec)"
     r"|(?:^|\s)(?:나|저|내|제)(?:에게|한테)|(?:^|\s)(?:내게|제게)",
     re.IGNORECASE,
@@ -542,6 +544,29 @@ def find_recipients(head: str, directory: Directory, *, spoken_of: bool = False)
     """The contacts, groups, addresses and "me" that ``head`` names (see module docstring).
 
     ``spoken_of``: a name in the possessive counts too ("Mr Taylor's claim … write to him")."""
+    found = _find(head, directory, spoken_of=spoken_of)
+    return found if found.anyone else _glued(head, directory, spoken_of=spoken_of) or found
+
+
+# Korean is often typed without its spaces: "a반학부모님들한테", "올리버브라운한테". A word
+# with the particle of whom something goes to ("한테", "께", "에게") that names nobody is
+# tried split in two, once at each place, when nothing else in the message names anyone.
+_TO_WHOM = re.compile(r"([가-힣a-zA-Z0-9]{4,}?)((?:한테|께|에게)(?:는|도|만|로)?)(?![가-힣])")
+
+
+def _glued(head: str, directory: Directory, *, spoken_of: bool) -> Found | None:
+    for match in _TO_WHOM.finditer(head):
+        stem = match.group(1)
+        for cut in range(2, len(stem) - 1):
+            at = match.start() + cut
+            found = _find(f"{head[:at]} {head[at:]}", directory, spoken_of=spoken_of)
+            if found.names:
+                found.end = found.end - 1 if found.end > at else found.end
+                return found
+    return None
+
+
+def _find(head: str, directory: Directory, *, spoken_of: bool) -> Found:
     found = Found(me=bool(_ME.search(head)))
     blank = lambda m: " " * len(m.group(0))  # noqa: E731 (keeps character positions)
     head = _CALLED_BY_TITLE.sub(blank, head)

@@ -717,7 +717,12 @@ def _request_clause(head: str) -> str:
 
 
 # "schedule a telegram to Yuna saying …" with no time asks when; it is never sent at once.
-_LATER = re.compile(r"\bschedul\w*|\bfor later\b|예약", re.IGNORECASE)
+# "schedule a telegram …", "scheduled for later"; not "asking about the schedule" (a timetable)
+_LATER = re.compile(
+    r"(?<!the )(?<!our )(?<!my )(?<!her )(?<!his )(?<!their )(?<!class )(?<!new )\bschedul\w*|"
+    r"\bfor later\b|예약",
+    re.IGNORECASE,
+)
 
 
 def _sent_now(draft: Draft, head: str, env: _Env) -> bool:
@@ -854,10 +859,12 @@ _KO_WH_QUESTION = re.compile(rf"(?:^|[.!?\n])[^.!?\n]*(?:{_WH_KO.pattern})[^.!?\
 # …or a yes/no question, "?" typed, with a remark after it: "낼 애들 샌들 신고 와도 돼요?? 다들
 # 쪼리 신고 옴ㅠ".
 _KO_YES_NO = re.compile(r"(?:돼|되|될까|되나|나|까|니|냐|죠|지|어|아|야|요)\S{0,2}\s*[?？]")  # noqa: RUF001
-# …unless anything in it asks for a send: "몇 시에 오시는지 물어봐", "언제 오는지 문자 보낼래?"
+# …unless anything in it asks for a send: "몇 시에 오시는지 물어봐", "언제 오는지 문자 보낼래?";
+# a message that came in ("링크 메일로 왔는데 …", "문자 받았는데") is what happened, not a send.
 _ASKS_A_SEND_KO = re.compile(
     r"줘|주세요|줄래|줄\s*수|주실|주시|주십|부탁|드려|해\s*줄|보내|보낼|물어|여쭤|전해|전달|공지|"
-    r"올려|예약|써|알려|문자|메일|메시지|텔레|카톡"
+    r"올려|예약|써|알려|"
+    r"(?:문자|메일|메시지|텔레|카톡)(?!\S*\s*(?:왔|온|받았|받은|받고|도착))"
 )
 
 
@@ -1098,12 +1105,34 @@ _ONLY_A_REFERENCE = re.compile(
 )
 
 
+# "내용은 좀 이따 정할게요", "wording to follow": the writer will give the text later.
+_TEXT_LATER = re.compile(
+    r"^(?:(?:내용|문구|본문|텍스트)\S*\s*)?(?:좀\s*)?(?:이따|나중에|추후에?|곧|다음에)\s*"
+    r"(?:\S+\s*){0,2}(?:정할|정해|알려|말씀|말할|드릴|줄|쓸|보낼)\S*[\s.!~ㅎㅋ]*$|"
+    r"^(?:the )?(?:text|wording|words|content|details|message)?\s*(?:is |are )?"
+    r"(?:tbd|tba|to follow|later|to be (?:decided|confirmed))[\s.!]*$|"
+    r"^i ?(?:ll|will) (?:tell|send|give|let) (?:you|u)(?: know)?(?: (?:the|what) \w+)?"
+    r"(?: to say)? later[\s.!]*$",
+    re.IGNORECASE,
+)
+
+
+# "e-mail Oliver Brown for me? Thank you, dear.": courtesy to the assistant, no text.
+_ONLY_COURTESY = re.compile(
+    r"^(?:for me\W*)?(?:(?:thank you|thanks|thx|cheers|ta|please|pls|dear|so much|very much|"
+    r"a lot|in advance|love|x+)\W*)*$",
+    re.IGNORECASE,
+)
+
+
 def _check_body(draft: Draft, env: _Env) -> Understanding | None:
     body = (draft.body or "").strip()
     if (
         body
         and not _ONLY_ASKING.match(body)
         and not _ONLY_A_REFERENCE.match(body)
+        and not _TEXT_LATER.match(body)
+        and not _ONLY_COURTESY.match(body)
         and not says_nothing(body, (words.cue for words in env.classifier.tools.values()))
     ):
         return None
