@@ -1119,8 +1119,9 @@ _TEXT_LATER = re.compile(
 
 # "e-mail Oliver Brown for me? Thank you, dear.": courtesy to the assistant, no text.
 _ONLY_COURTESY = re.compile(
-    r"^(?:for me\W*)?(?:(?:thank you|thanks|thx|cheers|ta|please|pls|dear|so much|very much|"
-    r"a lot|in advance|love|x+)\W*)*$",
+    # each word whole ("xx" kisses; 2,000 "x"s are a text, however odd)
+    r"^(?:for me(?:\W+|$))?(?:(?:thank you|thanks|thx|cheers|ta|please|pls|dear|so much|"
+    r"very much|a lot|in advance|love|x{1,4})(?:\W+|$))*$",
     re.IGNORECASE,
 )
 

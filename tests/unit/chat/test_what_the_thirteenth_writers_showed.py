@@ -16,8 +16,10 @@ from chat.builtin_model.router import (
     route_message,
     takes_back_what_is_pending,
 )
+from chat.builtin_model.understanding.intent import IntentClassifier
 from chat.builtin_model.understanding.recipients import find_recipients
-from tests.unit.chat.academy import ACADEMY
+from chat.builtin_model.understanding.understand import understand
+from tests.unit.chat.academy import ACADEMY, NOW, SEOUL
 
 
 @pytest.mark.parametrize(
@@ -183,3 +185,21 @@ def test_someone_who_told_me_something_does_not_make_me_a_recipient() -> None:
     found = find_recipients("text Oliver Brown, he told me he prefers texts", ACADEMY)
 
     assert found.names == ["Oliver Brown"] and not found.me
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Would you please e-mail Oliver Brown for me? Thank you, dear.",
+        "text Emma Wilson pls, I'll tell you what to say later",
+        "이서준 어머님께 문자 보내 주세요, 내용은 나중에 알려 드릴게요",
+    ],
+)
+def test_a_request_whose_text_is_only_courtesy_or_comes_later_asks_for_the_text(
+    classifier: IntentClassifier, text: str
+) -> None:
+    understood = understand(
+        text, history=[], directory=ACADEMY, now=NOW, tz=SEOUL, classifier=classifier
+    )
+
+    assert understood.tool is None and understood.slot == "body"
