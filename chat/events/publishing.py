@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
@@ -95,7 +96,7 @@ class PublishingEvents:
 
     def action(self, action: PendingAction) -> None:
         self._send_buffered()
-        self._emit({"type": "action", "action": action_payload(action, full=False)})
+        _announce_until_current(action, self._emit)
 
     def done(self, message: Message) -> None:
         self._send_buffered()
@@ -157,11 +158,37 @@ def publish_pending(*, schema: str, action: PendingAction) -> bool:
 def publish_action(*, schema: str, action: PendingAction) -> None:
     """An action's decision, or a change in its recipients' delivery, announced to everyone
     watching its conversation (and the tenant's approvers)."""
-    append_event(
-        schema=schema,
-        conversation_uuid=str(action.conversation.uuid),
-        payload={"type": "action", "action": action_payload(action, full=False)},
-    )
+    conversation_uuid = str(action.conversation.uuid)
+
+    def emit(payload: dict[str, Any]) -> None:
+        append_event(schema=schema, conversation_uuid=conversation_uuid, payload=payload)
+
+    _announce_until_current(action, emit)
+
+
+# How often one announcer appends a newer card before leaving the rest to the next change's own
+# announcer (every change of an action or of a delivery is announced by whoever made it).
+_CARD_REREADS = 3
+
+
+def _announce_until_current(action: PendingAction, emit: Callable[[dict[str, Any]], None]) -> None:
+    """Append the action's card, then read the action again and append the newer card while it
+    changed meanwhile. Several processes announce one action (the worker that finished it, the
+    one that delivered a message of it, the approver's request), and frames are ordered by when
+    they are appended, not when their action was read: a card read just before the action was
+    finished could land after the finished one and stay on every page (the killed-worker test
+    once ended with 'executing' after 'executed'). Whoever appends a stale card reads again
+    after appending it, so the last card appended is the current one."""
+    payload = action_payload(action, full=False)
+    for _ in range(_CARD_REREADS):
+        emit({"type": "action", "action": payload})
+        current = PendingAction.objects.filter(pk=action.pk).first()
+        if current is None:
+            return
+        fresh = action_payload(current, full=False)
+        if fresh == payload:
+            return
+        payload = fresh
 
 
 def publish_turn_error(*, schema: str, message: Message) -> None:
