@@ -58,7 +58,7 @@ _FIELD_WORDS: dict[Field, re.Pattern[str]] = {
         _I,
     ),
     "telegram": re.compile(
-        r"'s\s+telegram\b|\btelegram\s+(?:id|handle|account|chat)\b"
+        r"'s\s+telegram\b|\btelegram\s+(?:id|handle|account|chat)\b|\bchat\s*id\b"
         r"|텔레그램\s*(?:아이디|id|계정)|텔레그램(?:이|은|는|가)(?=\s|$)",
         _I,
     ),
@@ -96,7 +96,7 @@ _LACKS = re.compile(
 _EN_QUESTION = re.compile(
     r"^\s*(?:what'?s|whats|what|which|who|who'?s|whose|where|how many|is|are|has|have|does|do|"
     r"did|can|could|"
-    r"any|anyone|tell me|show me|give me|find|look up)\b|\?\s*$"
+    r"any|anyone|tell me|show me|give me|find|look ?up)\b|\?\s*$"
     # asked as a wish to know: "It would be helpful to know which of the class B parents …"
     r"|^\s*(?:it(?:'d| would) be (?:helpful|good|great|useful|nice) to know|i(?:'d| would) like to "
     r"know|i need to know|i want to know|i wonder|let me know)\s+(?:which|who|whether|if|what)\b"
@@ -108,7 +108,9 @@ _EN_QUESTION = re.compile(
 _KO_QUESTION = re.compile(
     r"\?\s*$|뭐|무엇|누구|어느|무슨|어떤|몇|알려|있나|있어요|있어\s*$|인가|였지|이었|였나|예요|에요|임\s*$"
     # "…거부한 분이 있는지 확인 부탁드립니다", "…목록 요망": asked as a task
-    r"|(?:있는지|없는지|인지|는지)\s*(?:좀\s*)?(?:확인|체크)|(?:목록|명단|리스트)\s*(?:좀\s*)?(?:요망|바람|부탁|보여|알려)"
+    r"|(?:있는지|없는지|인지|는지)\s*(?:좀\s*)?(?:확인|체크)|"
+    # "최유나 선생님의 휴대전화 번호를 확인하여 주시기 바랍니다": the detail, to be looked up
+    r"(?:번호|주소|연락처|아이디)(?:를|을)?\s*(?:좀\s*)?(?:확인|조회|찾아)|(?:목록|명단|리스트)\s*(?:좀\s*)?(?:요망|바람|부탁|보여|알려)"
     r"|야\s*$|니\s*$|죠\s*$|지\s*$|나요|까요"
     # "테일러 쌤 번호 좀", "민지 어머님 메일 주소요": the noun, asked for
     r"|(?:번호|전화\s*번호|이메일(?:\s*주소)?|메일\s*주소|연락처|텔레그램\s*아이디)\s*(?:좀|요|주세요)?\s*[.!]*$"

@@ -158,7 +158,10 @@ def test_no_proposed_text_carries_the_request_that_asked_for_it(
 def _quoted_in(message: str, text: str) -> bool:
     """The requester's own words, quoted or after a colon ("…telegram please: could you send
     Minji's costume"), are theirs to phrase."""
-    if any(f"{q}{text}{end}" in message for q, end in ("''", '""', "“”", "‘’")):  # noqa: RUF001
+    # the text's first letter is capitalised when it goes out: "'pls send in the costume'"
+    forms = (text, text[:1].lower() + text[1:])
+    quotes = [("'", "'"), ('"', '"'), ("“", "”"), ("‘", "’")]  # noqa: RUF001
+    if any(f"{q}{form}{end}" in message for q, end in quotes for form in forms):
         return True
     said = text.rstrip("?.!")
     return any(f": {form}" in message for form in (said, said[:1].lower() + said[1:]))

@@ -29,7 +29,8 @@ _SAYING = re.compile(
     r"reminding (?:him|her|them)(?: that| about| to)?|asking (?:him|her|them) to|"
     r"(?:,\s*|and |to )ask (?:him|her|them) to|"  # "email Emma and ask her to sign the form"
     r"(?:to )?(?:let|letting) (?:him|her|them) know(?: that)?|"
-    r"the message|message reads?|body)\b\s*:?\s*",
+    r"the message|message reads?|body|"
+    r"(?:,\s*|and )?(?:something|sth|smth) (?:like|along the lines of)(?= ['\"‘“]))\b\s*:?\s*",  # noqa: RUF001
     re.IGNORECASE,
 )
 # "send Emma and Oliver an email, the class B newsletter …": the channel noun, a comma, the text.
@@ -205,6 +206,11 @@ _LABELLED_HEADING = re.compile(
     r"(?:(?:으로|로)\s*(?:해\s*(?:주시고|주세요|줘|서)|하고|요)|이고|요|(?:이|가)?\s*좋겠고)?\s*[,.;]?",
     re.IGNORECASE,
 )
+# "'상담 주간'이라는 제목으로 메일 보내 주세요", "\"개원 기념행사 안내\"라는 제목의 공지를": the
+# quoted words first, then the label that makes them the heading.
+_QUOTED_THEN_LABELLED_KO = re.compile(
+    r"[\"'“‘「『](?P<heading>[^\"'“”‘’「」『』]{2,80})[\"'”’」』]\s*(?:이)?라는\s*제목(?:의|으로|을|은|로)?"  # noqa: RUF001
+)
 # An unquoted subject ended by a dash, the text after it: "subject Scholarship confirmation - his
 # daughter's scholarship is confirmed".
 _DASHED_HEADING = re.compile(
@@ -321,7 +327,10 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _KO_ASKED_WHETHER = re.compile(r"(?:는지|인지)(?=\s*$)")
 # "…수업한다는 내용으로요", "…진행된다는 것입니다": the fact, said as the label of the text
 _KO_THE_FACT = re.compile(
-    r"(다|라|자|냐)는\s*(?:거|것|내용|얘기|말)(?:으로요|으로|입니다|이에요|예요|요)?\s*[.!~]*\s*$"
+    r"(다|라|자|냐)는\s*(?:거|것|내용|얘기|말)(?:으로요|으로|입니다|이에요|예요|요)?\s*[.!~]*\s*$|"
+    # "…거행된다는 내용을 담도록 조치 바람": what the text is to say, asked for
+    r"(다|라|자|냐)는\s*(?:내용|사실|점)(?:을|이)?\s*(?:반드시\s*|꼭\s*)?(?:담|포함|넣|적|써|알리)\S*"
+    r"(?:\s+\S+){0,3}?\s*[.!~]*\s*$"
 )
 _KO_CLOCK = re.compile(r"\d\s*시|[한두세네]\s*시|(?:오전|오후|아침|저녁|밤)")
 _KO_ME = re.compile(r"(?:나|저|내|제)(?:에게|한테|게)")
@@ -587,7 +596,8 @@ def _split(text: str) -> Split:
         topic = topic[:1].upper() + topic[1:]
         return Split(about["req"].strip(), f"{topic}: {tidy(about['rest'])}", topic)
     labelled = (
-        _LABELLED_HEADING.search(text)
+        _QUOTED_THEN_LABELLED_KO.search(text)
+        or _LABELLED_HEADING.search(text)
         or _LINE_HEADING.search(text)
         or _TRAILING_TITLE_KO.search(text)
     )
@@ -874,7 +884,7 @@ def _asked_whether(text: str) -> Split | None:
 
 _TOLD_FIRST = re.compile(
     r"\b(?:explain(?:ing)?|say(?:ing)?|mention(?:ing)?|(?:tell(?:ing)?|inform(?:ing)?|remind(?:ing)?)"
-    r" (?:him|her|them)|let(?:ting)? (?:him|her|them) know)(?:,\s*\w+,)?\s+that\s+"
+    r" (?:him|her|them)|let(?:ting)? (?:him|her|them) know)(?:,\s*\w+,)?\s+(?:that\s+)?"
     r"(?P<told>\S.{8,}?)\s*,?\s*$",
     re.IGNORECASE,
 )
@@ -1105,7 +1115,9 @@ def korean_direct(clause: str) -> str:
     """Korean reported speech as the direct, polite message: "…옮겨졌다고" → "…옮겨졌습니다",
     "…전화하라고" → "…전화하세요", "…휴교라고" → "…휴교입니다", "…왔냐고" → "…왔나요?"."""
     clause = _KO_SPOKEN_GO.sub(r"\1고", clause.strip())  # "…드린다구" is "…드린다고" spoken
-    clause = _KO_THE_FACT.sub(r"\1고", clause)  # "…마감됐다는 거" says "…마감됐다고"
+    clause = _KO_THE_FACT.sub(
+        lambda m: f"{m[1] or m[2]}고", clause
+    )  # "…마감됐다는 거": "…마감됐다고"
     clause = _KO_REASON_AFTER.sub("", clause)  # "…휴원한다고 다들 아셔야 하니까": why, not what
     asked = _KO_ASKED_WHETHER.search(clause)  # "언제 오시는지 여쭤봐" asks "언제 오시나요?"
     if asked:

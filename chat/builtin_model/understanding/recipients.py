@@ -58,6 +58,7 @@ _GLOSSARY = {
     "강사": "teachers",
     "선생": "teachers",
     "쌤": "teachers",  # spoken "선생님": "쌤들한테 문자 돌려줘"
+    "샘": "teachers",  # "쌤" as often typed: "샘들 단체문자 ㄱㄱ"
     "간호사": "nurses",
     "환자": "patients",
     "학생": "students",
@@ -73,11 +74,13 @@ GROUP_KINDS = frozenset(v for v in _GLOSSARY.values() if not v.endswith("day"))
 # How one addresses a person by surname ("박 선생님", "최쌤", "김 씨"): the title follows the
 # surname, and the pair means one person, never the group the title also names.
 _TITLES = (
-    "선생님", "선생", "쌤", "원장님", "부장님", "실장님", "팀장님", "과장님", "교수님",
+    "선생님", "선생", "쌤", "샘", "원장님", "부장님", "실장님", "팀장님", "과장님", "교수님",
     "어머님", "아버님", "어머니", "아버지", "학부모님", "부모님", "엄마", "아빠", "맘", "씨", "님",
 )  # fmt: skip
 _KO_CLASS = re.compile(r"^([a-z0-9])반$")
-_ATTACHED_TITLES = sorted((t for t in _TITLES if len(t) > 1 or t in "쌤맘"), key=len, reverse=True)
+_ATTACHED_TITLES = sorted(
+    (t for t in _TITLES if len(t) > 1 or t in "쌤샘맘"), key=len, reverse=True
+)
 _FILLER = frozenset({"of", "the", "in", "from", "for", "all", "group"})
 _LITERAL, _GLOSSED, _HEARD = 100.0, 95.0, 90.0
 _PART = 85.0  # a group named by the part of its name that tells it apart
@@ -88,7 +91,7 @@ _NOT_NAMES = (
     "문자", "메일", "메시지", "이메일", "공지", "알림", "좀", "텔레", "텔그", "텔레그램",
     # the verbs of a request ("회의록 돌려야 되는데" is not Taylor)
     "돌려", "올려", "알려", "넣어", "남겨", "전해", "보내", "띄워", "걸어", "드려", "드리", "드릴",
-    "달려", "들려", "들어", "돌아", "달라", "털어", "덜어",
+    "달려", "들려", "들어", "돌아", "달라", "털어", "덜어", "데리", "데려",
     # how to send it ("이대로 보내줘" is not Taylor)
     "이대로", "그대로", "이렇게", "그렇게",
 )  # fmt: skip
@@ -205,6 +208,10 @@ def _similar(alias: str, word: str, *, heard: bool = False) -> float:
         return _HEARD  # "제임스" for James: below a literal match, above the cut-off
     if len(alias) <= 4 or len(word) <= 4:
         return 100.0 if alias == word else 0.0
+    if alias[0] != word[0] and alias.isascii() and word.isascii():
+        # A slip of the keys rarely hits a name's first letter, and everyday words one letter
+        # from a name do: "need names for the team sheet" is not James, nor "games" either.
+        return 0.0
     return float(fuzz.ratio(alias, word))
 
 
@@ -361,9 +368,23 @@ def _titles_dropped(picked: list[list[Hit]], tokens: list[str]) -> list[list[Hit
             and following.start == top.end
             and _singular(tokens[top.start])
         )
-        if not (one_word and (after_name or before_name)):
+        # "Ms Choi Yuna, the science teacher", "Emma, the class B parent rep": one person's
+        # role said after her name, in the singular
+        appositive = (
+            top.kind == "group"
+            and previous is not None
+            and previous.kind == "contact"
+            and 0 < top.start - previous.end <= 3
+            and tokens[top.end - 1].isascii()
+            and _singular(tokens[top.end - 1])
+            and not {t.lower() for t in tokens[previous.end : top.start]} & _JOINING
+        )
+        if not ((one_word and (after_name or before_name)) or appositive):
             kept.append(candidates)
     return kept
+
+
+_JOINING = frozenset({"and", "&", "or", "plus", "also", "with"})
 
 
 def _singular(word: str) -> bool:
@@ -378,7 +399,7 @@ def _is_title(word: str, *, alone: bool) -> bool:
     and "손님" are too easily other words)."""
     if "들" in word:
         return False  # "선생님들께" addresses the teachers
-    titles = _TITLES if alone else [t for t in _TITLES if len(t) > 1 or t == "쌤"]
+    titles = _TITLES if alone else [t for t in _TITLES if len(t) > 1 or t in ("쌤", "샘")]
     return any(form in titles for form in variants(word))
 
 
@@ -434,7 +455,7 @@ def _titled_surnames(directory: Directory, tokens: list[str]) -> tuple[list[Hit]
 # Jiwoo the parent; "김 어머님" a parent. The kind is read from the contact's groups ("Teachers",
 # "Parents - Class A"); a contact in no group may be anyone.
 _TITLE_KINDS = {
-    **dict.fromkeys(("선생님", "선생", "쌤", "교수님"), ("teacher", "staff", "faculty")),
+    **dict.fromkeys(("선생님", "선생", "쌤", "샘", "교수님"), ("teacher", "staff", "faculty")),
     **dict.fromkeys(
         ("어머님", "아버님", "어머니", "아버지", "학부모님", "부모님", "엄마", "아빠", "맘"),
         ("parent",),

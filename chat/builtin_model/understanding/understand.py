@@ -167,6 +167,7 @@ def understand(
 def _understand(text: str, history: list[tuple[Role, str]], env: _Env, depth: int) -> _Result:
     # "문ㅈ자", "이메ㅣㄹ", "emial": a slipped key is read as the word meant
     text = _after_the_dismissed(as_meant(text, env.own_words()), env)
+    text = _mind_changed_on_the_day(_mind_changed_on_the_tool(text, env))
     intent = env.classifier.classify(text)
     pending = _pending(history, env, depth)
     if pending is not None and not _new_request(intent.label, text, env):
@@ -203,6 +204,147 @@ def _after_the_dismissed(text: str, env: _Env) -> str:
     if _ACTION_WORDS.search(head) or env.named_tools(head) or not env.named_tools(rest):
         return text
     return rest
+
+
+# The writer changes their mind on the way: "text Emma — no wait, email her", "email the class A
+# parents … — no actually make it an announcement", "선생님들께 문자로 돌릴까 하다가... 아냐 그냥
+# 공지로", "유나쌤한테 텔레그램... 아니 그냥 문자로 예약해줘". In Korean a bare "아니" starts many
+# sentences ("아니 근데 …"), so it counts only after a trailing-off ("...", "…") or "하다가".
+_CHANGE_OF_MIND = re.compile(
+    r"(?:\s*[—–]+\s*|\s+-+\s+|[,.;?!]\s*|\s+)"  # noqa: RUF001
+    r"(?:no,? wait|wait,? no|no,? actually|actually,? no|(?:sorry,? )?scratch that|hang on,? no|"
+    r"no,? make (?:that|it)|on second thoughts?|or rather)\b[,.:!]*\s*"
+    r"|(?:\.{2,}|…|하다가\.*)\s*(?:아\s+)?(?:아니다|아냐|아니야|아니)(?![가-힣])[,.]*\s*",
+    re.IGNORECASE,
+)
+_FIRST_CLAUSE = re.compile(r"^[^.,;:!?—–…]+")  # noqa: RUF001
+_ORPHAN_PARTICLE = re.compile(r"(?<=\s)(?:으로|로)(?=\s|$)")
+
+
+def _second_thought(text: str) -> tuple[str, str, str] | None:
+    """The words before the writer's last change of mind, the first clause after it (what they
+    changed to) and the whole rest; None without one."""
+    changes = list(_CHANGE_OF_MIND.finditer(text))
+    if not changes:
+        return None
+    before, after = text[: changes[-1].start()], text[changes[-1].end() :]
+    lead = _FIRST_CLAUSE.match(after)
+    return (before, lead.group(), after) if lead else None
+
+
+def _mind_changed_on_the_tool(text: str, env: _Env) -> str:
+    """The message with the tool the writer took back replaced by the one they changed to:
+    "telegram Oliver that the kit list is ready — no wait, email him" reads "email Oliver that
+    the kit list is ready". The words after the change stay, but a bare "email him" (nothing
+    but the tool and who) is said already."""
+    thought = _second_thought(text)
+    if thought is None:
+        return text
+    before, lead, after = thought
+    now_named = env.named_tools(lead)
+    taken_back = [tool for tool in env.named_tools(before) if tool not in now_named]
+    if not now_named or not taken_back:
+        return text
+    cue = env.classifier.cues[now_named[0]].search(lead)
+    word = _WHOLE_WORD.search(lead, *_word_around(lead, cue.start(), cue.end())) if cue else None
+    said = word.group() if word else ""
+    for tool in taken_back:
+        before = _whole_words_of(env.classifier.cues[tool]).sub(said, before, count=1)
+    before = _WAS_GOING_TO.sub("", before)
+    before = re.sub(r"\s+", " ", _ORPHAN_PARTICLE.sub(" ", before)).strip(" ,.;—–-…")  # noqa: RUF001
+    rest = lead.replace(said, " ", 1) if said else lead
+    if not _PRONOUNS.sub(" ", rest).split():
+        after = after[len(lead) :].lstrip(" ,;—–-")  # noqa: RUF001
+    return f"{before}, {after}" if after else before
+
+
+# The days a change of mind may move a request to: "the day after tomorrow at 7pm — no, make
+# that tomorrow, same time".
+_A_DAY = (
+    r"the day after tomorrow|day after tomorrow|tomorrow|today|tonight|this (?:afternoon|evening)|"
+    r"in (?:\d+|two|three|four|five|six|seven) days|글피|모레|내일|오늘|이따"
+)
+_DAY = re.compile(rf"(?<!\w)(?:{_A_DAY})(?!\w)", re.IGNORECASE)
+_ONLY_A_DAY = re.compile(
+    rf"^\s*(?:(?:make (?:that|it)|rather|then|instead|actually)\s+)*(?P<day>{_A_DAY})"
+    r"(?:\s+(?:instead|then|please|pls))*\s*$",
+    re.IGNORECASE,
+)
+_SAME_TIME = re.compile(
+    r"^[\s,;]*(?:(?:at )?(?:the )?same time|같은 시간(?:에|으로)?)[\s,.;—–-]*",  # noqa: RUF001
+    re.I,
+)
+
+
+def _mind_changed_on_the_day(text: str) -> str:
+    """The message with the day the writer took back replaced by the one they changed to, when
+    all the words after the change name is that day: "sms Emma the day after tomorrow at 7pm —
+    no, make that tomorrow, same time — 'bring the costume'" is for tomorrow at 7pm."""
+    thought = _second_thought(text)
+    if thought is None:
+        return text
+    before, lead, after = thought
+    day = _ONLY_A_DAY.match(lead)
+    if day is None or not _DAY.search(before):
+        return text
+    before = _DAY.sub(day["day"], before, count=1).rstrip(" ,;—–-")  # noqa: RUF001
+    after = _SAME_TIME.sub("", after[len(lead) :]).strip(" ,.;—–-")  # noqa: RUF001
+    joint = ": " if after[:1] in "'\"‘“" else ", "  # a quoted text after it is the text  # noqa: RUF001
+    return f"{before}{joint}{after}" if after else before
+
+
+_WHOLE_WORD = re.compile(r"\S+")
+# "메일로 하려다가", "문자로 돌릴까 하다가": what the writer was about to do, now not
+_WAS_GOING_TO = re.compile(
+    r"(?:\s+\S*까)?(?:\s*(?:하려다가|하려다|하다가|하려고\s*했는데|했다가))?[\s.…]*$"
+)
+_PRONOUNS = re.compile(r"\b(?:him|her|them|it|instead|please|pls|just|then|to)\b|그냥|대신", re.I)
+
+
+def _word_around(text: str, start: int, end: int) -> tuple[int, int]:
+    """The span of the whole word that holds ``text[start:end]``."""
+    while start > 0 and not text[start - 1].isspace():
+        start -= 1
+    while end < len(text) and not text[end].isspace():
+        end += 1
+    return start, end
+
+
+def _whole_words_of(cue: re.Pattern[str]) -> re.Pattern[str]:
+    """``cue`` widened to the whole word it is part of ("email" in "email,", "문자" in "문자로")."""
+    return re.compile(rf"[^\s,.;:!?]*(?:{cue.pattern})[^\s,.;:!?]*", cue.flags)
+
+
+_SENTENCE_END = re.compile(r"[.!?:](?:\s|$)")
+
+
+def _without_the_second_thought(text: str, directory: Directory) -> str:
+    """The message without the sentence that changed its mind ("— sorry, scratch that, just Mr
+    Taylor, Ms Choi already knows."), when more follows it: that sentence names who, not what
+    to say."""
+    thought = _second_thought(text)
+    if thought is None:
+        return text
+    before, _, after = thought
+    end = _SENTENCE_END.search(after)
+    rest = after[end.end() :].strip() if end else ""
+    if rest:
+        return f"{before.rstrip(' ,;—–-')}. {rest}"  # noqa: RUF001
+    # "유나쌤한테 문자로... 아니 제임스쌤한테 보내줘, 내일 …": the new request is the rest; of
+    # the words before it, all but the ones naming the people taken back still count
+    kept = [word for word in before.split() if not find_recipients(word, directory).names]
+    return " ".join([*kept, after]).replace("...", " ").replace("…", " ")
+
+
+def _recipients_on_second_thought(text: str, env: _Env) -> Found | None:
+    """Who the writer named instead, right after a change of mind: "sms the teachers … — sorry,
+    scratch that, just Mr Taylor", "telegram Minji's mum … — hang on, no, it's Oliver Brown
+    who's on the committee"."""
+    thought = _second_thought(text)
+    if thought is None:
+        return None
+    found = find_recipients(thought[1], env.directory)
+    return found if found.names and not found.ambiguous else None
 
 
 # "I need to put up an announcement, can you help?", "공지 하나 띄워야 되는데": a need stated for
@@ -451,16 +593,56 @@ def _recipients(people: str, rest: str, split: Split, text: str, env: _Env) -> t
     return found, split
 
 
+_TOPIC_WORD = re.compile(r"\s+(?:about|subject|titled)\b", re.IGNORECASE)
+
+
+def _told_first(head: str, env: _Env) -> int:
+    """Where the sentence that asks starts in ``head``: after the sentences told before it
+    ("Oliver's dad rang about the fees. Please email Emma and Oliver that …"), whose "about" is
+    no topic of the request."""
+    start = 0
+    for sentence in split_sentences(head)[:-1]:
+        if _ACTION_WORDS.search(sentence) or env.named_tools(sentence):
+            break
+        start = head.find(sentence, start) + len(sentence)
+    return start
+
+
+def _named_where_asked(found: Found, head: str, env: _Env) -> Found:
+    """ "Mr Brown just phoned — his boy has a dentist appointment. Could you text Ms Choi …?": when
+    the sentence that asks names people itself, the people named only in the sentences before
+    it are spoken of (who called, whose child), not written to."""
+    sentences = split_sentences(head)
+    if len(sentences) < 2 or len(found.names) < 2:
+        return found
+    asking = next(
+        (s for s in reversed(sentences) if _ACTION_WORDS.search(s) or env.named_tools(s)), None
+    )
+    if asking is None or asking == sentences[0]:
+        return found
+    own = find_recipients(asking, env.directory)
+    if not own.names or own.ambiguous or not set(own.names) < set(found.names):
+        return found
+    return replace(found, names=[name for name in found.names if name in own.names])
+
+
 def _fresh(text: str, label: Label, confidence: float, env: _Env) -> _Result:
-    split = split_message(text)
+    instead = _recipients_on_second_thought(text, env)
+    split = split_message(_without_the_second_thought(text, env.directory) if instead else text)
     label = _told_by_head(label, split, env)
     words = env.words(label)
     # A labelled, quoted subject counts for any e-mail, a scheduled one too.
     asks_subject = words is not None and words.subject
-    subject = split.heading or (subject_of(split.head) if asks_subject else None)
+    asked_from = _told_first(split.head, env)
+    subject = split.heading or (subject_of(split.head[asked_from:]) if asks_subject else None)
     suggested = _SUGGESTION.sub("", split.head)  # "How about texting Emma …"
-    people = re.split(r"\s+(?:about|subject|titled)\b", suggested, flags=re.IGNORECASE)[0]
+    told = _told_first(suggested, env)
+    people = suggested[:told] + _TOPIC_WORD.split(suggested[told:])[0]
     found, split = _recipients(people, suggested[len(people) :], split, text, env)
+    if instead is not None:
+        found = replace(instead, end=found.end)
+    else:
+        found = _named_where_asked(found, split.head, env)
     if env.is_a(label, "announcement"):
         found = _everyone_if_said(found, text, env)
     if not _actionable(label, text, found, env):
@@ -541,8 +723,10 @@ _MIN_TOPIC_WORDS = 4  # "about the fire drill" names a subject, not yet what to 
 # "교재비 안내문자 보내줘 … 입금 부탁드린다구": the request names what the text is about, and a
 # Korean notice opens with it in brackets ("[교재비 안내] …").
 _KO_NOTICE_TOPIC = re.compile(
-    r"(?:^|\s)(?P<topic>[가-힣A-Za-z0-9]{2,}(?:\s[가-힣A-Za-z0-9]{2,})?)\s*안내\s*"
+    r"(?:^|\s)(?P<topic>[가-힣A-Za-z0-9]{2,}(?:\s[가-힣A-Za-z0-9]{2,})?)\s*(?:안내\s*"
     r"(?:문자|메일|이메일|메시지|메세지|텔레그램)"
+    # "…간담회 개최 사실을 안내하시기 바랍니다": the news told of
+    r"|(?:사실|소식)(?:을|를)\s*안내(?:하|해|드))"
 )
 _KO_ADDRESSEE_END = re.compile(r"(?:께|에게|한테|님|님들|들|분들|으로|로)$")
 
@@ -594,9 +778,20 @@ _IT = re.compile(r"\bit\b|\bit'?s\b", re.IGNORECASE)
 _THE_WRITER = re.compile(r"\b(?:i|i'm|im|i've|i'd|me|my|you|your|dear|hi|hello|morning)\b", re.I)
 
 
+# Why the message goes, not what it says: "…text Ms Choi so she's not surprised when he leaves".
+_ONLY_WHY = re.compile(
+    r"^so(?: that)? (?:she|he|they|everyone|the \w+)(?:'s|'re|\s+is|\s+are|\s+isn't|\s+aren't|"
+    r"\s+won't be|\s+doesn't get|\s+don't get)?\s+(?:not\s+)?(?:surprised|worried|confused|"
+    r"caught out|aware|in the loop|knows?|panic)(?:\s+when\b[^.?!]*)?[.?!]*$",
+    re.IGNORECASE,
+)
+
+
 def _told_before(body: str | None, text: str, label: Label, env: _Env) -> str | None:
     if not env.is_a(label, "message") or say.korean(text):
         return body
+    if body is not None and _ONLY_WHY.match(body.strip()):
+        body = None
     if body is not None and not _SAYS_NOTHING.match(body.strip()) and not _IT.search(body):
         return body
     sentences = split_sentences(text)
@@ -719,8 +914,10 @@ def _request_clause(head: str) -> str:
 # "schedule a telegram to Yuna saying …" with no time asks when; it is never sent at once.
 # "schedule a telegram …", "scheduled for later"; not "asking about the schedule" (a timetable)
 _LATER = re.compile(
-    r"(?<!the )(?<!our )(?<!my )(?<!her )(?<!his )(?<!their )(?<!class )(?<!new )\bschedul\w*|"
-    r"\bfor later\b|예약",
+    # not "now (not scheduled)", "no need to schedule it", "don't schedule it"
+    r"(?<!the )(?<!our )(?<!my )(?<!her )(?<!his )(?<!their )(?<!class )(?<!new )(?<!not )"
+    r"(?<!no need to )(?<!don't )(?<!dont )(?<!do not )(?<!no )\bschedul\w*|"
+    r"\bfor later\b|예약(?!\s?(?:말고|하지\s?말|없이|안\s?하))",
     re.IGNORECASE,
 )
 
@@ -1121,7 +1318,21 @@ _TEXT_LATER = re.compile(
 _ONLY_COURTESY = re.compile(
     # each word whole ("xx" kisses; 2,000 "x"s are a text, however odd)
     r"^(?:for me(?:\W+|$))?(?:(?:thank you|thanks|thx|cheers|ta|please|pls|dear|so much|"
-    r"very much|a lot|in advance|love|x{1,4})(?:\W+|$))*$",
+    r"very much|a lot|in advance|love|x{1,4}|"
+    # how soon, not what: "TEXT THE CLASS B PARENTS RIGHT NOW!!! HURRY UP!!!"
+    r"right now|now|asap|a\.s\.a\.p|urgent(?:ly)?|quick(?:ly)?|hurry(?: up)?|fast|immediately|"
+    r"straight away|right away|급해요?|급함|빨리|빨리요|당장|지금 당장|얼른|ㄱㄱ|ㅃㄹ)(?:\W+|$))*$",
+    re.IGNORECASE,
+)
+
+# "내용은 알아서 잘 써주시고요", "write whatever you think is best": the writing left to the
+# assistant, which sends people's own words only, so it asks for them.
+_WRITE_IT_YOURSELF = re.compile(
+    r"^(?:(?:내용|문구|본문|제목)\S*\s*)?(?:은|는)?\s*알아서\s*(?:잘\s*)?(?:좀\s*)?"
+    r"(?:써|작성|정해|만들어|채워)\S*(?:\s+\S+)?[\s.!~^ㅎㅋ]*$|"
+    r"^(?:just )?(?:write|make|come up with|draft) (?:something|whatever|it yourself|anything)"
+    r"(?: (?:you think|that sounds|nice|appropriate|suitable|good)\b.*)?[\s.!]*$|"
+    r"^(?:you )?(?:decide|choose|pick) (?:the )?(?:wording|what (?:to|it should) say)[\s.!]*$",
     re.IGNORECASE,
 )
 
@@ -1134,6 +1345,7 @@ def _check_body(draft: Draft, env: _Env) -> Understanding | None:
         and not _ONLY_A_REFERENCE.match(body)
         and not _TEXT_LATER.match(body)
         and not _ONLY_COURTESY.match(body)
+        and not _WRITE_IT_YOURSELF.match(body)
         and not says_nothing(body, (words.cue for words in env.classifier.tools.values()))
     ):
         return None

@@ -60,7 +60,10 @@ _EN_HOUR = r"\d{1,2}|" + _EN_WORDS
 _KO_WORDS = "|".join(sorted(_KO_NUMBERS, key=len, reverse=True))
 _KO_HOUR = r"\d{1,2}|" + _KO_WORDS
 _EN_CLOCK = re.compile(
-    rf"\b(?P<qual>half\s+past|(?:a\s+)?quarter\s+past|(?:a\s+)?quarter\s+to)\s+(?P<qh>{_EN_HOUR})\b"
+    # "half nine" is half past nine, as British speech has it
+    rf"\b(?P<qual>half\s+past|half|(?:a\s+)?quarter\s+past|(?:a\s+)?quarter\s+to)\s+"
+    rf"(?P<qh>{_EN_HOUR})\b(?!\s*(?:hours?|days?|weeks?|mins?|minutes?)\b)"
+    r"(?:\s+in\s+the\s+(?P<qpart>morning|afternoon|evening))?"
     # "8.30am": a dot between hour and minutes, as British writing has it
     rf"|(?<![\d.:])\b(?P<h>\d{{1,2}})(?:[:.](?P<m>\d{{2}}))?\s*(?P<ap>[ap])\.?m\b\.?"
     # "9 in the morning", "half 3"-free spoken forms: an hour with its part of the day
@@ -225,7 +228,12 @@ def _clock(text: str) -> _Clock | None:
         hour, qual = _number(match["qh"]), match["qual"].lower()
         if qual.endswith("to"):
             return _Clock(phrase, hour - 1 if hour > 1 else 12, 45, fixed=False)
-        return _Clock(phrase, hour, 30 if qual.startswith("half") else 15, fixed=False)
+        minute = 30 if qual.startswith("half") else 15
+        if match["qpart"]:  # "half nine in the morning"
+            return _Clock(
+                phrase, hour % 12 + (0 if match["qpart"] == "morning" else 12), minute, fixed=True
+            )
+        return _Clock(phrase, hour, minute, fixed=False)
     if groups.get("ap"):
         hour = int(match["h"]) % 12 + (12 if match["ap"].lower() == "p" else 0)
         return _Clock(phrase, hour, int(match["m"] or 0), fixed=True)
