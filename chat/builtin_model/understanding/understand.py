@@ -245,8 +245,7 @@ def _mind_changed_on_the_tool(text: str, env: _Env) -> str:
     taken_back = [tool for tool in env.named_tools(before) if tool not in now_named]
     if not now_named or not taken_back:
         return text
-    cue = env.classifier.cues[now_named[0]].search(lead)
-    word = _WHOLE_WORD.search(lead, *_word_around(lead, cue.start(), cue.end())) if cue else None
+    word = _whole_words_of(env.classifier.cues[now_named[0]]).search(lead)
     said = word.group() if word else ""
     for tool in taken_back:
         before = _whole_words_of(env.classifier.cues[tool]).sub(said, before, count=1)
@@ -293,21 +292,11 @@ def _mind_changed_on_the_day(text: str) -> str:
     return f"{before}{joint}{after}" if after else before
 
 
-_WHOLE_WORD = re.compile(r"\S+")
 # "메일로 하려다가", "문자로 돌릴까 하다가": what the writer was about to do, now not
 _WAS_GOING_TO = re.compile(
     r"(?:\s+\S*까)?(?:\s*(?:하려다가|하려다|하다가|하려고\s*했는데|했다가))?[\s.…]*$"
 )
 _PRONOUNS = re.compile(r"\b(?:him|her|them|it|instead|please|pls|just|then|to)\b|그냥|대신", re.I)
-
-
-def _word_around(text: str, start: int, end: int) -> tuple[int, int]:
-    """The span of the whole word that holds ``text[start:end]``."""
-    while start > 0 and not text[start - 1].isspace():
-        start -= 1
-    while end < len(text) and not text[end].isspace():
-        end += 1
-    return start, end
 
 
 def _whole_words_of(cue: re.Pattern[str]) -> re.Pattern[str]:
@@ -596,13 +585,18 @@ def _recipients(people: str, rest: str, split: Split, text: str, env: _Env) -> t
 _TOPIC_WORD = re.compile(r"\s+(?:about|subject|titled)\b", re.IGNORECASE)
 
 
+def _asks_for_a_tool(sentence: str, env: _Env) -> bool:
+    """Whether ``sentence`` is the one that asks: a verb of sending or a tool's own word."""
+    return bool(_ACTION_WORDS.search(sentence) or env.named_tools(sentence))
+
+
 def _told_first(head: str, env: _Env) -> int:
     """Where the sentence that asks starts in ``head``: after the sentences told before it
     ("Oliver's dad rang about the fees. Please email Emma and Oliver that …"), whose "about" is
     no topic of the request."""
     start = 0
     for sentence in split_sentences(head)[:-1]:
-        if _ACTION_WORDS.search(sentence) or env.named_tools(sentence):
+        if _asks_for_a_tool(sentence, env):
             break
         start = head.find(sentence, start) + len(sentence)
     return start
@@ -615,9 +609,7 @@ def _named_where_asked(found: Found, head: str, env: _Env) -> Found:
     sentences = split_sentences(head)
     if len(sentences) < 2 or len(found.names) < 2:
         return found
-    asking = next(
-        (s for s in reversed(sentences) if _ACTION_WORDS.search(s) or env.named_tools(s)), None
-    )
+    asking = next((s for s in reversed(sentences) if _asks_for_a_tool(s, env)), None)
     if asking is None or asking == sentences[0]:
         return found
     own = find_recipients(asking, env.directory)
@@ -797,7 +789,7 @@ def _told_before(body: str | None, text: str, label: Label, env: _Env) -> str | 
     sentences = split_sentences(text)
     told: list[str] = []
     for sentence in sentences:
-        if _ACTION_WORDS.search(sentence) or env.named_tools(sentence):
+        if _asks_for_a_tool(sentence, env):
             break
         told.append(sentence)
     else:
