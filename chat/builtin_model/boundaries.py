@@ -104,7 +104,9 @@ _AUTHORITY_KO = (
 _IMPERSONATION_KO = re.compile(
     r"(?:인|이신|인 것|한|하는)\s?척|척(?:하고|해서|하면서|하며|해)|사칭|속여서|속여|"
     rf"(?:{_AUTHORITY_KO})(?:에서)?\s?이?라고 (?:하고|해서|속여|하면서)|"
-    r"(?<!내 )(?<!제 )(?<!우리 )(?<!학원 )(?<!본인 )이름으로"
+    r"(?<!내 )(?<!제 )(?<!우리 )(?<!학원 )(?<!본인 )(?:이름으로|명의로)|"
+    # "학부모님께서 직접 보내신 것처럼 보이도록": written as if someone else had sent it
+    r"(?:보낸|보내신|쓴|쓰신|작성한|작성하신)\s?(?:것|거)\s?처럼"
 )
 # What must never be asked of people in a message.
 _SECRET_EN = (
@@ -158,8 +160,10 @@ _LIE_EN = re.compile(
     r"(?:he|she|they|it) (?:wasn ?t|isn ?t|didn ?t|weren ?t|hasn ?t|hadn ?t)"
     r"(?: (?:honestly|really|actually|obviously|though|tbh|lol))? but|"
     # a false alarm sent to test its readers: "…evacuate now lol, just want to see who reads these"
-    r"(?:fire|evacuat\w*|bomb|lockdown|gas leak|emergency)(?: \w+){0,12} to see "
-    r"(?:who|if anyone|whether anyone) (?:\w+ )?(?:reads?|notices?|panics?|falls? for)|"
+    r"(?:fire|evacuat\w*|bomb|lockdown|gas leak|emergency|get out)(?: \w+){0,14} "
+    r"(?:to|wanna|want to|wanted to|just to) see (?:who|if anyone|whether anyone|how|ppl|people|"
+    r"everyone|everybody|them|the \w+) (?:\w+ )?(?:reads?|notices?|panics?|falls? for|runs?|"
+    r"react\w*|freak\w*|scream\w*|scramble\w*)|"
     r"april fool\w*(?: \w+){0,8} (?:fire|evacuat\w*|bomb|lockdown|gas leak|emergency)|"
     # a false notice for fun: "…for a bit of fun on the first of April, announce we're closing down"
     r"(?:for (?:a bit of |some )?fun|as a joke|for a laugh|first of april|april (?:1st|first))"
@@ -178,6 +182,8 @@ _LIE_EN = re.compile(
 _LIE_KO = re.compile(
     r"사실(?:은|이)? 아닌|거짓말|실제로[^.?!]{0,12}없|"
     r"반응(?:을|이)? (?:보려고|궁금|보자|볼까|보게)|"
+    # "불이 났다고 공지를 올리면 아이들 반응이 재밌을 거라는": the alarm is sent for the fun of it
+    r"반응(?:이|은|도)?\s?(?:좀\s?)?(?:재밌|재미있|웃기|웃길|웃겨|볼만)|"
     r"장난으로|가짜로|거짓으로|허위로|"
     # "…불났다고 문자 보내봐 ㅋㅋㅋ 장난임": the sender says it is a joke ("장난감" is a toy)
     r"장난(?:임|이야|이에요|입니다|인데|이니까|삼아|\s?ㅋ)|"
@@ -212,7 +218,8 @@ _ABUSE_EN = re.compile(
     r"hurt (?:her|him|them)|make it (?:sound |look |read )?(?:more )?(?:scary|threatening|"
     r"intimidating|menacing|frightening)|rude (?:message|things)|curse (?:at|her|him|them)|"
     r"stupid|idiot|ugly|useless|worthless|pathetic|deserves? it|we know where you live|"
-    r"i know where you live|regret it|you ll be sorry|watch (?:your|his|her|their) back|"
+    r"i know where you live|(?:we|i) know where (?:he|she|they|you) li?ves?|regret it|"
+    r"you ll be sorry|watch (?:your|his|her|their) back|"
     r"(?:we re|were|i m|im|we are|i am) watching (?:you|him|her|them)|"
     r"make sure (?:\w+ ){0,4}(?:gets?|is|are) (?:thrown|kicked) out|"
     # the same message over and over until someone gives in
@@ -240,6 +247,9 @@ _ABUSE_EN = re.compile(
     r"\bor (?:else )?(?:his|her|their) (?:son|daughter|kid|kids|child|children|boy|girl)"
     r"(?: \w+){0,2} (?:might|may|will|would|could|won t|wont)(?: not)? (?:be |stay |feel |get )?"
     r"(?:safe|hurt|harmed)\b|"
+    r"(?:his|her|their|your) (?:son|daughter|kid|kids|child|children|boy|girl)(?: \w+){0,2} "
+    r"(?:won t|wont|will not|might not|may not|wouldn t|isn t|is not|aren t|are not) "
+    r"(?:be |stay |feel )?safe\b|"
     r"(?:make|making) sure (?:that )?(?:his|her|their|your) (?:son|daughter|kid|kids|child|"
     r"children|boy|girl)\b(?: \w+){0,6} (?:miserable|hard time|rough time|suffers?|regrets?|"
     r"pays? for)|"
@@ -460,7 +470,7 @@ _MISSING_KO: tuple[tuple[Missing, re.Pattern[str]], ...] = (
     (
         "payment",
         re.compile(
-            r"(?:결제|송금|이체|환불|입금|지급)\s?(?:좀\s?)?(?:해|처리|까지|요망|바람|바랍니다|하도록|되도록)|"
+            r"(?:결제|송금|이체|환불|입금|지급)(?:를|을)?\s?(?:좀\s?)?(?:대신\s?)?(?:해|처리|까지|요망|바람|바랍니다|하도록|되도록)|"
             # "강사료를 … 계좌로 보내 주세요": money sent to an account
             r"계좌\s?(?:로|에)\s?(?:\S+\s?){0,2}?(?:보내|넣어|쏴|부쳐)|"
             r"돈\s?(?:좀\s?)?(?:보내|부쳐)"
@@ -493,7 +503,9 @@ _MEDIUM_KO = re.compile(
 # English content starts at the first of these; the command is what comes before.
 _CONTENT_EN = re.compile(r"\b(?:saying|that|to say|telling|to tell|and tell|asking|about)\b")
 # Korean content ends at the last quotation ending; the command is what follows.
-_QUOTE_END_KO = re.compile(r"(?:라고|다고|자고|냐고|래요|대요|라는|다는)\s")
+_QUOTE_END_KO = re.compile(
+    r"(?:라고|다고|자고|냐고|래요|대요|라는|다는)\s(?!들었|들어서|들었는데|하더라|하던데|하시던데)"
+)
 _CONTENT_LABEL_KO = re.compile(r"(?:^|\s)(?:내용|본문)(?:은|는|이|:)?\s")
 
 
@@ -540,7 +552,7 @@ def unsupported_in(words: str, *, head: str, korean: bool) -> Unsupported | None
         return Unsupported("data_change", korean)
     if korean:  # an English phrase inside a Korean request ("slack에 올려줘") names it too
         for missing, pattern in _MISSING_EN:
-            if missing in {"fax", "web"} and pattern.search(command):
+            if missing in {"fax", "web"} and pattern.search(_command_en(command)):
                 return Unsupported(missing, korean)
     return None
 

@@ -166,7 +166,11 @@ _BY_GROUP = re.compile(r"\b(by|per|in each|for each) group\b|그룹별|그룹마
 # Policy questions mention messages or documents too; they belong to the knowledge base.
 _NOT_DATA = re.compile(
     r"\b(can i|could i|may i|should|allowed|policy|how do|how to|how long|how much|need|"
-    r"required?)\b|해야|방법|규정|정책|필요",
+    r"required?)\b|해야|방법|규정|정책|필요|"
+    # whom to turn to: "it's after hours now — who do I contact and how?"
+    r"\bwho (?:do|can|shall|would) (?:i|we) "
+    r"(?:contact|call|ring|ask|tell|report|speak|talk|go|turn)\b|"
+    r"누구(?:한테|에게|께)\s*(?:연락|문의|보고|신고|말)",
     re.I,
 )
 # A request to send something carries its own words, which may well say "how many" or

@@ -95,10 +95,20 @@ _CUTE_YO = re.compile(r"(?<=[세줘해나까죠네래])여(?=[\s~!.?ㅠㅜㅎㅋ
 _SINGLE_SS = re.compile(r"잇(?=음|어|나요|냐|니|엇|슴|을까)")
 
 
+# "이서준 어머니 한테", "최유나 선생님 한테": a particle typed apart from the word it belongs to.
+_DETACHED_PARTICLE = re.compile(
+    r"(?<=[가-힣])\s+(?=(?:한테|에게|께)(?:서|는|도|만)?(?:\s|$|[.,!?~]))"
+)
+# A vowel slipped in the name of a channel: "텔레그렘", "텔래그램".
+_CHANNEL_SLIP = re.compile(r"텔[레래]그[렘램]")
+
+
 def mended(text: str) -> str:
     """``text`` with the bare letters a slipped key left inside Korean words mended, the
-    cute "…여" ending read as "…요", and 있 typed as 잇 read as 있."""
+    cute "…여" ending read as "…요", 있 typed as 잇 read as 있, a particle typed apart joined to
+    its word, and a slipped vowel in "텔레그램" put right."""
     text = _SINGLE_SS.sub("있", _CUTE_YO.sub("요", text))
+    text = _CHANNEL_SLIP.sub("텔레그램", _DETACHED_PARTICLE.sub("", text))
     if not re.search(f"[{_CONSONANTS}{_VOWELS}]", text):
         return text
     text = _STRAY_CONSONANT.sub("", text)

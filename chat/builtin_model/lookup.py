@@ -102,13 +102,17 @@ _EN_QUESTION = re.compile(
     r"know|i need to know|i want to know|i wonder|let me know)\s+(?:which|who|whether|if|what)\b"
     # asked as a bare noun phrase: "Ms Choi's email please", "Oliver's number pls"
     r"|^[\w .'’-]{1,40}?['’]s\s+(?:e-?mail(?:\s+address)?|phone(?:\s+number)?|mobile|number"  # noqa: RUF001
-    r"|telegram(?:\s+id)?|contact details)\s*(?:please|pls|plz)?\s*[.!]*$",
+    r"|telegram(?:\s+id)?|contact details)\s*(?:please|pls|plz)?\s*[.!]*$"
+    # asked as the list wanted: "Names and e-mail addresses of all Class B parents, please"
+    r"|^\s*(?:(?:the|a)\s+)?(?:full\s+)?(?:names?|e-?mail\s+addresses|e-?mails|phone\s+numbers|"
+    r"numbers|contact\s+details|telegram\s+ids|list)\b(?:\s*(?:,|and|&)\s*(?:e-?mail\s+addresses|"
+    r"e-?mails|phone\s+numbers|numbers|telegram\s+ids))*\s+(?:of|for)\b",
     _I,
 )
 _KO_QUESTION = re.compile(
     r"\?\s*$|뭐|무엇|누구|어느|무슨|어떤|몇|알려|있나|있어요|있어\s*$|인가|였지|이었|였나|예요|에요|임\s*$"
     # "…거부한 분이 있는지 확인 부탁드립니다", "…목록 요망": asked as a task
-    r"|(?:있는지|없는지|인지|는지)\s*(?:좀\s*)?(?:확인|체크)|"
+    r"|(?:있는지|없는지|인지|는지|계신지|있으신지)\s*(?:좀\s*)?(?:확인|체크)|"
     # "최유나 선생님의 휴대전화 번호를 확인하여 주시기 바랍니다": the detail, to be looked up
     r"(?:번호|주소|연락처|아이디)(?:를|을)?\s*(?:좀\s*)?(?:확인|조회|찾아)|(?:목록|명단|리스트)\s*(?:좀\s*)?(?:요망|바람|부탁|보여|알려)"
     r"|야\s*$|니\s*$|죠\s*$|지\s*$|나요|까요"
@@ -123,12 +127,20 @@ _SENDS = re.compile(
     r"^\s*(?:(?:please|pls|can you|could you|would you)\s+)?"
     r"(?:e-?mail|text|txt|sms|send|tell(?!\s+me\b)|remind|announce|post|message|msg|"
     r"telegram|notify|ping)\b|\b(?:saying|that says)\b"
-    r"|(?:보내|전해|전달해|남겨|올려|게시해|공지해)\s*(?:줘|주세요|줄래|주실|드려|달라)",
+    r"|(?:보내|전해|전달해|남겨|올려|게시해|공지해|여쭤\s*봐|여쭈어\s*봐|물어\s*봐)\s*"
+    r"(?:줘|주세요|줄래|주실|드려|달라)",
     _I,
 )
 # A lead-in where the asker will do the sending themselves, before the question.
 _MYSELF_THEN = re.compile(
     r"^.*\b(?:myself|ourselves|personally|from my own \w+)\b[^?]*?(?:\s[-–—]\s|[.,;:]\s+|\s+so\s+)",  # noqa: RUF001
+    _I,
+)
+# "…phone number i need to call him from my cell": why the asker wants it, not a rule.
+_ASKERS_PURPOSE = re.compile(
+    r"\b(?:i|we)\s+(?:need|want|have|ve got|got)\s+to\s+(?:call|ring|phone|reach|contact|text|"
+    r"visit|see|talk\s+to|speak\s+to|get\s+hold\s+of)\b.*$|"
+    r"(?:전화|연락)\s*(?:해야|드려야|하려고|드리려고)\S*",
     _I,
 )
 # "What if a parent doesn't have a phone?" asks the rules, not the contacts list.
@@ -146,6 +158,8 @@ _PEOPLE = re.compile(
 _OPTED_OUT = re.compile(
     r"\bopted[- ]?out\b|\bopt(?:s|ing)?[- ]out\b|\bunsubscribed\b|\bdon'?t want (?:any )?"
     r"(?:messages|texts)\b|수신\s*거부|수신을?\s*(?:거부|원하지)"
+    # "메시지 수신을 거부하신 분", "문자 받기를 원하지 않으신 분"
+    r"|(?:수신|받기|받는\s*것)(?:을|를)?\s*(?:거부|거절|원하지\s*않|싫어)"
     # "has anyone asked not to receive messages from us?"
     r"|\b(?:asked|asks|wants?|wanted|wish(?:es|ed)?|prefers?|prefer(?:red)?) not to "
     r"(?:receive|get|be (?:sent|messaged|contacted|texted))\b"
@@ -205,7 +219,7 @@ def find_lookup(text: str, directory: Directory) -> Lookup | None:
     english = not korean or bool(re.match(r"[A-Za-z]", text))
     asked = asking_sentence(_MYSELF_THEN.sub("", text)) if english else text
     asks = question.search(asked) or (english and _EN_QUESTION.search(asked))
-    if _SENDS.search(asked) or _ABOUT_RULES.search(asked) or not asks:
+    if _SENDS.search(asked) or _ABOUT_RULES.search(_ASKERS_PURPOSE.sub("", asked)) or not asks:
         return None
     found = find_recipients(text, directory)
     known = {entry.name for entry in directory.contacts}

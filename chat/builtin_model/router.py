@@ -151,7 +151,13 @@ _UNITS: tuple[tuple[SmallTalkKind | None, re.Pattern[str]], ...] = (
             r"^(?:(?:hi|hello|hey|hiya|howdy|yo|greetings|good (?:morning|afternoon|evening)|"
             r"morning)"
             r"(?: there| all| everyone| folks| team)?|안녕|안녕하세요|안녕하십니까|하이|하이요|"
-            r"(?:ㅎㅇ)+|안뇽|반가워요?|반갑습니다|좋은 아침(?:이에요|입니다)?)"
+            r"(?:ㅎㅇ)+|안뇽|반가워요?|반갑습니다|좋은 아침(?:이에요|입니다)?|"
+            # the weather, remarked on as a greeting: "It is a very beautiful day today, isn't it?"
+            r"(?:it ?s|it is|what|such) (?:a )?(?:(?:very|really|so|such a) )?(?:beautiful|lovely|"
+            r"nice|gorgeous|great|fine|sunny|glorious) (?:day|morning|afternoon|weather)"
+            r"(?: it is| it s)?(?: today| out(?:side)?| out there)?(?: isn ?t it| eh| huh)?|"
+            r"(?:오늘 )?(?:날씨|하늘)(?:가|이)? (?:진짜 |정말 |너무 )?(?:좋|맑|화창)\S*"
+            r"(?: 그쵸| 그죠| 그치)?)"
         ),
     ),
     (
@@ -185,7 +191,9 @@ _UNITS: tuple[tuple[SmallTalkKind | None, re.Pattern[str]], ...] = (
             r"처음이에요|처음입니다|처음인데요?|i ?m new(?: here)?|"
             r"(?:it ?s )?my first time(?: here)?|"
             r"first time (?:here|using (?:this|it|you)|trying (?:this|it|you)(?: out)?)|"
-            r"hope (?:you ?re|you are) (?:well|doing well)|how are you(?: doing)?|"
+            r"(?:i )?hope (?:you ?re|you are|you re) (?:well|doing well|"
+            r"having a (?:good|nice|great) "
+            r"day)|how are you(?: doing)?|"
             r"hope your day is going well|잘 지내셨어요|잘 지냈어요|좋은 하루(?: 보내세요)?|"
             r"요|ㅎㅎ+|ㅋㅋ+|ㅠㅠ+|ok|okay|오케이|넵|네|"
             # praise for the help just given
@@ -305,8 +313,10 @@ _PRAISE_OF_YOU = re.compile(
     r"\b(?:you re|youre|you are|ur) (?:a |an |the )?(?:real |absolute |total )?(?:lifesaver|"
     r"star|legend|genius|champ|gem|the best)\b|\bgood bot\b|"
     # "You are a very good helper, much better than the old system we had."
-    r"^(?:(?:wow|oh|honestly|seriously)\s+)*(?:you re|youre|you are|ur) (?:a |an |so |such an? )?"
-    r"(?:really |very |so |super |truly )?(?:good|great|amazing|brilliant|fantastic|excellent|"
+    # "ur actually so helpful thx"
+    r"^(?:(?:wow|oh|honestly|seriously)\s+)*(?:you re|youre|you are|ur|u r) (?:a |an |such an? )?"
+    r"(?:(?:really|very|so|super|truly|actually|honestly|seriously|literally) )*"
+    r"(?:good|great|amazing|brilliant|fantastic|excellent|"
     r"wonderful|helpful|quick|fast|smart|clever)\b(?: (?:helper|assistant|bot|at this|at it))?"
 )
 
@@ -586,7 +596,22 @@ def route_message(text: str) -> Route | None:
                 return pieces
             if _HOW_TO_USE.search(words):  # "… 예약발송도 되는지 사용법 좀 알려주세요"
                 return SmallTalk("help", korean)
+        if _WHAT_YOU_CAN_DO.search(words) and len(words.split()) <= _MAX_HELP_QUESTION_WORDS:
+            return SmallTalk("help", korean)
     return _tool_request(words, korean=korean)
+
+
+# What the assistant can do, asked inside a longer message that asks for no tool: "I've just
+# joined … Before I dive in, could you give me a quick overview of what you can and can't do for
+# me?". "What can you do about my leave?" asks something else, and is left to the agent.
+_WHAT_YOU_CAN_DO = re.compile(
+    r"\b(?:overview|rundown|summary|idea|list|sense) of (?:what|everything|all) (?:you|u) "
+    r"(?:can|could|are able to)\b|"
+    r"\bwhat (?:you|u) (?:can|could|are able to)(?: and (?:can ?t|cannot|can not|couldn ?t|"
+    r"are not able to|aren ?t able to))? (?:do|help (?:me |us )?with)\b"
+    r"(?! (?:about|with|for) (?:the|my|our|this|a|an|his|her|their)\b)"
+)
+_MAX_HELP_QUESTION_WORDS = 60
 
 
 # A question whose subject is the assistant and that asks neither for an action nor for what it
@@ -772,7 +797,12 @@ _TAKE_BACK_KO = re.compile(
     r"취소\s?(?:해|하|좀|요|시켜|부탁|바람|바랍|요망|할게|할래)|철회|캔슬|보류|"
     r"없던\s?(?:걸로|일로|거로|것으로)|(?:보내|올리|돌리|하|넣)지\s?(?:마|말)|"
     r"안\s?(?:보내|올려|올리|돌려|해|하)\S*\s?(?:도|셔도)\s?(?:돼|되|될|괜찮)|"
-    r"(?:보낼|올릴|할)\s?필요\s?(?:없|는\s?없)"
+    r"(?:보낼|올릴|할)\s?필요\s?(?:없|는\s?없)|"
+    # "앗 ㄴㄴ 취소!! 내가 날짜 잘못 봄": the bare word, said alone ("취소라고", "취소됐대요" are
+    # news)
+    r"(?:^|\s)취소(?=\s|$)|"
+    # English words inside a Korean message: "아 never mind, 그거 cancel 해줘"
+    r"\bcancel\s?(?:해|하|좀|요|시켜|부탁)|\bnever ?mind\b|\bnvm\b"
 )
 _TAKE_BACK_EN = re.compile(
     r"\b(?:cancel|withdraw|scrap|scratch|retract|undo|call off|drop|disregard|ignore|"
@@ -842,7 +872,9 @@ _THANKS_WORD = re.compile(r"\b(?:thanks?|thank you|thx|cheers|appreciated?)\b|�
 _THANKS_FIRST = re.compile(
     # a laugh in bare letters (NFKC turns "ㅋㅋ" into conjoining jamo)
     r"^(?:(?:[\u1100-\u11ff\u3131-\u318e]+|아|와|오|헐|우와|oh|ah|ok|okay|great|perfect|brilliant|lovely|cool|awesome|"
-    r"amazing|wow)\s+)*(?:(?:thanks|thank you|thx|cheers|ta)\b|고마워|고마워요|고맙|감사|땡큐)"
+    r"amazing|wow)\s+)*(?:(?:thanks|thank you|thx|cheers|ta)\b|고마워|고마워요|고맙|감사|땡큐)|"
+    # what was done, then the thanks: "항상 신속하게 처리해 주셔서 감사드립니다"
+    r"^(?:\S+\s+){0,5}?\S*(?:주셔서|줘서|주어서)\s+(?:(?:정말|너무|진심으로|항상|늘)\s+)?(?:감사|고마|고맙)\S*"
 )
 _MAX_THANKS_REMARK_WORDS = 10
 _ASKS_SOMETHING = re.compile(

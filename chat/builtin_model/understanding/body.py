@@ -15,20 +15,24 @@ from dataclasses import dataclass
 
 _QUOTED = re.compile(r"[\"“”«»「『](?P<body>[^\"“”«»」』]{2,})[\"“”«»」』]")
 # Korean writes quotes with apostrophes too ("… 텔레그램 가게 해줘 '내일 1교시 대강 부탁해요'"); in
-# English an apostrophe is mostly "don't", so only a span holding Hangul counts.
-_KO_SINGLE_QUOTED = re.compile(r"(?<!\w)'(?P<body>[^']*[가-힣][^']*)'(?!\w)")
+# English an apostrophe is mostly "don't", so only a span holding Hangul counts. A Korean
+# particle may follow the closing one ("'…출발합니다'라는 문자", "'…'이라고").
+_KO_SINGLE_QUOTED = re.compile(r"(?<!\w)'(?P<body>[^']*[가-힣][^']*)'(?![A-Za-z0-9_])")
 # A text of three words or more in single quotes ("don't" inside it is no quote).
 _SINGLE_QUOTED_WORDS = re.compile(
     r"(?<!\w)'(?P<body>(?:[^'\s]|(?<=\w)'(?=\w))+(?:\s+(?:[^'\s]|(?<=\w)'(?=\w))+){2,})'(?!\w)"
 )
 _COLON = re.compile(r"(?<!\d)[:：]\s*")  # noqa: RUF001 (the full-width colon Korean IMEs type)
 _SAYING = re.compile(
-    r"\s*\b(?:saying|that says|which says|with the (?:text|message)|with text|and say|to say|"
+    # "not sure what to say yet" says no text
+    r"\s*\b(?:saying|that says|which says|with the (?:text|message)|with text|and say|"
+    r"(?<!what )(?<!how )to say|"
     r"(?:just say|(?<=[.?!]\s)say)(?: that)?|"  # "Can you text Emma? Just say the trip is off."
     r"telling (?:him|her|them)(?: that)?|(?:,\s*|and )?tell (?:him|her|them)(?: that)?|"
-    r"reminding (?:him|her|them)(?: that| about| to)?|asking (?:him|her|them) to|"
+    r"(?:reminding|remembering) (?:him|her|them)(?: that| about| of| to)?|"
+    r"asking (?:him|her|them) to|"
     r"(?:,\s*|and |to )ask (?:him|her|them) to|"  # "email Emma and ask her to sign the form"
-    r"(?:to )?(?:let|letting) (?:him|her|them) know(?: that)?|"
+    r"(?:to )?(?:let|letting) (?:him|her|them) know(?: (?:kindly|politely|gently))?(?: that)?|"
     r"the message|message reads?|body|"
     r"(?:,\s*|and )?(?:something|sth|smth) (?:like|along the lines of)(?= ['\"‘“]))\b\s*:?\s*",  # noqa: RUF001
     re.IGNORECASE,
@@ -61,6 +65,19 @@ _CLOSING_THANKS = re.compile(
     r"\s*[.!~]*$",
     re.IGNORECASE,
 )
+# "…cash and cards are both accepted. Best wishes, Karen": the requester signing off to us.
+_SIGNED_OFF = re.compile(
+    r"(?<=[.!?])\s+(?i:best wishes|best regards|kind regards|warm regards|regards|best|"
+    r"many thanks|cheers|sincerely)\s*,?\s*(?:[A-Z][a-z]+)?\s*[.!]*$"
+)
+# "…must be brought to school on Thursday? Thank you very much for your help.": the request was
+# the question, and the thanks after it are ours.
+_THANKED_AFTER_ASKING = re.compile(
+    r"(?<=\?)\s+(?i:thank you|thanks)(?:\s+(?i:very much|so much|a lot))?"
+    r"\s+(?i:for your help|for the help|in advance)\s*[.!]*$"
+)
+# "'…2층 쓰세요' ← 이거 좀 다듬어서 올려줘요": an arrow back at the text; what follows asks us.
+_POINTED_AT = re.compile(r"\s*(?:←|<-+|<=)\s*\S.*$")
 # "email James for me please", "…, for me?": who the request is made for, not the text.
 _ON_MY_BEHALF = re.compile(
     r"^(?:for (?:me|us)|on (?:my|our) behalf)[\s,.!?]*$|"
@@ -118,7 +135,9 @@ _TOLD_LAST_KO = re.compile(
 )
 _KO_TITLE_THEN_TOLD = re.compile(
     r"[\s,.?]*제목(?:은|는)\s*(?P<heading>[^,.?!]{2,30}?)(?:이고|고|으로\s*하고|로\s*하고)\s*,?\s*"
-    r"(?P<told>[^,.?!]{4,}?(?:라고|다고|자고))\s*(?:써|적어|넣어)\S*\s*[.!~]*$"
+    # "…써 주세요"; or the request came before and the told part ends the message ("…이메일 좀
+    # 보내주세요 제목은 셔틀 정류장 변경이고 다음주부터 정류장이 바뀌었다고요")
+    r"(?P<told>[^,.?!]{4,}?(?:라고|다고|자고))\s*(?:(?:써|적어|넣어)\S*|요)?\s*[.!~]*$"
 )
 _ADDRESS_FIRST_KO = re.compile(
     r"^(?P<to>\S+@\S+\.\w+)\s*(?:이|그|요)?\s*(?:주소|메일|이메일)?\s*"
@@ -197,13 +216,17 @@ _KO_SAY_IT = re.compile(
 )
 # "Subject should be \"Absence on Monday\".", "제목 '11월 강사 회의',": a labelled, quoted heading.
 _LABELLED_HEADING = re.compile(
-    r"(?:(?:\bwith\s+(?:the|a)\s+)?\b(?:subject(?:\s+line)?|title)(?:\s+(?:should\s+be|is|will\s+be|as))?"
+    r"(?:(?:\bwith\s+(?:the|a)\s+)?\b(?:subject(?:\s+line)?|title)(?:은|는|을|를)?"
+    r"(?:\s+(?:should\s+be|is|will\s+be|as))?"
     r"|\b(?:titled|called|headed)|제목(?:은|는|을)?)"
-    # an apostrophe inside a word is no closing quote: 'Tomorrow's schedule'
-    r"\s*[:：]?\s*[\"'“‘「『](?P<heading>(?:[^\"'“”‘’「」『』]|(?<=[A-Za-z])['’](?=[A-Za-z])){2,80})"  # noqa: RUF001
+    # an apostrophe inside a word is no closing quote: 'Tomorrow's schedule'; nor is a plural's
+    # before the next capitalised word: 'Parents' Evening'
+    r"\s*[:：]?\s*[\"'“‘「『](?P<heading>(?:[^\"'“”‘’「」『』]|(?<=[A-Za-z])['’](?=[A-Za-z])|"  # noqa: RUF001
+    r"(?<=s)['’](?=\s[A-Z]\w*['’])){2,80})"  # noqa: RUF001
     r"[\"'”’」』]"  # noqa: RUF001
     # "제목은 '…'로 해 주시고", "제목 '…'이고": the words that attach it to the sentence.
-    r"(?:(?:으로|로)\s*(?:해\s*(?:주시고|주세요|줘|서)|하고|요)|이고|요|(?:이|가)?\s*좋겠고)?\s*[,.;]?",
+    # "제목은 '독감 예방 안내'로, 손 씻기랑 …": the bare particle too
+    r"(?:(?:으로|로)\s*(?:해\s*(?:주시고|주세요|줘|서)|하고|요)?|이고|요|(?:이|가)?\s*좋겠고)?\s*[,.;]?",
     re.IGNORECASE,
 )
 # "'상담 주간'이라는 제목으로 메일 보내 주세요", "\"개원 기념행사 안내\"라는 제목의 공지를": the
@@ -262,7 +285,8 @@ _CHANNEL_AT_START = re.compile(rf"^(?:by|via|over|on)\s+{_CHANNEL_NAME}\b\s*[-�
 _CHANNEL_AT_END = re.compile(
     rf",\s*(?:by|via|over|on)\s+{_CHANNEL_NAME}(?:,?\s*(?:please|pls|thanks))?\s*[.!]*$", re.I
 )
-_THAT = re.compile(r"\s+that\s+", re.IGNORECASE)
+# "set things up so that …" is the request's purpose, not what to say.
+_THAT = re.compile(r"(?<!\bso)\s+that\s+", re.IGNORECASE)
 _REMIND_TO = re.compile(
     r"\bremind\b.*?\s(?:to|that|about)\s+(?!me\b|him\b|her\b|them\b|us\b)"
     # "at quarter to nine", "ten to five": a clock, not what to be reminded of
@@ -272,6 +296,11 @@ _REMIND_TO = re.compile(
 _SUBJECT = re.compile(
     r"\b(?:subject(?: line)?|titled|title)\s*:?\s*(?P<s>.+?)\s*$"
     # "about …" of the request, not of someone's asking ("Oliver asked about his refund, …")
+    r"|(?<!asked )(?<!asking )(?<!wondering )(?<!wondered )(?<!enquired )(?<!inquired )"
+    # "…receive an email about the book fair? It should say": the subject ends its sentence
+    r"\b(?:about|regarding)\s+(?P<about2>[^,;?.!]+?)\s*[?.!]+\s+"
+    r"(?:it|this|that|the (?:e-?mail|message))\s+(?:should|must|can|could|will|needs? to)\s+"
+    r"(?:say|read|mention|tell)\w*(?:\s+that)?\s*:?\s*$"
     r"|(?<!asked )(?<!asking )(?<!wondering )(?<!wondered )(?<!enquired )(?<!inquired )"
     r"\b(?:about|re:?|regarding)\s+(?P<about>[^,;]+?)\s*[?.!]*$",
     re.IGNORECASE,
@@ -305,6 +334,8 @@ _KO_TAIL = re.compile(
     rf"|{_KO_CHANNEL}\s*(?:좀\s*)?(?:해\S*|부탁\S*)?)"
     r"(?:\s+(?:줘|주세요|줄래|줄래요|주실래요|둬|두세요|둬요|놔|놔줘|놔요)\S*"
     r"|\s+주시면\s+(?:감사|좋)\S*(?:\s+\S+)?"  # "전해 주시면 감사하겠습니다"
+    r"|\s+하는데[.…]*\s+(?:좀\s+)?부탁\S*(?:\s+\S+)?"  # "알려드려야 하는데… 부탁드려도 될까요"
+    r"|(?<=면)\s+(?:어떨까|어떨지|좋겠|감사)\S*(?:\s+\S+)?"  # "올려주시면 어떨까 싶어요"
     r"|\s+수\s*있\S*"  # "보내줄 수 있어요?"
     r"|\s+(?:주실|줄)\s*수\s*있\S*)?"  # "넣어 주실 수 있을까요"
     r"\s*[.!?~]*\s*$"
@@ -323,7 +354,7 @@ _KO_WHO_AND_CHANNEL_FIRST = re.compile(
 _KO_CHANNEL_VIA = re.compile(rf"\s(?:단체|전체)?{_KO_CHANNEL}\s*(?:으로|로)\s+")
 _KO_QUOTE_ENDING = r"(?:이라고|라고|다고|자고|냐고|하고)(?:요)?"
 _KO_QUOTE_END = re.compile(rf"{_KO_QUOTE_ENDING}\s*[.!~]*\s*$")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
 _KO_ASKED_WHETHER = re.compile(r"(?:는지|인지)(?=\s*$)")
 # "…수업한다는 내용으로요", "…진행된다는 것입니다": the fact, said as the label of the text
 _KO_THE_FACT = re.compile(
@@ -348,8 +379,8 @@ _KO_TOPIC_FIRST = re.compile(
 # are mostly times and places ("11시에", "주말에"), so only group-like words count.
 _KO_RECIPIENT = re.compile(
     r"\S+?(?:에게|한테|께)(?:는|도)?(?=\s|$)"
-    # "A반에" is a class; a bare "반에" is half past the hour ("8시 반에")
-    r"|(?:\S+(?:그룹|전체|반|팀|님들|들)|그룹|전체|팀|님들)에(?:는|도)?(?=\s|$)"
+    # "A반에" is a class; a bare "반에" is half past the hour ("8시 반에"), and so is "6시반에"
+    r"|(?:\S+(?:그룹|전체|팀|님들|들)|\S+(?<!시)반|그룹|전체|팀|님들)에(?:는|도)?(?=\s|$)"
     # an announcement's place: "A반 학부모 게시판에"
     r"|\S*(?:게시판|공지방|알림판|단톡방)에(?:다가?)?(?=\s|$)"
 )
@@ -377,9 +408,12 @@ _IN_A_LANGUAGE_LAST = re.compile(
     r"(?<=[가-힣~!.])[,\s]+(?:영어|영문|한국어|한글)로\s*(?:써서|써\s*줘요?|작성해서|작성해\s*줘요?)"
     r"\s*[.!~]*$"
 )
-# "Parent meeting moved to next week — 이렇게 보내줄래": the text, then "send it like this".
+# "Parent meeting moved to next week — 이렇게 보내줄래": the text, then "send it like this";
+# after a quoted text, or an arrow back at it: "'…잘 썼어요' 이렇게 보내줘", "'…' ← 이거 좀
+# 다듬어서 올려줘요".
 _ASKED_LIKE_THIS = re.compile(
-    r"\s*[—–-]+\s*(?:이렇게|이대로|요렇게|그대로)\s*\S*(?:보내|전해|올려|써)\S*\s*[?!.~]*$"  # noqa: RUF001
+    r"\s*(?:[—–-]+|(?<=['\"’”])|←|<-+)\s*(?:이렇게|이대로|요렇게|그대로|이거|이걸)\s*(?:좀\s*)?"  # noqa: RUF001
+    r"(?:\S+\s+){0,2}?\S*(?:보내|전해|올려|써)\S*\s*[?!.~]*$"
 )
 
 
@@ -403,7 +437,9 @@ def split_message(text: str) -> Split:
         # "…put something in writing: an email to the Class A parents explaining that …"
         split = Split(f"{split.head}: {inside['req']}", tidy(inside["body"]), split.heading)
     if split.body and (asked := _ASKED_LIKE_THIS.search(split.body)):
-        split = Split(f"{split.head} {asked.group(0).strip(' —–-')}", split.body[: asked.start()])  # noqa: RUF001
+        said = split.body[: asked.start()].strip().strip("'\"‘’“”").strip()  # noqa: RUF001
+        head = f"{split.head} {asked.group(0).strip(' —–-←<')}"  # noqa: RUF001
+        split = Split(head, said, split.heading)
     if split.body is None or re.search(r"[가-힣]", split.body) or _CHANNEL_WORD.search(split.head):
         return split  # a channel the request names already: "by email" in the text is content
     # "…, by SMS please", "by email - staff meeting moved": how to send it, not what to say
@@ -775,10 +811,11 @@ def request_words_removed(text: str) -> str:
 def tidy(body: str) -> str:
     """The body as sent: trimmed, a trailing question mark of the request dropped, first
     letter capitalised ("that class moved to 3pm?" → "Class moved to 3pm")."""
+    body = _POINTED_AT.sub("", _THANKED_AFTER_ASKING.sub("", body.strip()))
     body = body.strip().strip("\"'“”‘’").strip()  # noqa: RUF001
     body = re.sub(r"\s*(?:,?\s*please|,?\s*thanks?(?: you)?)?\s*\?+$", "", body)
     # A closing "thanks!" / "please" / "cheers" thanks the assistant, not the recipient.
-    body = _CLOSING_THANKS.sub("", body)
+    body = _CLOSING_THANKS.sub("", _SIGNED_OFF.sub("", body))
     body = _ON_MY_BEHALF.sub("", body).strip()
     return body[:1].upper() + body[1:] if body else body
 
@@ -937,7 +974,7 @@ def addressed_to_them(text: str) -> str:
 # "could you let Choi Yuna know James will be her substitute tomorrow?": who is told, then what
 # (a name inside it is what is said, not another recipient).
 _LET_KNOW = re.compile(
-    r"\blet\s+(?!(?:him|her|them|me|us)\b)[^,.?!]{1,40}?\s+know\b(?:\s+that)?\s+(?=\S)",
+    r"\blet(?:ting)?\s+(?!(?:him|her|them|me|us)\b)[^,.?!]{1,40}?\s+know\b(?:\s+that)?\s+(?=\S)",
     re.IGNORECASE,
 )
 
@@ -1042,9 +1079,10 @@ _KO_ABOUT_THE_SENDING = re.compile(
 
 def _korean_sentences(clause: str, verb: str) -> Split | None:
     *context, last = _SENTENCE_END.split(clause)
-    if context and _KO_QUOTE_END.search(last):
+    if context and (_KO_QUOTE_END.search(last) or _KO_THE_FACT.search(last)):
         # "올리버 아버님이 … 편하다고 하셨거든요. 그쪽으로 … 바뀐다고 전해 주시면 …": the
-        # sentences before the one that asks explain it; the message is in the last one.
+        # sentences before the one that asks explain it; the message is in the last one ("…라고"
+        # or "…부탁드린다는 내용으로").
         split = _korean_clause(last, verb)
         return Split(f"{' '.join(context)} {split.head}", split.body) if split else None
     return _korean_clause(clause, verb)
@@ -1199,7 +1237,7 @@ def subject_of(head: str) -> str | None:
     match = _SUBJECT.search(head)
     if match is None:
         return None
-    subject = (match["s"] or match["about"] or "").strip()
+    subject = (match["s"] or match["about"] or match["about2"] or "").strip()
     return subject[:1].upper() + subject[1:] if subject else None
 
 

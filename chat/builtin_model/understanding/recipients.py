@@ -183,7 +183,7 @@ def gloss(word: str) -> str:
 
 def contact_aliases(name: str) -> list[tuple[str, ...]]:
     """ "김민지 (Kim Minji)" → its full name, each script's name, each word, the Korean given
-    name; each alias as a tuple of lower-case words."""
+    name, a Latin name's words run together; each alias as a tuple of lower-case words."""
     aliases: list[tuple[str, ...]] = [tuple(words(name.lower()))]
     parts = [p.strip() for p in re.split(r"[()]", name) if p.strip()]
     for part in parts:
@@ -192,6 +192,9 @@ def contact_aliases(name: str) -> list[tuple[str, ...]]:
         aliases.extend((token,) for token in tokens)
         if len(tokens) == 1 and re.fullmatch(r"[가-힣]{3}", tokens[0]):
             aliases.append((tokens[0][1:],))  # 김민지 → 민지
+        if len(tokens) > 1 and all(t.isascii() for t in tokens):
+            # "올리버브라운": a whole Latin name heard and written as one Hangul word
+            aliases.append(("".join(tokens),))
     return list(dict.fromkeys(a for a in aliases if a))
 
 
@@ -482,9 +485,10 @@ _DESCRIBED = re.compile(
     r"(?:전체\s*말고\s*)?한\s*분(?:한테|께|에게)만|"
     # "쌤한테 문자 좀": one teacher, unnamed ("유나 쌤한테" names her)
     r"(?:^|(?<=[.!?,]\s))쌤(?=한테|께|에게)|"
-    # "sms the teacher: room changed to 6": one teacher, unnamed ("the teachers" are the group)
+    # "sms the teacher: room changed to 6", "a message to the teacher": one teacher, unnamed
+    # ("the teachers" are the group)
     r"(?:(?<=sms )|(?<=text )|(?<=txt )|(?<=email )|(?<=e-mail )|(?<=mail )|(?<=message )|"
-    r"(?<=telegram )|(?<=tell )|(?<=ping ))the\s+teacher\b(?!s|'s|\u2019s)|"
+    r"(?<=telegram )|(?<=tell )|(?<=ping )|(?<=\bto ))the\s+teacher\b(?!s|'s|\u2019s)|"
     r"\b(?:(?:the|our|my)\s+)?(?:class\s+[a-z0-9]\s+|[a-z0-9]\s+class\s+)?(?:homeroom|form)\s+"
     r"(?:teacher|tutor)\b",
     re.IGNORECASE,

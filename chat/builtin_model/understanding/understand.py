@@ -45,7 +45,12 @@ from chat.builtin_model.understanding.directory import Directory
 from chat.builtin_model.understanding.draft import Draft
 from chat.builtin_model.understanding.intent import Intent, IntentClassifier, Label
 from chat.builtin_model.understanding.recipients import Found, find_recipients, gloss
-from chat.builtin_model.understanding.when import MissingTime, find_when
+from chat.builtin_model.understanding.when import (
+    EN_DAY_WORDS,
+    KO_DAY_WORDS,
+    MissingTime,
+    find_when,
+)
 
 Role = Literal["user", "assistant"]
 Slot = Literal["to", "which", "when", "body"]
@@ -259,10 +264,7 @@ def _mind_changed_on_the_tool(text: str, env: _Env) -> str:
 
 # The days a change of mind may move a request to: "the day after tomorrow at 7pm — no, make
 # that tomorrow, same time".
-_A_DAY = (
-    r"the day after tomorrow|day after tomorrow|tomorrow|today|tonight|this (?:afternoon|evening)|"
-    r"in (?:\d+|two|three|four|five|six|seven) days|글피|모레|내일|오늘|이따"
-)
+_A_DAY = rf"{EN_DAY_WORDS}|{KO_DAY_WORDS}|in (?:\d+|two|three|four|five|six|seven) days|이따"
 _DAY = re.compile(rf"(?<!\w)(?:{_A_DAY})(?!\w)", re.IGNORECASE)
 _ONLY_A_DAY = re.compile(
     rf"^\s*(?:(?:make (?:that|it)|rather|then|instead|actually)\s+)*(?P<day>{_A_DAY})"
@@ -366,7 +368,12 @@ _NEED_TO_KNOW = re.compile(
 # that asks for the way, not for the message.
 _MIN_UNNAMED_MARGIN = 0.1
 _HOW_ONE_WOULD = r"\bhow (?:do|can|would|should) "
-_HOW_DO_I = re.compile(_HOW_ONE_WOULD + r"(?:i|we)\b", re.IGNORECASE)
+_HOW_DO_I = re.compile(
+    _HOW_ONE_WOULD + r"(?:i|we)\b|"
+    # "와이파이는 어떻게 안내해 드리면 되는지 제가 잘 몰라서요": how the asker should do it
+    r"어떻게\s*(?:\S+\s*){0,2}?(?:하면|드리면|해야|드려야)\s*(?:되는지|될지|돼요|되나요|하는지|할지|될까요)",
+    re.IGNORECASE,
+)
 
 
 def _unnamed_and_unsure(intent: Intent, text: str, env: _Env) -> Label:
@@ -710,6 +717,18 @@ def _told_by_head(label: Label, split: Split, env: _Env) -> Label:
 _THANKING = re.compile(r"\b(?:thanking|to thank)\s+(?P<who>.+?)\s*[?.!]*$", re.IGNORECASE)
 _ABOUT = re.compile(r"\babout\s+(?:the\s+)?(?P<topic>.+?)\s*[?.!]*$", re.IGNORECASE)
 _MIN_TOPIC_WORDS = 4  # "about the fire drill" names a subject, not yet what to say
+# "put up an announcement the afternoon bus route has a detour starting today …": the notice
+# noun, then at once a statement of its own (a subject and a verb), with no "that" or colon.
+_NOTICE_THEN_SAID = re.compile(
+    r"\b(?:announcement|notice|post)\b(?:\s+(?:for|to)\s+(?:everyone|everybody|all|the \w+))?\s+"
+    r"(?P<said>(?:the|our|there|all|we|this|tomorrow|today|no)\b(?:\s+\S+){4,})$",
+    re.IGNORECASE,
+)
+_A_VERB = re.compile(
+    r"\b(?:is|are|has|have|had|will|was|were|won ?t|can ?t|cannot|might|may|must|needs?|"
+    r"starts?|begins?|ends?|closes?|opens?|runs?|\w+ed)\b",
+    re.IGNORECASE,
+)
 
 
 # "교재비 안내문자 보내줘 … 입금 부탁드린다구": the request names what the text is about, and a
@@ -812,6 +831,9 @@ def _announced_topic(head: str) -> str | None:
         and not _POINTING.match(about["topic"])
     ):
         return tidy(about["topic"])
+    said = _NOTICE_THEN_SAID.search(head)
+    if said and _A_VERB.search(said["said"]):
+        return tidy(said["said"])
     return None
 
 
@@ -875,9 +897,13 @@ def _everyone_if_said(found: Found, text: str, env: _Env) -> Found:
 # in it is when something else happens, not when to send. A short fragment ("Tomorrow at
 # 9am.", "내일 오전 9시요.") or a sentence about the sending itself ("It's for Monday at 8.",
 # "Schedule it for 9.") still says when, unless it explains (the asker's doings, a reason).
-_SENTENCE_BREAK = re.compile(r"(?<=[.!?\uff1f])\s+|(?<=[요다죠])[.,]\s+|\n+")
+# A title's full stop ends no sentence: "Tomorrow at noon, an email to Mr. Taylor, …".
+_SENTENCE_BREAK = re.compile(
+    r"(?<=[.!?\uff1f])(?<![Mm]r\.)(?<![Mm]s\.)(?<![Dd]r\.)(?<![Mm]rs\.)\s+|(?<=[요다죠])[.,]\s+|\n+"
+)
 _EXPLAINING = re.compile(
-    r"\b(?:i|i ?m|i ?ve|i ?ll|i ?d|my|me|we|we ?re|we ?ve|our|because|since|so)\b|"
+    # "so" explains ("…, so I can't make it"); "so that" is the request's own purpose
+    r"\b(?:i|i ?m|i ?ve|i ?ll|i ?d|my|me|we|we ?re|we ?ve|our|because|since|so(?! that))\b|"
     r"제가|저는|저희|내가|나는|거든|어서|아서|해서|니까|는데",
     re.IGNORECASE,
 )
@@ -956,8 +982,11 @@ _ADDRESSED_BY = re.compile(
 
 def _after_recipients(label: str, head: str, found: Found, env: _Env) -> str | None:
     """ "tell Oliver the trip is cancelled": with no marker, the words after the last named
-    recipient are the message, if they are a sentence rather than a stray word or a time."""
-    if not env.is_a(label, "message") or not found.end:
+    recipient are the message, if they are a sentence rather than a stray word or a time. So
+    for a reminder whose request names a message channel ("tomorrow at 8am text the class A
+    parents to pack swimsuits"): read as a reminder or as a text, the words are the same."""
+    timed_message = env.is_a(label, "reminder") and _channel(head, env) in env.shaped("message")
+    if not (env.is_a(label, "message") or timed_message) or not found.end:
         return None
     rest = _ADDRESSED_BY.sub("", re.sub(r"^\W+", "", head[found.end :]).strip())
     rest = _MEMO_SUBJECT.sub("", rest)  # "전체 선생님 문자 건. 내일 …": a memo's "re: SMS"
@@ -979,11 +1008,12 @@ def _after_recipients(label: str, head: str, found: Found, env: _Env) -> str | N
 
 
 _MEMO_SUBJECT = re.compile(r"^(?:문자|메일|이메일|공지|텔레(?:그램)?|카톡)\s*건\s*[.:,]\s*")
-# "It'd be good if Oliver got a Telegram from us at some point": that one arrives, not what it says.
+# "It'd be good if Oliver got a Telegram from us at some point", "…have Emma Wilson get an SMS
+# the day after tomorrow at 10 about her library books": that one arrives, and when, and on
+# what topic; never what it says (a "saying …" or "that …" would have been split off before).
 _ONLY_THAT_IT_ARRIVES = re.compile(
-    r"^(?:gets?|got|receives?|received|has|had|hears?)\s+(?:a|an|one|some)\s+(?:quick\s+)?"
-    r"(?:telegram|text|sms|e-?mail|message|note|line|word)\b(?:\s+from\s+(?:us|me|the \w+))?"
-    r"(?:\s+(?:at some point|soon|later|today|tomorrow|this week|asap|when you can))?\s*[.!]*$",
+    r"^(?:gets?|got|receives?|received|has|had|hears?)\s+(?:a|an|one|some|the)\s+(?:quick\s+)?"
+    r"(?:telegram|text|sms|e-?mail|message|note|line|word)\b",
     re.IGNORECASE,
 )
 # "text the Class A parents to bring packed lunches": what they are told to do goes out as
@@ -1300,8 +1330,8 @@ _TEXT_LATER = re.compile(
     r"(?:\S+\s*){0,2}(?:정할|정해|알려|말씀|말할|드릴|줄|쓸|보낼)\S*[\s.!~ㅎㅋ]*$|"
     r"^(?:the )?(?:text|wording|words|content|details|message)?\s*(?:is |are )?"
     r"(?:tbd|tba|to follow|later|to be (?:decided|confirmed))[\s.!]*$|"
-    r"^i ?(?:ll|will) (?:tell|send|give|let) (?:you|u)(?: know)?(?: (?:the|what) \w+)?"
-    r"(?: to say)? later[\s.!]*$",
+    r"^(?:(?:please|pls|plz)\W+)?i['’ ]?(?:ll|will) (?:tell|send|give|let) (?:you|u)(?: know)?"  # noqa: RUF001
+    r"(?: what to say| (?:the|what) \w+(?: to say)?)? later[\s.!]*$",
     re.IGNORECASE,
 )
 
@@ -1313,7 +1343,13 @@ _ONLY_COURTESY = re.compile(
     r"very much|a lot|in advance|love|x{1,4}|"
     # how soon, not what: "TEXT THE CLASS B PARENTS RIGHT NOW!!! HURRY UP!!!"
     r"right now|now|asap|a\.s\.a\.p|urgent(?:ly)?|quick(?:ly)?|hurry(?: up)?|fast|immediately|"
-    r"straight away|right away|급해요?|급함|빨리|빨리요|당장|지금 당장|얼른|ㄱㄱ|ㅃㄹ)(?:\W+|$))*$",
+    r"straight away|right away|급해요?|급함|빨리|빨리요|당장|지금 당장|얼른|ㄱㄱ|ㅃㄹ|"
+    # when it suits the assistant: "…e-mail James Taylor for me when you get a moment?"
+    r"when(?:ever)? you (?:get|have) (?:a )?(?:moment|minute|sec|second|chance|time)|"
+    r"when(?:ever)? you can|at your (?:earliest )?convenience|if you (?:can|could|don ?t mind)|"
+    r"best wishes|best regards|kind regards|regards|best|many thanks|sincerely)"
+    # …and the name it is signed with: "Thanks, Karen"
+    r"(?:,\s*(?-i:[A-Z][a-z]+))?(?:\W+|$))*$",
     re.IGNORECASE,
 )
 
@@ -1324,7 +1360,16 @@ _WRITE_IT_YOURSELF = re.compile(
     r"(?:써|작성|정해|만들어|채워)\S*(?:\s+\S+)?[\s.!~^ㅎㅋ]*$|"
     r"^(?:just )?(?:write|make|come up with|draft) (?:something|whatever|it yourself|anything)"
     r"(?: (?:you think|that sounds|nice|appropriate|suitable|good)\b.*)?[\s.!]*$|"
-    r"^(?:you )?(?:decide|choose|pick) (?:the )?(?:wording|what (?:to|it should) say)[\s.!]*$",
+    r"^(?:you )?(?:decide|choose|pick) (?:the )?(?:wording|what (?:to|it should) say)[\s.!]*$|"
+    # the words not decided yet: "뭐라고 써야 할지는 아직 잘 모르겠지만요…", "not sure what it
+    # should say yet"
+    r"^(?:근데\s*|그런데\s*|다만\s*)?(?:뭐라고|무슨\s*내용(?:으로|을)?|어떻게)\s*"
+    r"(?:(?:써야|적어야|해야)\s*(?:할지|될지|하는지)|쓸지|적을지|할지)(?:는|도)?\s*(?:아직\s*)?(?:잘\s*)?"
+    r"(?:모르|못\s*정|안\s*정)\S*[\s.!~…ㅠㅜㅎ]*$|"
+    r"^(?:(?:but|please|pls)\W+)?(?:i['’ ]?m |i am |i )?"  # noqa: RUF001
+    r"(?:not sure|no idea|unsure|haven['’ ]?t decided|don['’ ]?t know) "  # noqa: RUF001
+    r"(?:yet )?(?:what|how) (?:to|it should|i want to|we should) (?:say|word|write)\w*"
+    r"(?: it)?(?: yet)?[\s.!…]*$",
     re.IGNORECASE,
 )
 

@@ -64,8 +64,8 @@ _EN_CLOCK = re.compile(
     rf"\b(?P<qual>half\s+past|half|(?:a\s+)?quarter\s+past|(?:a\s+)?quarter\s+to)\s+"
     rf"(?P<qh>{_EN_HOUR})\b(?!\s*(?:hours?|days?|weeks?|mins?|minutes?)\b)"
     r"(?:\s+in\s+the\s+(?P<qpart>morning|afternoon|evening))?"
-    # "8.30am": a dot between hour and minutes, as British writing has it
-    rf"|(?<![\d.:])\b(?P<h>\d{{1,2}})(?:[:.](?P<m>\d{{2}}))?\s*(?P<ap>[ap])\.?m\b\.?"
+    # "8.30am": a dot between hour and minutes, as British writing has it; "545 pm": none
+    rf"|(?<![\d.:])\b(?P<h>\d{{1,2}})(?:[:.]?(?P<m>\d{{2}}))?\s*(?P<ap>[ap])\.?m\b\.?"
     # "9 in the morning", "half 3"-free spoken forms: an hour with its part of the day
     rf"|\b(?:at\s+)?(?P<dh>{_EN_HOUR})(?:[:.](?P<dm>\d{{2}}))?\s+(?:o'?clock\s+)?in\s+the\s+"
     r"(?P<day_part>morning|afternoon|evening)\b"
@@ -93,13 +93,15 @@ _WEEKDAY = re.compile(
     _I,
 )
 _NEXT_WEEK_ONLY = re.compile(r"\bnext\s+week\b|다음\s*주|담주", _I)
-_RELATIVE_DAY = re.compile(
-    r"\b(?P<en>(?:the\s+)?day\s+after\s+(?:tomorrow|tmrw?)|tomorrow|tomm?orr?ow|tmrw?|today|"
-    r"tonight|this\s+(?:morning|afternoon|evening))\b"
-    # "낼" is spoken "내일" ("보낼" is not: no syllable before it); "금일" is the formal "today".
-    r"|(?P<ko>글피|(?<![가-힣])낼\s*모레|모레|내일|(?<![가-힣])낼|오늘|금일)",
-    _I,
+# The days said relative to today, in each language (also read by a change of mind,
+# ``understand.py``). "낼" is spoken "내일" ("보낼" is not: no syllable before it); "금일" is the
+# formal "today".
+EN_DAY_WORDS = (
+    r"(?:the\s+)?day\s+after\s+(?:tomorrow|tmrw?)|tomorrow|tomm?orr?ow|tmrw?|today|"
+    r"tonight|this\s+(?:morning|afternoon|evening)"
 )
+KO_DAY_WORDS = r"글피|(?<![가-힣])낼\s*모레|모레|내일|(?<![가-힣])낼|오늘|금일"
+_RELATIVE_DAY = re.compile(rf"\b(?P<en>{EN_DAY_WORDS})\b|(?P<ko>{KO_DAY_WORDS})", _I)
 _MONTHS = [
     "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
 ]  # fmt: skip
