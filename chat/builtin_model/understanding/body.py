@@ -65,10 +65,12 @@ _CLOSING_THANKS = re.compile(
     r"\s*[.!~]*$",
     re.IGNORECASE,
 )
+# How a requester signs off to us ("Best wishes, Karen"); also read as mere courtesy when it is
+# all there is after the recipients (``understand.py``).
+SIGN_OFFS = r"best wishes|best regards|kind regards|regards|best|many thanks|sincerely"
 # "…cash and cards are both accepted. Best wishes, Karen": the requester signing off to us.
 _SIGNED_OFF = re.compile(
-    r"(?<=[.!?])\s+(?i:best wishes|best regards|kind regards|warm regards|regards|best|"
-    r"many thanks|cheers|sincerely)\s*,?\s*(?:[A-Z][a-z]+)?\s*[.!]*$"
+    rf"(?<=[.!?])\s+(?i:{SIGN_OFFS}|warm regards|cheers)\s*,?\s*(?:[A-Z][a-z]+)?\s*[.!]*$"
 )
 # "…must be brought to school on Thursday? Thank you very much for your help.": the request was
 # the question, and the thanks after it are ours.

@@ -30,6 +30,7 @@ from chat.builtin_model.sentences import REMIND_ME_OF_A_FACT, split_sentences
 from chat.builtin_model.understanding import questions as say
 from chat.builtin_model.understanding.arguments import tool_arguments
 from chat.builtin_model.understanding.body import (
+    SIGN_OFFS,
     Split,
     addressed_to_them,
     answered_text,
@@ -1347,7 +1348,7 @@ _ONLY_COURTESY = re.compile(
     # when it suits the assistant: "…e-mail James Taylor for me when you get a moment?"
     r"when(?:ever)? you (?:get|have) (?:a )?(?:moment|minute|sec|second|chance|time)|"
     r"when(?:ever)? you can|at your (?:earliest )?convenience|if you (?:can|could|don ?t mind)|"
-    r"best wishes|best regards|kind regards|regards|best|many thanks|sincerely)"
+    rf"{SIGN_OFFS})"
     # …and the name it is signed with: "Thanks, Karen"
     r"(?:,\s*(?-i:[A-Z][a-z]+))?(?:\W+|$))*$",
     re.IGNORECASE,
