@@ -166,11 +166,18 @@ _LIE_EN = re.compile(
     r"react\w*|freak\w*|scream\w*|scramble\w*)|"
     r"april fool\w*(?: \w+){0,8} (?:fire|evacuat\w*|bomb|lockdown|gas leak|emergency)|"
     # a false notice for fun: "…for a bit of fun on the first of April, announce we're closing down"
-    r"(?:for (?:a bit of |some )?fun|as a joke|for a laugh|first of april|april (?:1st|first))"
+    # …or a false alarm for fun: "for a bit of harmless fun, announce a gas leak … hilarious"
+    r"(?:for (?:a bit of |some )?(?:harmless )?fun|as a joke|for a laugh|first of april|"
+    r"april (?:1st|first))"
     r"(?: \w+){0,16} (?:clos(?:ing|ed) (?:down|for good)|shut(?:ting)? down|bankrupt\w*|"
-    r"going out of business)|"
+    r"going out of business|fire(?! drill)|evacuat\w*|bomb|lockdown|gas leak)|"
     r"(?:clos(?:ing|ed) (?:down|for good)|shut(?:ting)? down|bankrupt\w*|going out of business)"
     r"(?: \w+){0,16} (?:hilarious|funny|for fun|as a joke|for a laugh|april fool\w*)|"
+    # the alarm first, and the fun had of it ("…evacuated at once. The pupils would find it
+    # hilarious when we reveal the joke"); "pulling the fire alarm as a joke" is the pupils' prank
+    r"(?:fire(?! drill| alarm)|evacuat\w*|bomb|lockdown|gas leak)"
+    r"(?: \w+){0,24} (?:hilarious|reveal (?:the|that it s a) (?:joke|prank)|as a joke|"
+    r"for a laugh|for (?:a bit of |some )?(?:harmless )?fun)|"
     # the sender does not care whether it is true: "true or not doesn't matter, post it"
     r"(?:whether|if) (?:it s|its|it is|that s|thats) true (?:or not )?(?:doesn ?t|does not|don ?t) "
     r"matter|(?:don ?t|do not|doesn ?t) (?:care|matter) (?:if|whether) (?:it s|its|it is) true|"
@@ -443,7 +450,9 @@ _MISSING_KO: tuple[tuple[Missing, re.Pattern[str]], ...] = (
     (
         "call",
         re.compile(
-            r"전화\s?(?:좀\s?)?(?:걸어|걸 수|해\s?(?:줘|주|줄)|드려\s?(?:줘|주)|연결|넣어)|"
+            # "직접 전화를 좀 걸어 연결해 주실 수": the object particle may come first
+            r"전화\s?(?:를\s?)?(?:좀\s?)?"
+            r"(?:걸어|걸 수|해\s?(?:줘|주|줄)|드려\s?(?:줘|주)|연결|넣어)|"
             r"통화\s?(?:좀\s?)?(?:연결|해\s?(?:줘|주))"
         ),
     ),

@@ -52,7 +52,7 @@ def spelling_mended(text: str, words: Iterable[str]) -> str:
 
     def mend(match: re.Match[str]) -> str:
         word = match.group(0).lower()
-        if word in known or word in _REAL_NEIGHBOURS:
+        if word in known or word in _REAL_NEIGHBOURS or _inflected(word, known):
             return match.group(0)
         for target in known:
             if word.startswith(target) or target.startswith(word):
@@ -65,6 +65,19 @@ def spelling_mended(text: str, words: Iterable[str]) -> str:
     return "".join(
         part if _ADDRESS.search(part) else _LATIN_WORD.sub(mend, part)
         for part in re.split(r"(\s+)", text)
+    )
+
+
+_SUFFIXES = ("s", "es", "ed", "d", "ing", "er", "ers")
+
+
+def _inflected(word: str, known: set[str]) -> bool:
+    """Whether ``word`` is a known word with an ending: "reminded" (remind) is a real word,
+    not a slip of "reminder"."""
+    return any(
+        word.removesuffix(suffix) in known or f"{word.removesuffix(suffix)}e" in known
+        for suffix in _SUFFIXES
+        if word.endswith(suffix)
     )
 
 
@@ -89,6 +102,8 @@ def _one_slip(a: str, b: str) -> bool:
 
 # The playful "…해주세여", "…해줘여", "…있나여" are "…세요", "…줘요", "…나요" typed cutely.
 _CUTE_YO = re.compile(r"(?<=[세줘해나까죠네래])여(?=[\s~!.?ㅠㅜㅎㅋ]|$)")
+# "보내조", "알려조": "…줘" typed as a child says it.
+_CUTE_JWO = re.compile(r"(?<=[내려해써])조(?=[\s~!.?ㅠㅜㅎㅋ]|$)")
 
 
 # "잇음?", "잇어요": the doubled ㅆ of 있 typed single. 잇다 (to join) never takes these endings.
@@ -107,7 +122,7 @@ def mended(text: str) -> str:
     """``text`` with the bare letters a slipped key left inside Korean words mended, the
     cute "…여" ending read as "…요", 있 typed as 잇 read as 있, a particle typed apart joined to
     its word, and a slipped vowel in "텔레그램" put right."""
-    text = _SINGLE_SS.sub("있", _CUTE_YO.sub("요", text))
+    text = _SINGLE_SS.sub("있", _CUTE_JWO.sub("줘", _CUTE_YO.sub("요", text)))
     text = _CHANNEL_SLIP.sub("텔레그램", _DETACHED_PARTICLE.sub("", text))
     if not re.search(f"[{_CONSONANTS}{_VOWELS}]", text):
         return text

@@ -216,7 +216,10 @@ def find_lookup(text: str, directory: Directory) -> Lookup | None:
     # "I need to write to Ms Choi myself - what's her e-mail address?": the asker does the
     # writing; what is asked of the assistant is the clause that asks.
     # An English question may name a Korean contact ("What's 최 선생님's email?"): asked in English.
-    english = not korean or bool(re.match(r"[A-Za-z]", text))
+    # "혹시 do you have 최 선생님's phone number?": a Korean filler word first changes nothing
+    english = not korean or bool(
+        re.match(r"(?:(?:혹시|저기|저|근데|그런데|아|음)\s+)?[A-Za-z]", text)
+    )
     asked = asking_sentence(_MYSELF_THEN.sub("", text)) if english else text
     asks = question.search(asked) or (english and _EN_QUESTION.search(asked))
     if _SENDS.search(asked) or _ABOUT_RULES.search(_ASKERS_PURPOSE.sub("", asked)) or not asks:

@@ -202,6 +202,9 @@ _UNITS: tuple[tuple[SmallTalkKind | None, re.Pattern[str]], ...] = (
             r"you (?:just )?saved me(?: \S+){0,4}|you ?re (?:a lifesaver|a star|the best)|"
             r"that was (?:quick|fast|easy|helpful)|that (?:helps|helped)(?: a lot)?|"
             r"최고(?:예요|야|다|에요)?|짱(?:이다|이야)?|덕분에 살았(?:어요|다|어)?|"
+            # "답장 개빠르네": the speed of the reply, remarked on
+            r"(?:답장|답|대답|반응)(?:이|도|은)? "
+            r"(?:진짜 |정말 |엄청 |되게 |완전 |개)?(?:빠르|빨라)\S*|"
             # "…, 간단하게 알려주실 수 있어요?": the ask after a question about the assistant
             r"(?:좀 |간단하게 |간단히 |자세히 |쉽게 )?(?:알려|설명해|가르쳐) ?"
             r"(?:줘요?|주세요|줄래요?|주실래요|주실 수 있(?:어요|나요|을까요)|줄 수 있어요?|"
@@ -218,6 +221,7 @@ _UNITS: tuple[tuple[SmallTalkKind | None, re.Pattern[str]], ...] = (
             r"what (?:sorts?|kinds?|types?) of (?:things|stuff|tasks|questions|requests|jobs) "
             r"(?:can|do|could) (?:you|i) (?:help (?:me |us )?with|do|ask(?: you)?|handle)|"
             r"(?:너는 |넌 |당신은 )?(?:누구야|누구예요|누구세요|뭐야|정체가 뭐야)|"
+            r"(?:(?:근데|그런데|혹시) )?(?:(?:너|넌|너는|당신|당신은) )?"
             r"(?:사람|봇|로봇|ai|기계)(?:이야|이에요|예요|야|인가요|임)|"
             r"(?:이거 |이건 )?어떻게 (?:쓰는|사용하는) (?:거|건)(?:예요|에요|야|지|죠|인가요)?|"
             r"예시(?:로|를|좀)? (?:\S+ ){0,5}(?:보여|알려)\S*)"
@@ -609,7 +613,13 @@ _WHAT_YOU_CAN_DO = re.compile(
     r"(?:can|could|are able to)\b|"
     r"\bwhat (?:you|u) (?:can|could|are able to)(?: and (?:can ?t|cannot|can not|couldn ?t|"
     r"are not able to|aren ?t able to))? (?:do|help (?:me |us )?with)\b"
-    r"(?! (?:about|with|for) (?:the|my|our|this|a|an|his|her|their)\b)"
+    r"(?! (?:about|with|for) (?:the|my|our|this|a|an|his|her|their)\b)|"
+    # "an overview of the sorts of tasks you are able to help with"
+    r"\b(?:sorts?|kinds?|types?) of (?:things|stuff|tasks|jobs|requests|work) (?:that )?"
+    r"(?:you|u) (?:can|could|are able to|might be able to) (?:do|help|handle|take on)\b|"
+    # "이 도우미로 어떤 일들을 처리할 수 있는지 … 설명해 주시겠습니까"
+    r"(?:도우미|챗봇|봇|비서|이걸로|이거로|여기서|너는?|당신은?)\S*\s(?:\S+\s){0,2}"
+    r"(?:어떤|무슨)\s?(?:일|것|기능)\S*\s(?:\S+\s)?(?:처리|할|해|도와)\S*\s?수\s?있"
 )
 _MAX_HELP_QUESTION_WORDS = 60
 
@@ -802,7 +812,11 @@ _TAKE_BACK_KO = re.compile(
     # news)
     r"(?:^|\s)취소(?=\s|$)|"
     # English words inside a Korean message: "아 never mind, 그거 cancel 해줘"
-    r"\bcancel\s?(?:해|하|좀|요|시켜|부탁)|\bnever ?mind\b|\bnvm\b"
+    r"\bcancel\s?(?:해|하|좀|요|시켜|부탁)|\bnever ?mind\b|\bnvm\b|"
+    # "방금 그 리마인더는 빼 주세요": the request itself taken out ("이서준 님은 빼 주세요" edits
+    # the recipients, so the thing taken out must be the request or a word pointing back at it)
+    r"(?:그거|그건|그것|이거|이건|리마인더|예약|공지|문자|메일|메시지)(?:는|은|도)?\s?(?:좀\s?)?"
+    r"빼\s?(?:줘|주|버려)"
 )
 _TAKE_BACK_EN = re.compile(
     r"\b(?:cancel|withdraw|scrap|scratch|retract|undo|call off|drop|disregard|ignore|"
@@ -842,10 +856,11 @@ def takes_back_what_is_pending(text: str) -> Cancel | None:
         return None
     words = normalise(text)
     korean = bool(_HANGUL.search(words))
-    if korean:
-        if not _TAKE_BACK_KO.search(words) or _NEW_OR_EDIT_KO.search(words):
-            return None
-        return Cancel(tool=None, korean=True)
+    if korean and _TAKE_BACK_KO.search(words):
+        return None if _NEW_OR_EDIT_KO.search(words) else Cancel(tool=None, korean=True)
+    if korean and _NEW_OR_EDIT_KO.search(words):
+        return None
+    # English words may take it back inside a Korean message: "oh no, 죄송해요 — don't post it"
     found = _TAKE_BACK_EN.search(words)
     if found is None:
         return None
@@ -855,7 +870,7 @@ def takes_back_what_is_pending(text: str) -> Cancel | None:
     asked = [normalise(c) for c in _CLAUSES_BEFORE_A_QUESTION.findall(text)]
     if any(_WH.search(c) and not _TAKE_BACK_EN.search(c) for c in asked):
         return None  # "never mind that, what is the leave policy?"
-    return Cancel(tool=None, korean=False)
+    return Cancel(tool=None, korean=korean)
 
 
 def may_be_read_by_meaning(text: str) -> bool:
@@ -874,7 +889,10 @@ _THANKS_FIRST = re.compile(
     r"^(?:(?:[\u1100-\u11ff\u3131-\u318e]+|아|와|오|헐|우와|oh|ah|ok|okay|great|perfect|brilliant|lovely|cool|awesome|"
     r"amazing|wow)\s+)*(?:(?:thanks|thank you|thx|cheers|ta)\b|고마워|고마워요|고맙|감사|땡큐)|"
     # what was done, then the thanks: "항상 신속하게 처리해 주셔서 감사드립니다"
-    r"^(?:\S+\s+){0,5}?\S*(?:주셔서|줘서|주어서)\s+(?:(?:정말|너무|진심으로|항상|늘)\s+)?(?:감사|고마|고맙)\S*"
+    r"^(?:\S+\s+){0,5}?\S*(?:주셔서|줘서|주어서)\s+(?:(?:정말|너무|진심으로|항상|늘)\s+)?(?:감사|고마|고맙)\S*|"
+    # the work praised as thanks: "그간 여러모로 수고가 많았습니다. 덕분에 … 수월해졌습니다"
+    r"^(?:(?:그간|그동안|오늘|올해|이번\s?학기|정말|진짜|여러모로|많이)\s+){0,3}"
+    r"수고\s?(?:가\s?)?(?:많았|많으셨|하셨|했)\S*"
 )
 _MAX_THANKS_REMARK_WORDS = 10
 _ASKS_SOMETHING = re.compile(

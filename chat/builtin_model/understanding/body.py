@@ -189,12 +189,15 @@ _KO_CHANNEL_ASKED = re.compile(
     r"(?:를|을|로|으로)?\s*(?:하나|한\s*통|한\s*개)?\s*"
     # "문자 보내야 하는데요": a need, said before the request, is not the request
     # "문자 좀 보내줘 앞 도로 공사 때문에 …": "좀" and its verb are both the request
-    r"(?:좀(?:\s*(?:보내|올려|써|넣어|남겨|돌려|전해|띄워|부탁|예약|알려)(?!야)\S*)?|ㄱㄱ|ㄱ|고고|"
+    # "리마인더 좀 잡아 줘요": a reminder is set ("잡아", "걸어"), not sent
+    r"(?:좀(?:\s*(?:보내|올려|써|넣어|남겨|돌려|전해|띄워|부탁|예약|알려|잡아|걸어|설정)(?!야)\S*)?|"
+    r"ㄱㄱ|ㄱ|고고|"
     # "텔레그램 리마인드ㄱ 교재주문 마감이라고": the reminder asked in its loanword
     r"리마인드\s*(?:ㄱㄱ|ㄱ|좀|해\S*)|"
-    r"(?:보내|올려|써|넣어|남겨|돌려|전해|띄워|부탁|예약)(?!야)\S*|(?=[.!]))"
-    r"(?:ㅇㅇ|ㅇㅋ|ㄱㄱ)?"  # "문자좀ㅇㅇ …": a "yes, yes" typed onto the request
-    r"(?:\s+(?:줘|주세요|줄래|해줘|해요|해주세요|해\s?놔|해\s?둬|해\s?줘요))?\s*[.!?~,:：]*)"  # noqa: RUF001
+    r"(?:보내|올려|써|넣어|남겨|돌려|전해|띄워|부탁|예약|잡아|걸어|설정)(?!야)\S*|(?=[.!]))"
+    # "문자좀ㅇㅇ …": a "yes, yes" typed onto the request; "문자좀ㅠ": a pleading face
+    r"(?:ㅇㅇ|ㅇㅋ|ㄱㄱ|[ㅠㅜ]+)?"
+    r"(?:\s+(?:줘요|줘|주세요|줄래|해줘|해요|해주세요|해\s?놔|해\s?둬|해\s?줘요))?\s*[.!?~,:：]*)"  # noqa: RUF001
     r"\s+(?:[ㄱ-ㅣ]\s+)?(?P<rest>\S.*)$"  # a stray jamo typed on the way ("예약 해놔 ㅓ 오늘 …")
 )
 # "내용은 '환불 처리가 완료되었습니다'입니다", "내용은 이번 주 안에 …": a labelled body.
@@ -220,7 +223,7 @@ _KO_SAY_IT = re.compile(
 _LABELLED_HEADING = re.compile(
     r"(?:(?:\bwith\s+(?:the|a)\s+)?\b(?:subject(?:\s+line)?|title)(?:은|는|을|를)?"
     r"(?:\s+(?:should\s+be|is|will\s+be|as))?"
-    r"|\b(?:titled|called|headed)|제목(?:은|는|을)?)"
+    r"|\b(?:titled|called|headed)|제목(?:은|는|을|만)?)"
     # an apostrophe inside a word is no closing quote: 'Tomorrow's schedule'; nor is a plural's
     # before the next capitalised word: 'Parents' Evening'
     r"\s*[:：]?\s*[\"'“‘「『](?P<heading>(?:[^\"'“”‘’「」『』]|(?<=[A-Za-z])['’](?=[A-Za-z])|"  # noqa: RUF001
@@ -419,10 +422,32 @@ _ASKED_LIKE_THIS = re.compile(
 )
 
 
+# "Mr Brown's son left his water bottle in my classroom… would it be alright to let him know
+# over Telegram?": the news told first, then a request to pass it on that says nothing itself;
+# the understanding reads the news as the text.
+PASS_IT_ON = re.compile(
+    r"\b(?:let (?:him|her|them) know|tell (?:him|her|them)|pass (?:this|it|that) on|"
+    r"convey (?:this|it|that)|pass (?:this|it|that) along)\b(?:\s+to\s+[^,.?!]{1,30}?)?"
+    r"(?:\s+(?:by|via|over|on)\s+\S+)?"
+    # "…, together with my congratulations."
+    r"(?:,?\s*(?:together|along) with [^.?!]{1,40})?[\s?.!]*$",
+    re.IGNORECASE,
+)
+
+
+def _passes_it_on(body: str) -> bool:
+    sentences = [s for s in re.split(r"(?<=[.!?…])\s+", body.strip()) if s.strip()]
+    return len(sentences) > 1 and bool(PASS_IT_ON.search(sentences[-1]))
+
+
 def split_message(text: str) -> Split:
     """Cut ``text`` into head and body; ``body`` is None when the request names no text."""
     text = _LAUGH_AFTER_REQUEST.sub(". ", _TRAILING_NOISE.sub("", text.strip()))
     split = _split(_IN_A_LANGUAGE_LAST.sub("", text))
+    if split.body and not _SEND_WORD.search(split.head) and _passes_it_on(split.body):
+        # "I am delighted to report that Minji … Please convey this to her mother by
+        # Telegram.": the "that" was the news's, and the request comes after it
+        return Split(text, None, split.heading)
     if split.body and _ASKS_TO_SEND.match(split.body) and not _SEND_WORD.search(split.head):
         # "Sorry, one more thing: could you email Seojun's dad to say …": the colon ended a
         # remark, and the request is what follows it
@@ -442,20 +467,36 @@ def split_message(text: str) -> Split:
         said = split.body[: asked.start()].strip().strip("'\"‘’“”").strip()  # noqa: RUF001
         head = f"{split.head} {asked.group(0).strip(' —–-←<')}"  # noqa: RUF001
         split = Split(head, said, split.heading)
+    if split.body and (aside := _CHANNEL_ASIDE_KO.match(split.body)):
+        # "김민지 님께 — 텔레그램으로요 — 민지 내일 결석 건 …": how to send it, said in passing
+        head = f"{split.head} {aside.group(0).strip(' —–-')}"  # noqa: RUF001
+        split = Split(head, split.body[aside.end() :].strip(), split.heading)
+    if split.body and (sent := _SENDING_AFTER_QUOTE.match(split.body)):
+        # "내용은 '내일 준비물: 실내화'. 오늘 오후 6시에 발송되게 해 주세요.": the quote is
+        # the text, the sentence after it says when to send it
+        said = sent["quoted"].strip("'\"‘’“”").strip()  # noqa: RUF001
+        split = Split(f"{split.head} {sent['sending']}", said, split.heading)
     if split.body is None or re.search(r"[가-힣]", split.body) or _CHANNEL_WORD.search(split.head):
         return split  # a channel the request names already: "by email" in the text is content
     # "…, by SMS please", "by email - staff meeting moved": how to send it, not what to say
     edge = _CHANNEL_AT_START.match(split.body) or _CHANNEL_AT_END.search(split.body)
     if edge is None:
         return split
-    body = (split.body[: edge.start()] + split.body[edge.end() :]).strip(" ,-–—:")  # noqa: RUF001
-    return (
-        Split(f"{split.head} {edge.group(0).strip(' ,-')}", tidy(body), split.heading)
-        if body
-        else split
-    )
+    body = (split.body[: edge.start()] + split.body[edge.end() :]).strip(" ,-–—:?.!")  # noqa: RUF001
+    if not body:  # "…would it be alright to let him know over Telegram?": no text at all
+        return Split(text, None, split.heading)
+    return Split(f"{split.head} {edge.group(0).strip(' ,-')}", tidy(body), split.heading)
 
 
+_CHANNEL_ASIDE_KO = re.compile(
+    r"^[—–-]+\s*(?:텔레그램|문자|메일|이메일|sms|telegram|e-?mail)\s?(?:으로|로)(?:요)?\s*[—–-]+\s*",  # noqa: RUF001
+    re.IGNORECASE,
+)
+_SENDING_AFTER_QUOTE = re.compile(
+    r"^(?P<quoted>['\"‘“][^'\"‘’“”]{2,}['\"’”])\s*[.,]?\s+"  # noqa: RUF001
+    r"(?P<sending>[^'\"‘’“”]*(?:발송|보내|나가|예약|전송|send|go out)[^'\"‘’“”]*)$",  # noqa: RUF001
+    re.IGNORECASE,
+)
 _REQUEST_OPENS_BODY = re.compile(
     r"^(?P<req>(?:an?\s+)?(?:e-?mail|text|message|sms|note|letter|telegram)\s+to\s+[^.,:;]{2,60}?)"
     r"\s+(?:explaining|saying|telling (?:them|him|her)|to say|letting (?:them|him|her) know)"
@@ -739,6 +780,12 @@ def _plain_ending(sentence: str) -> str:
     return re.sub(r"(?<=[가-힣0-9])(?:이)?야\s*[.!~]*$", "입니다", sentence.strip())
 
 
+_LATIN_THEN_SAID_KO = re.compile(
+    r"\s*(?:(?:영어|영문)로\s+)?(?P<said>[A-Za-z][^가-힣]*?)\s*(?:이)?(?:라고|라구)(?:만|요)?"
+    r"(?:\s*(?:좀\s*)?(?:보내|써|전해|남겨|해)\S*)?\s*[.!~]*"
+)
+
+
 def _korean_message(rest: str) -> str:
     """The message after a Korean request sentence: a label ("내용은 '…'입니다") and a closing
     verb of its own ("…5시라고 써 주세요") are the request's, not the message's."""
@@ -749,6 +796,9 @@ def _korean_message(rest: str) -> str:
     if quoted:  # "body는 '학부모 상담의 밤이 열립니다'"
         return quoted["q"].strip()
     rest = rest[label.end() :] if label else rest
+    latin = _LATIN_THEN_SAID_KO.fullmatch(rest)
+    if latin:  # "영어로 im running 10 min late sorry 라고만 보내줘": the English text as typed
+        return latin["said"].strip()
     rest = _KO_SORRY_TO_BOTHER.sub("", rest)  # "…진행된다는 것입니다. 번거롭게 해드려 죄송해요."
     include = _KO_INCLUDE_THESE.search(rest)
     if include:  # "…받는다는 거랑 자리 한정이라는 거 꼭 넣어줘": the facts to include, each said
@@ -901,8 +951,10 @@ def _after_channel_comma(text: str) -> Split | None:
 # "email James to ask if he can take notes for me": the question itself goes out ("Could you
 # take notes for me?"), as "…는지 여쭤봐" does in Korean.
 _ASKED_WHETHER = re.compile(
-    r"[\s,]*\b(?:to |and )?ask(?:ing)?(?: (?:him|her|them))? (?:if|whether) (?:he|she|they) "
-    r"(?P<modal>can|could|would|will|is able to|are able to|might|may) (?P<ask>.+?)\s*[?.!]*$",
+    r"[\s,]*\b(?:to |and )?ask(?:ing)?(?: (?:him|her|them))? (?:if|whether) (?:he|she|they)"
+    # "ask if she'd share her lesson plan": the contracted "would" too
+    r"(?: (?P<modal>can|could|would|will|is able to|are able to|might|may)|(?P<d>['’]d)) "  # noqa: RUF001
+    r"(?P<ask>.+?)\s*[?.!]*$",
     re.IGNORECASE,
 )
 _POLITE_MODAL = {"would": "Would", "will": "Would"}
@@ -912,8 +964,10 @@ def _asked_whether(text: str) -> Split | None:
     match = _ASKED_WHETHER.search(text)
     if match is None or match.start() == 0:
         return None
-    modal = _POLITE_MODAL.get(match["modal"].lower(), "Could")
-    head, question = text[: match.start()].strip(), _question_to_them(modal, match["ask"])
+    modal = "Would" if match["d"] else _POLITE_MODAL.get(match["modal"].lower(), "Could")
+    # "…bring her spare charger" is asked of her: "Could you bring your spare charger?"
+    ask = addressed_to_them(match["ask"])
+    head, question = text[: match.start()].strip(), _question_to_them(modal, ask)
     told = _TOLD_FIRST.search(head)  # "explain that the invoice is unpaid, and ask whether …"
     if told is None:
         return Split(head, question)
@@ -945,9 +999,18 @@ _ASKING_THEM_TO = re.compile(
 )
 
 
+# "I've got something I need to tell him - could you email James?": what is to be told, not
+# the telling of it
+_SOMETHING_TO_TELL = re.compile(
+    r"\bsomething(?: important| urgent)?(?: (?:that )?(?:i|we))? "
+    r"(?:need|have|want|ve got|got) to\s*$",
+    re.IGNORECASE,
+)
+
+
 def _after_marker(text: str) -> Split | None:
     match = _SAYING.search(text)
-    if match is None or match.start() == 0:
+    if match is None or match.start() == 0 or _SOMETHING_TO_TELL.search(text[: match.start()]):
         return None
     head, rest = text[: match.start()].strip(), text[match.end() :]
     if _ASKING_THEM_TO.match(match.group(0)):

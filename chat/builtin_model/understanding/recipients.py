@@ -529,13 +529,23 @@ _THINGS_OF_A_GROUP = frozenset(
 )
 
 
+# "학부모 상담 주간", "선생님 연수": the same in Korean, the group's word bare (no "께", "한테")
+# before an event of theirs.
+_THINGS_OF_A_GROUP_KO = (
+    "상담", "면담", "총회", "회의", "설명회", "간담회", "모임", "연수", "참관", "공개수업",
+    "게시판", "단톡", "주간", "행사", "교육",
+)  # fmt: skip
+_ADDRESSED_KO = ("께", "에게", "한테", "님들", "들")
+
+
 def _names_a_thing(hit: Hit, tokens: list[str]) -> bool:
-    return (
-        hit.kind == "group"
-        and hit.end - hit.start == 1
-        and hit.end < len(tokens)
-        and tokens[hit.end].lower() in _THINGS_OF_A_GROUP
-    )
+    if hit.kind != "group" or hit.end - hit.start != 1 or hit.end >= len(tokens):
+        return False
+    after = tokens[hit.end].lower()
+    if after in _THINGS_OF_A_GROUP:
+        return True
+    own = tokens[hit.start]
+    return after.startswith(_THINGS_OF_A_GROUP_KO) and not own.endswith(_ADDRESSED_KO)
 
 
 # "two class A families still haven't paid": a count before a group is some of its members,

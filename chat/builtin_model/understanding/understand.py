@@ -30,6 +30,7 @@ from chat.builtin_model.sentences import REMIND_ME_OF_A_FACT, split_sentences
 from chat.builtin_model.understanding import questions as say
 from chat.builtin_model.understanding.arguments import tool_arguments
 from chat.builtin_model.understanding.body import (
+    PASS_IT_ON,
     SIGN_OFFS,
     Split,
     addressed_to_them,
@@ -61,7 +62,8 @@ _REQUESTER_CHANNEL = "email"
 _ACTION_WORDS = re.compile(
     r"\b(?:send|tell|let \w+ know|notify|inform|ping|message|write to|post|publish|forward|"
     r"pass (?:it|this|that|these|them) (?:on|along))\b|"
-    r"전해|전달|알려|보내|남겨|올려",
+    # "비보를 전해 들었습니다": heard from someone, not passed on
+    r"전해(?!\s?(?:들|듣))|전달|알려|보내|남겨|올려",
     re.IGNORECASE,
 )
 _NAMED = (
@@ -209,6 +211,8 @@ def _after_the_dismissed(text: str, env: _Env) -> str:
     head, rest = text[: ends[-1]], text[ends[-1] :].strip()
     if _ACTION_WORDS.search(head) or env.named_tools(head) or not env.named_tools(rest):
         return text
+    if _TO_ONE_PERSON.search(rest) and _the_one_spoken_of(head, env):
+        return text  # "not sure if I should just ask 최 선생님 …, but could you email her …"
     return rest
 
 
@@ -566,6 +570,12 @@ def _sent_to_later(rest: str, env: _Env) -> Found | None:
     return found if found is not None and found.anyone else None
 
 
+def _me_where_asked(people: str, env: _Env) -> bool:
+    """Whether the sentence that asks (the last of ``people``) names the writer."""
+    asking = _SENTENCE_BREAK.split(people.strip())[-1]
+    return find_recipients(asking, env.directory).me
+
+
 def _the_one_spoken_of(people: str, env: _Env) -> Found | None:
     spoken_of = find_recipients(people, env.directory, spoken_of=True)
     if len(spoken_of.names) != 1 or spoken_of.ambiguous or spoken_of.addresses:
@@ -578,7 +588,10 @@ def _recipients(people: str, rest: str, split: Split, text: str, env: _Env) -> t
     may name them instead (the split's body loses a name read from it)."""
     found = find_recipients(people, env.directory)
     if not found.anyone and _TO_ONE_PERSON.search(people):
-        found = _the_one_spoken_of(people, env) or found
+        # "not sure if I should just ask Ms Choi directly, but could you email her …": "her"
+        # is the one person named before the request
+        before = text[: text.find(people)] if people and people in text else ""
+        found = _the_one_spoken_of(people, env) or _the_one_spoken_of(before, env) or found
     if not found.anyone:  # "… asking about the pick-up: an email to the Class A parents …"
         found = _sent_to_later(rest, env) or found
     if not found.anyone and split.body and say.korean(text):
@@ -647,9 +660,18 @@ def _fresh(text: str, label: Label, confidence: float, env: _Env) -> _Result:
         found = _everyone_if_said(found, text, env)
     if not _actionable(label, text, found, env):
         return _Result(Understanding("knowledge", confidence))
-    after = None if split.body else _after_recipients(label, people, found, env)
+    after = (
+        None
+        if split.body
+        else (env.is_a(label, "message") and _news_told_first(split.head))
+        or _after_recipients(label, people, found, env)
+    )
     if after and found.me and not find_recipients(people[: found.end], env.directory).me:
         found = replace(found, me=False)  # "text Emma to start without me": "me" is in the text
+    if found.me and found.names and not _me_where_asked(people, env):
+        # "…I was hoping Yuna might swap with me … could you send her a telegram asking …":
+        # "me" in the story before the request is not one of its recipients
+        found = replace(found, me=False)
     if not split.body and not after and env.is_a(label, "announcement"):
         after = _announced_topic(split.head) or _told_around(split.head, env.words(label))
     draft = Draft(
@@ -658,8 +680,14 @@ def _fresh(text: str, label: Label, confidence: float, env: _Env) -> _Result:
         ko=say.korean(text),
         found=found,
         named=found.described or ([] if found.anyone else _named(people)),
-        body=_told_before(
-            _it_named(_with_topic(split.body or after, split.head), split.head), text, label, env
+        body=_pointing_back(
+            _told_before(
+                _it_named(_with_topic(split.body or after, split.head), split.head),
+                text,
+                label,
+                env,
+            ),
+            split.head,
         ),
         subject=subject,
         title=(split.heading or title_of(split.head) or _leftover_title(split.head, found))
@@ -832,17 +860,44 @@ def _announced_topic(head: str) -> str | None:
         and not _POINTING.match(about["topic"])
     ):
         return tidy(about["topic"])
-    said = _NOTICE_THEN_SAID.search(head)
+    said = _NOTICE_THEN_SAID.search(head) or _ANNOUNCE_THEN_SAID.search(head)
     if said and _A_VERB.search(said["said"]):
         return tidy(said["said"])
+    if reminding := _NOTICE_REMINDING.search(head):
+        return tidy(f"{_REMINDING_AS[reminding['how'].lower()]}{reminding['said']}")
     return None
 
+
+# "announce to everyone the parking lot is closed tmrw for resurfacing, park on the street pls":
+# the verb, an audience perhaps, then at once the statement.
+_ANNOUNCE_THEN_SAID = re.compile(
+    r"^(?:(?:pls|please|can you|could you|would you)\s+)*announce\s+"
+    r"(?:to\s+(?:everyone|everybody|all|the \w+)\s+)?(?:that\s+)?"
+    r"(?P<said>(?:the|our|there|all|we|this|tomorrow|today|no)\b(?:\s+\S+){3,})$",
+    re.IGNORECASE,
+)
+# "make an announcement, title 'Lab safety', reminding students to always wear goggles …": the
+# notice, then what it does to its readers, said as a participle.
+_NOTICE_REMINDING = re.compile(
+    r"\b(?:announcement|notice|post)\b[^.?!]{0,40}?,?\s+(?P<how>reminding|asking|telling)\s+"
+    r"(?:(?:all|the|our)\s+)?(?:students|pupils|kids|children|parents|families|staff|teachers|"
+    r"everyone|everybody|people)\s+(?:to|that)\s+(?P<said>\S+(?:\s+\S+){2,}?)\s*[?.!]*$",
+    re.IGNORECASE,
+)
+_REMINDING_AS = {"reminding": "Reminder: please ", "asking": "Please ", "telling": ""}
 
 # "about it? call it Coding Club": the topic points back at what was said before the request.
 _POINTING = re.compile(r"(?:it|this|that|these|them)\b", re.IGNORECASE)
 # "겨울방학 특강 신청 받는다고 공지 하나 띄워줘 …", "…주차가 안 된다고 다들 알아야 할 것 같은데
 # 공지 좀 부탁드려도 될까요": what to announce, told in reported speech before the request.
-_TOLD_BEFORE_KO = re.compile(r"^(?P<told>.+(?:다고|라고))\s+(?:\S+\s+){0,8}?(?=공지|안내문)")
+_TOLD_BEFORE_KO = re.compile(
+    r"^(?P<told>.+(?:다고|라고))\s+(?:\S+\s+){0,8}?(?=공지|안내문)|"
+    # "…확인하라는 내용으로 공지를 올려 주십시오": what it says, as "the content that …"
+    r"^(?P<content>.+(?:다|라|자))는\s*(?:내용|취지|말)(?:으로|을|로)?\s+(?:\S+\s+){0,3}?(?=공지|안내문)|"
+    # "공지사항에 마스크 챙겨오라고 하나 올려줘": the notice first, then what it says
+    r"^(?:.+\s)?(?:공지|공지사항|안내문)(?:에|으로|로|에다)?\s+(?P<after>.+(?:다고|라고))\s+"
+    r"(?:\S+\s+){0,1}(?:올려|띄워|써|남겨|게시|붙여)"
+)
 _MIN_TOLD_WORDS = 4
 
 
@@ -852,9 +907,12 @@ def _told_around(head: str, words: ToolWords | None) -> str | None:
     a notice up? There's a new lost-and-found box by the main entrance.")."""
     told = _TOLD_BEFORE_KO.match(head)
     if told:
-        return korean_direct(told["told"]) or None
-    if words is None or say.korean(head):
+        said = told["told"] or told["after"] or f"{told['content']}고"
+        return korean_direct(_last_sentence(said)) or None
+    if words is None:
         return None
+    if say.korean(head):
+        return _told_beside_ko(head, words)
     sentences = [s.strip() for s in _STATEMENTS.split(head) if s.strip()]
     asking = [s for s in sentences if words.cue.search(s)]
     if len(asking) != 1:
@@ -871,6 +929,83 @@ def _told_around(head: str, words: ToolWords | None) -> str | None:
 
 
 _STATEMENTS = re.compile(r"(?<=[.!?])\s+")
+# Sentences end at an ellipsis too: "…in my classroom (the blue one)… would it be alright".
+_TOLD_SENTENCES = re.compile(r"(?<=[.!?…])\s+")
+
+
+def _news_told_first(head: str) -> str | None:
+    sentences = [s.strip() for s in _TOLD_SENTENCES.split(head.strip()) if s.strip()]
+    if len(sentences) < 2 or not PASS_IT_ON.search(sentences[-1]):
+        return None
+    told = [s for s in sentences[:-1] if not s.endswith("?") and len(s.split()) >= _MIN_TOLD_WORDS]
+    if not told:
+        return None
+    # told to the one it is about: "Mr Brown's son left …" → "Your son left …"
+    return tidy(_POSSESSOR_FIRST.sub("Your ", " ".join(told).rstrip("….")))
+
+
+_POSSESSOR_FIRST = re.compile(
+    r"^(?:(?:Mr|Mrs|Ms|Dr)\.?\s+)?[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?['’]s\s+(?=[a-z])"  # noqa: RUF001
+)
+_MIN_TOLD_WORDS_KO = 3
+
+
+# "모레 오전 9시에 선생님들 앞으로 그 내용을 이메일로 보내 드리도록": "that content" is what the
+# sentences before the request said.
+_POINTS_BACK_KO = re.compile(
+    r"^(?:\S+\s)?(?:그|이|위|해당)\s?(?:내용|소식|사항|얘기|이야기)(?:을|를|도)?(?:\s|$)"
+)
+
+
+# "선생님들께서 일정을 비워 두실 수 있도록 문자로 미리 기별을 드려 주시기 바랍니다.": the body
+# read is the sentence that asks (its channel and its request), so what to say came before it.
+_ONLY_THE_ASKING_KO = re.compile(
+    r"(?:문자|메일|이메일|텔레그램|메시지|메세지)(?:로|으로)\s(?:\S+\s){0,6}?\S*"
+    r"(?:주시기\s?바랍니다|주세요|주십시오|주시겠습니까|주실\s?수|부탁\S*|"
+    # "…텔레그램으로 … 알려 드려야겠습니다": the writer's own need to tell, asked of us
+    r"드려야겠\S*|드려야\s?(?:해요|합니다|할\s?것\s?같\S*))[.?!]*$|"
+    # "알려 주시기 바랍니다.": nothing but the verb of telling and its politeness, perhaps after
+    # the news retold ("출발 시간이 바뀌었다고 알려 드려야겠습니다.")
+    r"^(?:[^.?!]*(?:다고|라고)\s)?(?:좀\s)?(?:알려|전해|보내|전달해)\s?"
+    r"(?:주시기\s?바랍니다|주세요|주십시오|드리세요|드려야겠\S*|드려야\s?(?:해요|합니다))[.!]*$"
+)
+
+
+def _pointing_back(body: str | None, head: str) -> str | None:
+    if not body or not (_POINTS_BACK_KO.match(body) or _ONLY_THE_ASKING_KO.search(body)):
+        return body
+    sentences = [s.strip() for s in _STATEMENTS.split(head) if s.strip()]
+    return (_statements_before_ko(sentences) if len(sentences) > 1 else None) or body
+
+
+def _last_sentence(text: str) -> str:
+    return [s for s in _STATEMENTS.split(text.strip()) if s.strip()][-1]
+
+
+def _told_beside_ko(head: str, words: ToolWords) -> str | None:
+    """ "기쁜 소식이 있습니다. 저희 학원 학생 셋이 … 입상하였습니다. … 공지를 띄워 축하해
+    주었으면 합니다.": the news told in full sentences before the sentence that asks."""
+    sentences = [s.strip() for s in _STATEMENTS.split(head) if s.strip()]
+    asking = [s for s in sentences if words.cue.search(s)]
+    if len(asking) != 1 or asking[0] is not sentences[-1]:
+        return None
+    return _statements_before_ko(sentences)
+
+
+def _statements_before_ko(sentences: list[str]) -> str | None:
+    """The sentences before the last (the one that asks) that state something in full."""
+    told_lines = [
+        s
+        for s in sentences[:-1]
+        if s.rstrip().endswith((".", "!"))
+        and _KO_STATEMENT_END.search(s)
+        and len(s.split()) >= _MIN_TOLD_WORDS_KO
+    ]
+    return " ".join(told_lines) if told_lines else None
+
+
+# A sentence that states, politely: "…입상하였습니다.", "…열립니다!", "…예정이에요."
+_KO_STATEMENT_END = re.compile(r"(?:니다|예요|이에요|어요|아요)[.!]+$")
 # "call it Coding Club": the title, said on its own.
 _TITLE_NAMED = re.compile(r"\W*(?:call|name|title)\s+it\b", re.IGNORECASE)
 
@@ -936,7 +1071,10 @@ _LATER = re.compile(
     # not "now (not scheduled)", "no need to schedule it", "don't schedule it"
     r"(?<!the )(?<!our )(?<!my )(?<!her )(?<!his )(?<!their )(?<!class )(?<!new )(?<!not )"
     r"(?<!no need to )(?<!don't )(?<!dont )(?<!do not )(?<!no )\bschedul\w*|"
-    r"\bfor later\b|예약(?!\s?(?:말고|하지\s?말|없이|안\s?하))",
+    r"\bfor later\b|예약(?!\s?(?:말고|하지\s?말|없이|안\s?하))|"
+    # "리마인더 하나 걸어 주세요. 이서준 님께 … 문자요.": a reminder set, its time not yet said
+    r"리마인더\s?(?:\S+\s?)?(?:걸어|걸어줘|걸어주|잡아|설정|등록|만들어)|"
+    r"\bset (?:up )?(?:a |the )?reminder\b",
     re.IGNORECASE,
 )
 
@@ -1039,7 +1177,7 @@ def _actionable(label: str, text: str, found: Found, env: _Env) -> bool:
     """An action needs a sign of one: its cue word, a verb of sending, or a known recipient in
     a message that is not a question ("Who is in the Teachers group?" names a group but asks
     about data); otherwise it goes to the knowledge base."""
-    if asks_about(text):
+    if asks_about(text) or _DOING_IT_MYSELF.search(text):
         return False
     cue = env.classifier.cues.get(label)
     named = found.anyone and not text.rstrip().endswith(("?", "？"))  # noqa: RUF001
@@ -1049,6 +1187,16 @@ def _actionable(label: str, text: str, found: Found, env: _Env) -> bool:
     return bool((cue and cue.search(text)) or sends or named)
 
 
+# "do you have Ms Choi's phone number? I'd like to text her myself": the writer sends it.
+_DOING_IT_MYSELF = re.compile(
+    r"\b(?:i['’ ]?d like to|i['’ ]?ll|i will|i want to|i can|i could|let me|so i can|"  # noqa: RUF001
+    r"i['’ ]?m going to|i['’ ]?m gonna)\s+(?:just\s+)?"  # noqa: RUF001
+    r"(?:text|txt|e-?mail|call|ring|message|telegram|tell|send|contact)"
+    r"\b[^.?!]{0,30}\b(?:myself|personally)\b|"
+    r"제가\s?(?:직접|따로)\s?(?:연락|문자|전화|메일|이메일|텔레그램)\S*\s?(?:하려고|할게|할께|드리려고|드릴게|"
+    r"보내려고|보낼게|하고\s?싶|드리고\s?싶)",
+    re.IGNORECASE,
+)
 _SUGGESTION = re.compile(r"^\W*(?:how|what)\s+about\s+", re.IGNORECASE)
 # "Who invented the telegram?", "세종대왕이 새 문자를 만든 해는 언제인가요?", "공지사항은 보통 누가
 # 써요?": a question about something that names a channel is not a request to use it.
@@ -1348,6 +1496,10 @@ _ONLY_COURTESY = re.compile(
     # when it suits the assistant: "…e-mail James Taylor for me when you get a moment?"
     r"when(?:ever)? you (?:get|have) (?:a )?(?:moment|minute|sec|second|chance|time)|"
     r"when(?:ever)? you can|at your (?:earliest )?convenience|if you (?:can|could|don ?t mind)|"
+    # "…an e-mail to Mr. Taylor this afternoon, if you would be so kind.": when, and manners
+    r"if you (?:would|wouldn ?t mind|would not mind|do not mind)(?: be so kind)?|be so kind|"
+    r"kindly|(?:this|tomorrow|today ?s?) (?:morning|afternoon|evening)|tonight|today|tomorrow|"
+    r"later(?: today| on)?|soon|"
     rf"{SIGN_OFFS})"
     # …and the name it is signed with: "Thanks, Karen"
     r"(?:,\s*(?-i:[A-Z][a-z]+))?(?:\W+|$))*$",
@@ -1375,10 +1527,24 @@ _WRITE_IT_YOURSELF = re.compile(
 )
 
 
+# "꼭 전해 드릴 말씀이 있어서 그러는데,", "I have something I need to tell him": that there is
+# something to say, not what it is.
+_SOMETHING_TO_SAY = re.compile(
+    r"^(?:꼭\s*|좀\s*|급히\s*|따로\s*)*(?:전해\s?드릴|전할|드릴|여쭐|여쭤\s?볼|알려\s?드릴|할)\s?"
+    r"(?:말씀|말|얘기|이야기|내용|게|것|거)\S*\s(?:좀\s)?(?:있어서|있는데|있어|있습니다)\S*"
+    r"(?:\s그러는데\S*)?[\s,.~]*$|"
+    r"^(?:i (?:have|ve got|need to tell (?:her|him|them))|there ?s) something"
+    r"(?: (?:important|urgent))?(?: i (?:need|want|have) to (?:tell|say to|ask) (?:her|him|them))?"
+    r"[\s,.!]*$",
+    re.IGNORECASE,
+)
+
+
 def _check_body(draft: Draft, env: _Env) -> Understanding | None:
     body = (draft.body or "").strip()
     if (
         body
+        and not _SOMETHING_TO_SAY.match(body)
         and not _ONLY_ASKING.match(body)
         and not _ONLY_A_REFERENCE.match(body)
         and not _TEXT_LATER.match(body)

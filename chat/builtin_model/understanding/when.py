@@ -82,7 +82,9 @@ _KO_CLOCK = re.compile(
     r"|(?P<noon>정오|낮\s*12시)|(?P<midnight>자정)",
 )
 _AM_WORDS = re.compile(r"\bmorning\b|\ba\.?m\b|오전|아침|새벽", _I)
-_PM_WORDS = re.compile(r"\b(?:afternoon|evening|tonight|p\.?m)\b|오후|저녁|밤|낮", _I)
+_PM_WORDS = re.compile(
+    r"\b(?:afternoon|evening|toni(?:ght|te)|2ni(?:ght|te)|p\.?m)\b|오후|저녁|밤|낮", _I
+)
 
 _WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 _KO_WEEKDAYS = "월화수목금토일"
@@ -98,7 +100,8 @@ _NEXT_WEEK_ONLY = re.compile(r"\bnext\s+week\b|다음\s*주|담주", _I)
 # formal "today".
 EN_DAY_WORDS = (
     r"(?:the\s+)?day\s+after\s+(?:tomorrow|tmrw?)|tomorrow|tomm?orr?ow|tmrw?|today|"
-    r"tonight|this\s+(?:morning|afternoon|evening)"
+    # "tonite", "2nite": tonight as it is texted
+    r"toni(?:ght|te)|2ni(?:ght|te)|this\s+(?:morning|afternoon|evening)"
 )
 KO_DAY_WORDS = r"글피|(?<![가-힣])낼\s*모레|모레|내일|(?<![가-힣])낼|오늘|금일"
 _RELATIVE_DAY = re.compile(rf"\b(?P<en>{EN_DAY_WORDS})\b|(?P<ko>{KO_DAY_WORDS})", _I)
