@@ -8,6 +8,8 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from chat.builtin_model.understanding import ContactEntry, Directory
+from chat.builtin_model.understanding.intent import IntentClassifier
+from chat.builtin_model.understanding.understand import Understanding, understand
 
 SEOUL = ZoneInfo("Asia/Seoul")
 NOW = datetime(2026, 11, 23, 10, 0, tzinfo=SEOUL)  # a Monday, 10:00
@@ -25,3 +27,8 @@ ACADEMY = Directory(
     ),
     groups=(_A, _B, _TEACHERS),
 )
+
+
+def read_at_the_academy(text: str, classifier: IntentClassifier) -> Understanding:
+    """``text`` understood as the first message of a conversation at the academy, at ``NOW``."""
+    return understand(text, history=[], directory=ACADEMY, now=NOW, tz=SEOUL, classifier=classifier)

@@ -25,14 +25,8 @@ from chat.builtin_model.router import (
 )
 from chat.builtin_model.understanding.intent import IntentClassifier
 from chat.builtin_model.understanding.recipients import find_recipients
-from chat.builtin_model.understanding.understand import Understanding, understand
 from chat.builtin_model.understanding.when import find_when
-from tests.unit.chat.academy import ACADEMY, NOW, SEOUL
-
-
-def _understood(text: str, classifier: IntentClassifier) -> Understanding:
-    return understand(text, history=[], directory=ACADEMY, now=NOW, tz=SEOUL, classifier=classifier)
-
+from tests.unit.chat.academy import ACADEMY, NOW, SEOUL, read_at_the_academy
 
 # -- harm and missing tools ----------------------------------------------------------------------
 
@@ -71,7 +65,7 @@ def test_a_phone_call_asked_with_its_object_particle_is_a_missing_tool() -> None
 def test_an_announcement_that_reminds_its_readers_says_the_reminder(
     classifier: IntentClassifier,
 ) -> None:
-    understood = _understood(
+    understood = read_at_the_academy(
         "please put up a notice reminding parents to label every coat and lunchbox", classifier
     )
 
@@ -80,7 +74,7 @@ def test_an_announcement_that_reminds_its_readers_says_the_reminder(
 
 
 def test_announce_then_a_statement_announces_the_statement(classifier: IntentClassifier) -> None:
-    understood = _understood(
+    understood = read_at_the_academy(
         "announce to everyone the front gate is locked after 6 from now on", classifier
     )
 
@@ -89,7 +83,7 @@ def test_announce_then_a_statement_announces_the_statement(classifier: IntentCla
 
 
 def test_the_content_that_is_what_a_korean_notice_says(classifier: IntentClassifier) -> None:
-    understood = _understood(
+    understood = read_at_the_academy(
         "다음 주 화요일은 정전 점검이 있습니다. 제목은 '정전 안내'로 하고, 컴퓨터를 미리 끄고 "
         "퇴근하라는 내용으로 공지 부탁드립니다.",
         classifier,
@@ -103,7 +97,7 @@ def test_the_content_that_is_what_a_korean_notice_says(classifier: IntentClassif
 def test_what_a_notice_should_say_may_come_after_the_notice_word(
     classifier: IntentClassifier,
 ) -> None:
-    understood = _understood("공지에 우산 꼭 챙기라고 하나 띄워 줘", classifier)
+    understood = read_at_the_academy("공지에 우산 꼭 챙기라고 하나 띄워 줘", classifier)
 
     assert understood.tool == "create_announcement"
     assert "우산" in understood.arguments["body"]
@@ -112,7 +106,7 @@ def test_what_a_notice_should_say_may_come_after_the_notice_word(
 def test_news_told_in_full_sentences_before_the_request_is_the_notice(
     classifier: IntentClassifier,
 ) -> None:
-    understood = _understood(
+    understood = read_at_the_academy(
         "좋은 소식입니다. 우리 학원 합창단이 구 대회에서 금상을 받았습니다. '합창단 금상'이라는 "
         "제목으로 공지를 올려 주셨으면 합니다.",
         classifier,
@@ -123,7 +117,7 @@ def test_news_told_in_full_sentences_before_the_request_is_the_notice(
 
 
 def test_only_a_title_decided_asks_for_the_text(classifier: IntentClassifier) -> None:
-    understood = _understood(
+    understood = read_at_the_academy(
         "내일 아침에 공지 하나 올려야 해요. 제목만 '3월 개강 안내'로 생각해 뒀어요.", classifier
     )
 
@@ -145,14 +139,14 @@ def test_only_a_title_decided_asks_for_the_text(classifier: IntentClassifier) ->
 def test_a_request_whose_only_words_are_when_manners_or_that_there_is_news_asks_what_to_say(
     request_text: str, classifier: IntentClassifier
 ) -> None:
-    understood = _understood(request_text, classifier)
+    understood = read_at_the_academy(request_text, classifier)
 
     assert understood.tool is None
     assert understood.slot == "body"
 
 
 def test_a_reminder_set_without_a_time_asks_when(classifier: IntentClassifier) -> None:
-    understood = _understood(
+    understood = read_at_the_academy(
         "리마인더 좀 잡아 줘요. 김민지 님께 상담 신청서 내 달라는 문자로요.", classifier
     )
 
@@ -181,7 +175,7 @@ def test_tonight_as_it_is_texted_is_this_evening() -> None:
 
 
 def test_ask_if_she_would_becomes_the_question_put_to_her(classifier: IntentClassifier) -> None:
-    understood = _understood(
+    understood = read_at_the_academy(
         "can you email Emma Wilson and ask if she could bring her spare charger on Monday?",
         classifier,
     )
@@ -191,7 +185,7 @@ def test_ask_if_she_would_becomes_the_question_put_to_her(classifier: IntentClas
 
 
 def test_her_is_the_one_named_before_a_dismissed_thought(classifier: IntentClassifier) -> None:
-    understood = _understood(
+    understood = read_at_the_academy(
         "I was going to ask Emma Wilson in person, but could you text her to bring the form back?",
         classifier,
     )
@@ -205,7 +199,7 @@ def test_a_writer_who_will_send_it_themselves_asks_for_the_contact(
 ) -> None:
     text = "what's Oliver Brown's email? I'll email him myself later"
 
-    assert _understood(text, classifier).tool is None
+    assert read_at_the_academy(text, classifier).tool is None
     lookup = find_lookup(text, ACADEMY)
     assert lookup is not None and "Oliver Brown" in lookup.contacts
 
@@ -224,7 +218,7 @@ def test_a_parents_event_is_no_group_to_message() -> None:
 
 
 def test_that_content_is_what_the_sentences_before_said(classifier: IntentClassifier) -> None:
-    understood = _understood(
+    understood = read_at_the_academy(
         "금요일에 소방 점검이 있어서 오후 수업은 4시에 끝납니다. 선생님들께 그 내용을 메일로 "
         "보내 주세요.",
         classifier,
@@ -237,7 +231,7 @@ def test_that_content_is_what_the_sentences_before_said(classifier: IntentClassi
 def test_a_text_read_as_only_the_sentence_that_asks_takes_the_news_before_it(
     classifier: IntentClassifier,
 ) -> None:
-    understood = _understood(
+    understood = read_at_the_academy(
         "다음 주 월요일 셔틀 운행 시간이 30분 늦춰집니다. 학부모님들께서 참고하실 수 있도록 "
         "A반 학부모님들께 문자로 알려 주시기 바랍니다.",
         classifier,
@@ -248,7 +242,7 @@ def test_a_text_read_as_only_the_sentence_that_asks_takes_the_news_before_it(
 
 
 def test_a_channel_said_in_passing_is_how_not_what(classifier: IntentClassifier) -> None:
-    understood = _understood(
+    understood = read_at_the_academy(
         "최유나 선생님께 — 텔레그램으로 — 오늘 회의 자료 메일함에 넣어 두었다고 전해 주세요.",
         classifier,
     )
@@ -260,7 +254,7 @@ def test_a_channel_said_in_passing_is_how_not_what(classifier: IntentClassifier)
 def test_a_time_said_after_a_quoted_text_is_when_to_send_it(
     classifier: IntentClassifier,
 ) -> None:
-    understood = _understood(
+    understood = read_at_the_academy(
         "이서준 님 문자 예약이요, 내용은 '내일 체육복 챙기기'. 내일 오전 7시에 나가게 해 주세요.",
         classifier,
     )
@@ -304,7 +298,7 @@ def test_small_talk_and_help_the_patterns_missed(text: str, kind: str) -> None:
 def test_me_in_the_story_before_the_request_is_not_a_recipient(
     classifier: IntentClassifier,
 ) -> None:
-    understood = _understood(
+    understood = read_at_the_academy(
         "James Taylor said he'd cover for me last week, which was kind. Could you email him "
         "asking if he'd like me to take his Friday class in return?",
         classifier,
@@ -318,7 +312,7 @@ def test_me_in_the_story_before_the_request_is_not_a_recipient(
 def test_news_told_first_then_let_her_know_sends_the_news_to_her(
     classifier: IntentClassifier,
 ) -> None:
-    understood = _understood(
+    understood = read_at_the_academy(
         "Emma Wilson's boy was a star in the school play this afternoon. Can you let her know "
         "by email?",
         classifier,
@@ -330,7 +324,7 @@ def test_news_told_first_then_let_her_know_sends_the_news_to_her(
 
 
 def test_a_channel_that_was_all_the_text_leaves_no_text(classifier: IntentClassifier) -> None:
-    understood = _understood("could you message James Taylor, by SMS please", classifier)
+    understood = read_at_the_academy("could you message James Taylor, by SMS please", classifier)
 
     assert understood.tool is None
     assert understood.slot == "body"
@@ -339,7 +333,7 @@ def test_a_channel_that_was_all_the_text_leaves_no_text(classifier: IntentClassi
 def test_news_reported_then_passed_on_to_a_parent_is_sent_to_that_parent(
     classifier: IntentClassifier,
 ) -> None:
-    understood = _understood(
+    understood = read_at_the_academy(
         "Happy to say that Oliver read his whole poem aloud without notes today. Please pass "
         "this on to his dad by e-mail.",
         classifier,
@@ -353,7 +347,7 @@ def test_news_reported_then_passed_on_to_a_parent_is_sent_to_that_parent(
 def test_an_english_text_inside_a_korean_request_is_sent_as_typed(
     classifier: IntentClassifier,
 ) -> None:
-    understood = _understood(
+    understood = read_at_the_academy(
         "유나쌤 한테 문자좀ㅜㅜ 영어로 on my way, 5 mins 라고만 보내조", classifier
     )
 
@@ -364,7 +358,7 @@ def test_an_english_text_inside_a_korean_request_is_sent_as_typed(
 def test_the_writer_s_own_need_to_tell_takes_the_news_said_before_it(
     classifier: IntentClassifier,
 ) -> None:
-    understood = _understood(
+    understood = read_at_the_academy(
         "내일 셔틀이 20분 늦게 출발합니다. 이서준 님께 문자로 출발 시간이 바뀌었다고 알려 "
         "드려야겠습니다.",
         classifier,

@@ -13,13 +13,8 @@ from chat.builtin_model.lookup import find_lookup
 from chat.builtin_model.router import normalise
 from chat.builtin_model.understanding.intent import IntentClassifier
 from chat.builtin_model.understanding.recipients import find_recipients
-from chat.builtin_model.understanding.understand import Understanding, understand
 from chat.builtin_model.understanding.when import find_when
-from tests.unit.chat.academy import ACADEMY, NOW, SEOUL
-
-
-def _understood(text: str, classifier: IntentClassifier) -> Understanding:
-    return understand(text, history=[], directory=ACADEMY, now=NOW, tz=SEOUL, classifier=classifier)
+from tests.unit.chat.academy import ACADEMY, NOW, SEOUL, read_at_the_academy
 
 
 @pytest.mark.parametrize(
@@ -36,7 +31,7 @@ def _understood(text: str, classifier: IntentClassifier) -> Understanding:
 def test_a_change_of_mind_about_the_channel_takes_the_later_one(
     classifier: IntentClassifier, text: str, tool: str
 ) -> None:
-    assert _understood(text, classifier).tool == tool
+    assert read_at_the_academy(text, classifier).tool == tool
 
 
 @pytest.mark.parametrize(
@@ -52,7 +47,7 @@ def test_a_change_of_mind_about_the_channel_takes_the_later_one(
 def test_a_change_of_mind_about_who_sends_to_the_person_named_after_it(
     classifier: IntentClassifier, text: str, name: str, said: str
 ) -> None:
-    understood = _understood(text, classifier)
+    understood = read_at_the_academy(text, classifier)
 
     assert understood.arguments["to"] == [name]
     assert said in understood.arguments["body"]
@@ -64,7 +59,7 @@ def test_a_change_of_mind_about_who_sends_to_the_person_named_after_it(
 def test_a_text_told_first_and_a_question_asked_after_it_both_go_out(
     classifier: IntentClassifier,
 ) -> None:
-    understood = _understood(
+    understood = read_at_the_academy(
         "email Oliver Brown, say the choir trip is full and ask if he could drive on Saturday",
         classifier,
     )
@@ -83,7 +78,7 @@ def test_a_text_told_first_and_a_question_asked_after_it_both_go_out(
 def test_urgency_or_leaving_the_words_to_the_assistant_asks_for_the_text(
     classifier: IntentClassifier, text: str
 ) -> None:
-    understood = _understood(text, classifier)
+    understood = read_at_the_academy(text, classifier)
 
     assert understood.tool is None and understood.slot == "body"
 
@@ -91,7 +86,7 @@ def test_urgency_or_leaving_the_words_to_the_assistant_asks_for_the_text(
 def test_a_message_said_to_go_now_and_not_be_scheduled_is_sent_now(
     classifier: IntentClassifier,
 ) -> None:
-    understood = _understood(
+    understood = read_at_the_academy(
         "text Emma Wilson right away, no need to schedule it: the bus leaves at 4:30 tomorrow",
         classifier,
     )
@@ -149,7 +144,7 @@ def test_money_sent_to_an_account_is_a_payment_it_cannot_make() -> None:
 def test_a_change_of_mind_about_the_day_keeps_the_time_said_before(
     classifier: IntentClassifier, text: str, due: str
 ) -> None:
-    assert _understood(text, classifier).arguments["due_at"] == due
+    assert read_at_the_academy(text, classifier).arguments["due_at"] == due
 
 
 def test_half_an_hour_in_british_speech_is_half_past() -> None:
@@ -161,7 +156,7 @@ def test_half_an_hour_in_british_speech_is_half_past() -> None:
 def test_who_called_is_spoken_of_when_the_asking_sentence_names_whom_to_write(
     classifier: IntentClassifier,
 ) -> None:
-    understood = _understood(
+    understood = read_at_the_academy(
         "Emma Wilson rang — her daughter has a fever and goes home at 1. "
         "Can you text James Taylor so he isn't surprised?",
         classifier,
@@ -174,7 +169,7 @@ def test_who_called_is_spoken_of_when_the_asking_sentence_names_whom_to_write(
 def test_an_about_in_a_sentence_told_first_is_no_topic_of_the_request(
     classifier: IntentClassifier,
 ) -> None:
-    understood = _understood(
+    understood = read_at_the_academy(
         "Oliver Brown phoned about the bus. Please email Emma Wilson and Oliver Brown that "
         "the bus leaves at 8.",
         classifier,
@@ -196,7 +191,7 @@ def test_an_about_in_a_sentence_told_first_is_no_topic_of_the_request(
 def test_a_quoted_heading_said_before_its_label_is_the_heading_and_the_text_is_direct(
     classifier: IntentClassifier, text: str, heading: str
 ) -> None:
-    arguments = _understood(text, classifier).arguments
+    arguments = read_at_the_academy(text, classifier).arguments
 
     assert heading in (arguments.get("subject"), arguments.get("title"))
     assert "내용을" not in arguments["body"] and "라는" not in arguments["body"]

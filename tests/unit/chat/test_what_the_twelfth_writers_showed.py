@@ -23,19 +23,14 @@ from chat.builtin_model.router import (
 )
 from chat.builtin_model.understanding.intent import IntentClassifier
 from chat.builtin_model.understanding.recipients import find_recipients
-from chat.builtin_model.understanding.understand import Understanding, understand
 from chat.builtin_model.understanding.when import find_when
-from tests.unit.chat.academy import ACADEMY, NOW, SEOUL
-
-
-def _understood(text: str, classifier: IntentClassifier) -> Understanding:
-    return understand(text, history=[], directory=ACADEMY, now=NOW, tz=SEOUL, classifier=classifier)
+from tests.unit.chat.academy import ACADEMY, NOW, SEOUL, read_at_the_academy
 
 
 def test_a_particle_typed_apart_from_its_name_still_addresses_that_person(
     classifier: IntentClassifier,
 ) -> None:
-    understood = _understood(
+    understood = read_at_the_academy(
         "엠마 윌슨 어머님 한테 문자 좀 보내 주세요 내일 준비물은 색연필이라고요", classifier
     )
 
@@ -52,7 +47,7 @@ def test_a_slipped_vowel_in_the_channel_s_name_is_still_that_channel() -> None:
 def test_a_name_and_a_particle_with_no_text_asks_for_the_text(
     classifier: IntentClassifier,
 ) -> None:
-    understood = _understood("제임스 선생님 한테 메일 좀 써 주세요", classifier)
+    understood = read_at_the_academy("제임스 선생님 한테 메일 좀 써 주세요", classifier)
 
     assert understood.tool is None
     assert understood.slot == "body"
@@ -61,7 +56,7 @@ def test_a_name_and_a_particle_with_no_text_asks_for_the_text(
 def test_a_quoted_korean_text_followed_by_its_particle_is_the_text(
     classifier: IntentClassifier,
 ) -> None:
-    understood = _understood(
+    understood = read_at_the_academy(
         "모레 오후 3시에 B반 학부모님들께 '체험학습 동의서를 내일까지 보내 주세요'라는 메일이 "
         "나가도록 예약 부탁드립니다",
         classifier,
@@ -75,7 +70,7 @@ def test_a_quoted_korean_text_followed_by_its_particle_is_the_text(
 def test_half_past_typed_together_with_the_hour_is_no_class_to_send_to(
     classifier: IntentClassifier,
 ) -> None:
-    understood = _understood(
+    understood = read_at_the_academy(
         "모레 아침 8시반에 유나쌤 텔레그램으로 회의실 바뀌었다고 보내줘", classifier
     )
 
@@ -100,7 +95,7 @@ def test_a_time_typed_without_its_colon_is_still_that_time(
 def test_so_that_is_the_purpose_of_the_request_not_its_text(
     classifier: IntentClassifier,
 ) -> None:
-    understood = _understood(
+    understood = read_at_the_academy(
         "Could you arrange it so that in 3 days at 8am the teachers get an email about the "
         "inspection? It should say that every classroom must be tidy by noon. Kind regards, Sam",
         classifier,
@@ -116,7 +111,7 @@ def test_so_that_is_the_purpose_of_the_request_not_its_text(
 def test_a_notice_said_straight_after_its_noun_is_what_it_says(
     classifier: IntentClassifier,
 ) -> None:
-    understood = _understood(
+    understood = read_at_the_academy(
         "post an announcement the front gate is closed all week for painting use the side door",
         classifier,
     )
@@ -137,14 +132,14 @@ def test_a_notice_said_straight_after_its_noun_is_what_it_says(
 def test_courtesy_a_sign_off_or_words_not_decided_yet_ask_for_the_text(
     classifier: IntentClassifier, text: str
 ) -> None:
-    understood = _understood(text, classifier)
+    understood = read_at_the_academy(text, classifier)
 
     assert understood.tool is None
     assert understood.slot == "body"
 
 
 def test_a_message_to_the_teacher_asks_which_teacher(classifier: IntentClassifier) -> None:
-    understood = _understood(
+    understood = read_at_the_academy(
         "send a text to the teacher that my son has a dentist appointment at 2", classifier
     )
 
@@ -274,7 +269,7 @@ def test_what_it_can_do_about_something_is_not_the_help_list() -> None:
 def test_a_plural_s_apostrophe_inside_a_quoted_title_does_not_close_it(
     classifier: IntentClassifier,
 ) -> None:
-    understood = _understood(
+    understood = read_at_the_academy(
         "put up a notice headed 'Teachers' Lounge' letting everyone know it is being repainted "
         "on Friday",
         classifier,
@@ -286,7 +281,7 @@ def test_a_plural_s_apostrophe_inside_a_quoted_title_does_not_close_it(
 
 
 def test_that_someone_gets_a_message_later_is_no_text_of_it(classifier: IntentClassifier) -> None:
-    understood = _understood(
+    understood = read_at_the_academy(
         "could James Taylor get an email the day after tomorrow at 9 about the parents' "
         "evening rota?",
         classifier,
@@ -299,7 +294,7 @@ def test_that_someone_gets_a_message_later_is_no_text_of_it(classifier: IntentCl
 def test_a_title_s_full_stop_ends_no_sentence_before_the_time_of_sending(
     classifier: IntentClassifier,
 ) -> None:
-    understood = _understood(
+    understood = read_at_the_academy(
         "In 2 days at 4pm, a text to Ms. Wilson, reminding her the book fair money is due.",
         classifier,
     )
@@ -312,7 +307,7 @@ def test_a_title_s_full_stop_ends_no_sentence_before_the_time_of_sending(
 def test_a_timed_text_read_as_a_reminder_keeps_the_words_after_its_recipients(
     classifier: IntentClassifier,
 ) -> None:
-    understood = _understood(
+    understood = read_at_the_academy(
         "the day after tomorrow at 7am telegram the teachers to bring their laptops", classifier
     )
 
