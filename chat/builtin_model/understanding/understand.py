@@ -1142,8 +1142,21 @@ def _after_recipients(label: str, head: str, found: Found, env: _Env) -> str | N
         return f"{asked['modal'].capitalize()} {asked['subject']} {asked['rest'].strip()}?"
     # …addressed to them now: "to check their pigeonholes" → "Please check your pigeonholes";
     # "can you text her to bring the remote? 감사합니다": the "?" and thanks were the request's
-    said = _REQUESTS_OWN_END.sub("", addressed_to_them(rest[told.end() :]))
+    after = _REQUESTS_OWN_END.sub("", rest[told.end() :])
+    reminded = _REMINDED_OF.match(after) if told["verb"].lower() == "remind" else None
+    if reminded is not None:  # "to remind her abt the photocopies" → "Reminder: the photocopies"
+        return tidy(f"Reminder: {addressed_to_them(reminded['topic'])}")
+    # "to ask her …": the one it is sent to is "you" after a verb of a person, and "her" is
+    # "your" elsewhere ("to bring her books")
+    if told["verb"].lower() in _VERBS_OF_A_PERSON:
+        after = _OBJECT_FIRST.sub(" you", after)  # "to ask her to …", not "to bring her books"
+    said = addressed_to_them(after)
     return tidy(f"please {told['verb']}{said}")
+
+
+_REMINDED_OF = re.compile(r"^\s*(?:him|her|them)\s+(?:about|abt|of|re)\s+(?P<topic>.+)$", re.I)
+_OBJECT_FIRST = re.compile(r"^\s+(?:him|her|them)\b", re.IGNORECASE)
+_VERBS_OF_A_PERSON = frozenset({"ask", "tell", "remind", "let", "help", "thank", "invite", "warn"})
 
 
 _MEMO_SUBJECT = re.compile(r"^(?:문자|메일|이메일|공지|텔레(?:그램)?|카톡)\s*건\s*[.:,]\s*")

@@ -366,3 +366,14 @@ def test_the_writer_s_own_need_to_tell_takes_the_news_said_before_it(
 
     assert understood.tool == "send_sms"
     assert understood.arguments["body"] == "내일 셔틀이 20분 늦게 출발합니다."
+
+
+def test_a_text_to_remind_her_about_something_is_a_reminder_of_it(
+    classifier: IntentClassifier,
+) -> None:
+    understood = read_at_the_academy(
+        "tmrw at 8 txt james to remind him abt the staff survey", classifier
+    )
+
+    assert understood.tool == "schedule_reminder"
+    assert understood.arguments["arguments"]["body"] == "Reminder: the staff survey"
