@@ -359,7 +359,7 @@ _KO_WHO_AND_CHANNEL_FIRST = re.compile(
 _KO_CHANNEL_VIA = re.compile(rf"\s(?:단체|전체)?{_KO_CHANNEL}\s*(?:으로|로)\s+")
 _KO_QUOTE_ENDING = r"(?:이라고|라고|다고|자고|냐고|하고)(?:요)?"
 _KO_QUOTE_END = re.compile(rf"{_KO_QUOTE_ENDING}\s*[.!~]*\s*$")
-_SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
+SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
 _KO_ASKED_WHETHER = re.compile(r"(?:는지|인지)(?=\s*$)")
 # "…수업한다는 내용으로요", "…진행된다는 것입니다": the fact, said as the label of the text
 _KO_THE_FACT = re.compile(
@@ -436,7 +436,7 @@ PASS_IT_ON = re.compile(
 
 
 def _passes_it_on(body: str) -> bool:
-    sentences = [s for s in re.split(r"(?<=[.!?…])\s+", body.strip()) if s.strip()]
+    sentences = [s for s in SENTENCE_END.split(body.strip()) if s.strip()]
     return len(sentences) > 1 and bool(PASS_IT_ON.search(sentences[-1]))
 
 
@@ -1143,7 +1143,7 @@ _KO_ABOUT_THE_SENDING = re.compile(
 
 
 def _korean_sentences(clause: str, verb: str) -> Split | None:
-    *context, last = _SENTENCE_END.split(clause)
+    *context, last = SENTENCE_END.split(clause)
     if context and (_KO_QUOTE_END.search(last) or _KO_THE_FACT.search(last)):
         # "올리버 아버님이 … 편하다고 하셨거든요. 그쪽으로 … 바뀐다고 전해 주시면 …": the
         # sentences before the one that asks explain it; the message is in the last one ("…라고"

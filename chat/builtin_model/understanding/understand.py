@@ -31,6 +31,7 @@ from chat.builtin_model.understanding import questions as say
 from chat.builtin_model.understanding.arguments import tool_arguments
 from chat.builtin_model.understanding.body import (
     PASS_IT_ON,
+    SENTENCE_END,
     SIGN_OFFS,
     Split,
     addressed_to_them,
@@ -929,12 +930,10 @@ def _told_around(head: str, words: ToolWords | None) -> str | None:
 
 
 _STATEMENTS = re.compile(r"(?<=[.!?])\s+")
-# Sentences end at an ellipsis too: "…in my classroom (the blue one)… would it be alright".
-_TOLD_SENTENCES = re.compile(r"(?<=[.!?…])\s+")
 
 
 def _news_told_first(head: str) -> str | None:
-    sentences = [s.strip() for s in _TOLD_SENTENCES.split(head.strip()) if s.strip()]
+    sentences = [s.strip() for s in SENTENCE_END.split(head.strip()) if s.strip()]
     if len(sentences) < 2 or not PASS_IT_ON.search(sentences[-1]):
         return None
     told = [s for s in sentences[:-1] if not s.endswith("?") and len(s.split()) >= _MIN_TOLD_WORDS]
