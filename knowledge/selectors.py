@@ -267,7 +267,14 @@ def _vector_literal(vector: Sequence[float]) -> str:
 #   text_pool the chunks holding a selective word (GIN bitmap scans, no vector read), best
 #             ``pool`` by the IDF of the selective words they hold;
 #   text_hits those chunks scored Σ idf · ts_rank over every query word, best ``text_limit``;
-#   vector_hits the ``limit`` nearest chunks by cosine distance (HNSW index);
+#   vector_index the ``limit`` nearest chunks by cosine distance, from the HNSW index;
+#   vector_exact the same by an exact scan, run only when the index gave fewer than ``limit``:
+#             pgvector (0.6) counts every entry it visits against ``hnsw.ef_search``,
+#             including entries of row versions this query cannot see (deleted, rolled back,
+#             not vacuumed yet) and rows the filters drop, so after many edits or under a
+#             narrow tag filter the index can return one chunk out of three. A tenant with
+#             fewer chunks than ``limit`` always takes this path, which for it is cheap;
+#   vector_hits the exact list when it ran, else the index's;
 #   the final SELECT joins both lists to the chunk and document rows, with ranks.
 # Filters (active documents, tags) apply inside both lists.
 _SEARCH_SQL = """
@@ -328,7 +335,7 @@ text_hits AS (
      ORDER BY score DESC, c.id
      LIMIT %(text_limit)s
 ),
-vector_hits AS (
+vector_index AS (
     SELECT c.id, c.embedding <=> %(vector)s::vector AS distance
       FROM knowledge_chunk c
       JOIN knowledge_document d ON d.id = c.document_id
@@ -338,6 +345,23 @@ vector_hits AS (
        AND (NOT %(filter_tags)s OR d.tags && %(tags)s::varchar[])
      ORDER BY c.embedding <=> %(vector)s::vector
      LIMIT %(limit)s
+),
+vector_exact AS (
+    SELECT c.id, (c.embedding <=> %(vector)s::vector) + 0 AS distance  -- + 0: not the index
+      FROM knowledge_chunk c
+      JOIN knowledge_document d ON d.id = c.document_id
+     WHERE (SELECT count(*) FROM vector_index) < %(limit)s
+       AND c.embedding IS NOT NULL
+       AND c.embedding_model = %(model)s
+       AND d.is_active
+       AND (NOT %(filter_tags)s OR d.tags && %(tags)s::varchar[])
+     ORDER BY 2
+     LIMIT %(limit)s
+),
+vector_hits AS (
+    SELECT id, distance FROM vector_exact
+    UNION ALL
+    SELECT id, distance FROM vector_index WHERE NOT EXISTS (SELECT 1 FROM vector_exact)
 ),
 ranked_vector AS (
     SELECT id, distance, row_number() OVER (ORDER BY distance, id) AS vector_rank

@@ -9,7 +9,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django_tenants.utils import tenant_context
 
-from knowledge.models import Document
+from knowledge.models import Chunk, Document
 from knowledge.selectors import SearchHit, SearchInputError, SearchResult, kb_search
 from knowledge.services import documents_deactivate
 from tenants.models import Tenant
@@ -25,6 +25,29 @@ def _demo(name: str) -> str:
 def _nearest_by_vector(result: SearchResult) -> SearchHit:
     return min(
         (hit for hit in result.hits if hit.vector_rank), key=lambda hit: hit.vector_rank or 0
+    )
+
+
+def _as_on_a_large_tenant() -> None:
+    """The planner sorts a few chunks by distance; a tenant's thousands it reads in order
+    from the HNSW index. Until the test's transaction ends, the index it is."""
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL enable_seqscan = off")
+        cursor.execute("SET LOCAL enable_sort = off")
+
+
+def _copy(chunk: Chunk, *, document: Document, n: int) -> Chunk:
+    return Chunk(
+        document=document,
+        ordinal=n,
+        text=chunk.text,
+        heading_path=chunk.heading_path,
+        char_start=chunk.char_start,
+        char_end=chunk.char_end,
+        token_estimate=chunk.token_estimate,
+        content_hash=f"{chunk.content_hash[:40]}-{n}",
+        embedding=chunk.embedding,
+        embedding_model=chunk.embedding_model,
     )
 
 
@@ -87,6 +110,40 @@ class TestWithAFakeModel:
             kb_search(query="   ")
         with pytest.raises(SearchInputError, match="k must be between 1 and 50"):
             kb_search(query="leave", k=0)
+
+    def test_deleted_chunk_versions_not_vacuumed_yet_do_not_starve_the_nearest_list(
+        self, in_tenant_a: Tenant
+    ) -> None:
+        make_document("Leave policy", LEAVE_POLICY)
+        make_document("Expenses", EXPENSES)
+        live = set(Chunk.objects.values_list("id", flat=True))
+        # A document imported again and again leaves its deleted chunks in the HNSW index
+        # until VACUUM, as close to every question as the live copies are.
+        draft = make_document("Old draft", "draft", embed=False)
+        Chunk.objects.bulk_create(
+            _copy(chunk, document=draft, n=n)
+            for n in range(200)
+            for chunk in Chunk.objects.exclude(document=draft)
+        )
+        draft.delete()
+        _as_on_a_large_tenant()
+
+        result = kb_search(query="doctor's note sick leave", k=3)
+
+        assert {hit.chunk_id for hit in result.hits if hit.vector_rank} == live
+
+    def test_an_index_that_visits_too_few_chunks_still_fills_the_nearest_list(
+        self, in_tenant_a: Tenant
+    ) -> None:
+        make_document("Leave policy", LEAVE_POLICY)
+        make_document("Expenses", EXPENSES)
+        _as_on_a_large_tenant()
+        with connection.cursor() as cursor:
+            cursor.execute("SET LOCAL hnsw.ef_search = 1")
+
+        result = kb_search(query="doctor's note sick leave", k=3)
+
+        assert sorted(hit.vector_rank or 0 for hit in result.hits) == [1, 2, 3]
 
     def test_search_in_tenant_b_never_returns_tenant_a_chunks(
         self, tenant_a: Tenant, tenant_b: Tenant
