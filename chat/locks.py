@@ -13,16 +13,20 @@ died, so a crashed worker never blocks a conversation for long.
 from __future__ import annotations
 
 import contextlib
+import logging
 import uuid
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 
+import redis
 from django.conf import settings
 
 from chat.models import Conversation
 from core.redis_clients import redis_script, sync_redis
 from core.schema import current_schema
 from tenants.names import conversation_lock_key, turn_claim_key
+
+logger = logging.getLogger(__name__)
 
 # Compare-and-set scripts (core.redis_clients.redis_script: EVALSHA).
 _TAKE_OVER = """
@@ -106,6 +110,16 @@ class ConversationLock:
 
     def release(self) -> None:
         redis_script(_RELEASE)(keys=[self.key], args=[self.token])
+
+    def release_or_let_lapse(self) -> None:
+        """``release``; while Redis is away (restarting) the lock lapses by itself within
+        ``CHAT_TURN_LOCK_SECONDS``, and the run that held it ends as it would have."""
+        try:
+            self.release()
+        except redis.RedisError:
+            logger.warning(
+                "could not release %s; it lapses within %s s", self.key, self.ttl_ms // 1000
+            )
 
     def holder(self) -> str | None:
         value = self.client.get(self.key)

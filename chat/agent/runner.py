@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+import redis
 from django.conf import settings
 from django.db import connection as db_connection
 from langchain_core.callbacks import BaseCallbackHandler
@@ -148,7 +149,20 @@ def cancel_request(*, conversation: Conversation, run_id: uuid.UUID | str) -> No
 
 def cancel_requested(*, conversation: Conversation, run_id: uuid.UUID | str) -> bool:
     """Whether someone asked run ``run_id`` to stop."""
-    return bool(sync_redis().exists(_cancel_key(conversation, run_id)))
+    asked = _cancel_asked(_cancel_key(conversation, run_id))
+    if asked is None:
+        logger.warning("could not check for a cancel request; going on")
+    return bool(asked)
+
+
+def _cancel_asked(key: str) -> bool | None:
+    """Whether the cancel request ``key`` exists; None while Redis is away. Then nobody can
+    ask, and a request made before is still there for the next check: the turn goes on
+    rather than failing for a restart it could have streamed through."""
+    try:
+        return bool(sync_redis().exists(key))
+    except redis.RedisError:
+        return None
 
 
 def _cancel_key(conversation: Conversation, run_id: uuid.UUID | str) -> str:
@@ -421,6 +435,7 @@ class _TokenForwarder(BaseCallbackHandler):
         self.cancel_key = cancel_key
         self.streamed: list[str] = []
         self._started = self._last_check = time.monotonic()
+        self._unchecked = False  # the last cancel check could not reach Redis
 
     def on_llm_new_token(self, token: Any, **kwargs: Any) -> None:
         if isinstance(token, str) and token:
@@ -438,7 +453,11 @@ class _TokenForwarder(BaseCallbackHandler):
 
     def check_cancel(self) -> None:
         self._last_check = time.monotonic()
-        if sync_redis().exists(self.cancel_key):
+        asked = _cancel_asked(self.cancel_key)
+        if asked is None and not self._unchecked:
+            logger.warning("could not check for a cancel request; going on until Redis is back")
+        self._unchecked = asked is None
+        if asked:
             raise TurnCancelled()
 
 

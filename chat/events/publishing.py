@@ -3,11 +3,13 @@ coalesced into frames), a stored user message, an action's decision."""
 
 from __future__ import annotations
 
+import logging
 import time
 import uuid
 from collections.abc import Callable
 from typing import Any
 
+import redis
 from django.conf import settings
 
 from chat.events.log import append_ending, append_event
@@ -15,6 +17,8 @@ from chat.events.payloads import action_payload, done_payload, message_payload
 from chat.models import Conversation, Message, PendingAction
 from core import tracing
 from tenants.names import action_announced_key, message_announced_key, turn_ending_key
+
+logger = logging.getLogger(__name__)
 
 
 class PublishingEvents:
@@ -51,6 +55,7 @@ class PublishingEvents:
         self._buffer: list[str] = []
         self._flushed_at = -float("inf")
         self._reads_batched = False  # the reader calls ``flush`` after each read
+        self._frames_lost = 0
 
     def _emit(self, payload: dict[str, Any]) -> None:
         # A span per event but tokens (a token frame is the hot path; they are many, and the
@@ -73,7 +78,22 @@ class PublishingEvents:
         if self._buffer:
             text, self._buffer = "".join(self._buffer), []
             self._flushed_at = time.monotonic()
-            self._emit_token({"type": "token", "content": text})
+            self._lossy(lambda: self._emit_token({"type": "token", "content": text}))
+
+    def _lossy(self, send: Callable[[], None]) -> None:
+        """Send a frame the turn can do without: a token frame (``done`` carries the whole
+        text) or a stage. While Redis is away (restarting, after its clients' retries) it is
+        lost and the turn goes on, instead of failing a turn that only the watchers' feed
+        lost; its reply is stored and its ending announced once Redis is back."""
+        try:
+            send()
+        except redis.RedisError:
+            if not self._frames_lost:
+                logger.warning(
+                    "Redis is away: this turn's token and stage frames are lost until it is back",
+                    exc_info=True,
+                )
+            self._frames_lost += 1
 
     def token(self, content: str) -> None:
         self._buffer.append(content)
@@ -84,7 +104,7 @@ class PublishingEvents:
 
     def status(self, stage: str) -> None:
         self._send_buffered()
-        self._emit({"type": "status", "stage": stage})
+        self._lossy(lambda: self._emit({"type": "status", "stage": stage}))
 
     def pending(self, action: PendingAction) -> None:
         """An action's card, once per action however many runs announce it."""

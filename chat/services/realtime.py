@@ -675,7 +675,7 @@ def turn_execute(*, message_id: int) -> None:
             with _ends_visibly(events):
                 turn_run(conversation=conversation, message=message, events=events)
     finally:
-        lock.release()
+        lock.release_or_let_lapse()
 
 
 def _ended_without_reply(message: Message) -> bool:
@@ -713,4 +713,4 @@ def resume_execute(*, action_id: str) -> None:
             with _ends_visibly(events):
                 turn_resume(action=action, events=events)
     finally:
-        lock.release()
+        lock.release_or_let_lapse()

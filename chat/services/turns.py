@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+import redis
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
@@ -606,7 +607,14 @@ def _run_graph(
         return None
     if run.message is not None and turn_announce_paused(run.message, run.events):
         return None
-    run.events.error("agent_error", f"{result.text}: the assistant failed")
+    try:
+        run.events.error("agent_error", f"{result.text}: the assistant failed")
+    except redis.RedisError:
+        # Redis is away (it may be why the run failed): nobody can be told now, but the turn
+        # still ends with its error reply; the unannounced-endings sweep tells the conversation
+        # (chat/services/realtime.py). Left to a redelivery, the turn ended in silence when the
+        # broker lost the task with the restart.
+        logger.warning("could not announce a failed turn; storing its error reply", exc_info=True)
     run.events = _Silent()  # the client got the error event instead of the reply
     return _persist(run, ERROR_REPLY, [], values, Message.Status.ERROR)
 
@@ -707,7 +715,13 @@ def _persist(
     """Store the reply with the whole turn's usage, and this run's usage, in one transaction;
     announce it."""
     message = _store(run, content, citations, values, status, choices=choices)
-    run.events.done(message)
+    try:
+        run.events.done(message)
+    except redis.RedisError:
+        # Stored, and only the announcement failed (Redis away): the unannounced-endings sweep
+        # sends this ``done``. Raising would have the run announce an ``error`` for a turn
+        # that answered.
+        logger.warning("reply %s is stored; the sweep will announce it", message.pk, exc_info=True)
     return message
 
 
@@ -741,10 +755,21 @@ def _store(
                 model=model,
                 finished_turn=True,
             )
-            fence_check()  # a run taken over while it ran stores nothing (chat/locks.py)
+            _fence_before_storing()
     except IntegrityError:  # a redelivered run already stored its reply
         message = Message.objects.get(run_id=run.run_id, role=Message.Role.ASSISTANT)
     return message
+
+
+def _fence_before_storing() -> None:
+    """A run taken over while it ran stores nothing (``fence_check``, chat/locks.py). When
+    Redis cannot answer that, the database decides: a run stores one reply (a unique
+    constraint, with its usage in the same transaction), so a turn ending while Redis restarts
+    still ends instead of leaving its message unanswered."""
+    try:
+        fence_check()
+    except redis.RedisError:
+        logger.warning("could not check the run's lock; storing its reply", exc_info=True)
 
 
 class _Silent:

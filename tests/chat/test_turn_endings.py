@@ -25,10 +25,11 @@ from django_tenants.utils import tenant_context
 from actions.models import Contact
 from chat import pending_actions
 from chat.agent import nodes, runner
+from chat.agent.graph import build_graph
 from chat.events import publishing
 from chat.events.log import frames_after_async
 from chat.events.publishing import PublishingEvents
-from chat.locks import conversation_lock, reservation_token
+from chat.locks import ConversationLock, conversation_lock, reservation_token
 from chat.models import Message, PendingAction
 from chat.services import realtime, turns
 from chat.services.expiry import stranded_turn_messages
@@ -47,6 +48,7 @@ from core.schema import current_schema
 from tenants.models import Tenant
 from tenants.names import turn_claim_key
 from tests.chat.conftest import People, TurnRunner
+from tests.chat.scripted import ScriptedChatModel
 from tests.chat.stranded import decide, sms_requested
 
 
@@ -377,8 +379,7 @@ def _redis_away_while_announcing(monkeypatch: pytest.MonkeyPatch, accepted: Acce
 
     with monkeypatch.context() as away:
         away.setattr(publishing, "append_ending", refused)
-        with pytest.raises(redis.ConnectionError):
-            turn_execute(message_id=accepted.message.pk)
+        turn_execute(message_id=accepted.message.pk)  # stored: only its announcement failed
     assert Message.objects.filter(run_id=accepted.message.uuid).exists()
     assert _endings(accepted.message) == []
 
@@ -414,6 +415,69 @@ def test_the_next_message_announces_the_previous_reply_before_it_is_stored(
     assert again.created
     assert [e["type"] for e in _endings(accepted.message)] == ["done"]
     _lapse_reservation(again.message)
+
+
+# -- a turn run while Redis is away (a restart under a streaming turn, seen in CI) -------------
+
+
+def _redis_away(away: pytest.MonkeyPatch) -> None:
+    """From the moment the run has announced its question, every Redis call of it fails, as
+    while Redis restarts: its frames, its ending, its cancel check and the check that the run
+    is still its turn's."""
+    real_append_ending = publishing.append_ending
+
+    def refused(*args: Any, **kwargs: Any) -> Any:
+        raise redis.ConnectionError("Error 111 connecting to 127.0.0.1. Connection refused.")
+
+    def ending_refused(**kwargs: Any) -> bool:
+        if kwargs["payload"]["type"] == "message":  # announced before Redis went
+            return real_append_ending(**kwargs)
+        return refused()
+
+    away.setattr(publishing, "append_event", refused)
+    away.setattr(publishing, "append_ending", ending_refused)
+    away.setattr(runner, "sync_redis", refused)
+    away.setattr(ConversationLock, "still_ours", refused)
+    away.setattr(ConversationLock, "release", refused)
+
+
+def _aged_and_swept(message: Message) -> list[str]:
+    Message.objects.filter(run_id=message.uuid).update(
+        created_at=timezone.now() - timedelta(seconds=30)
+    )
+    unannounced_endings_publish()
+    return [e["type"] for e in _endings(message)]
+
+
+def test_a_turn_that_streams_while_redis_is_away_stores_its_whole_reply(
+    accepted: Accepted, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with monkeypatch.context() as away:
+        _redis_away(away)
+        turn_execute(message_id=accepted.message.pk)
+
+    reply = Message.objects.get(run_id=accepted.message.uuid, role=Message.Role.ASSISTANT)
+    assert reply.status == Message.Status.COMPLETE
+    assert reply.content
+    assert _endings(accepted.message) == []  # nobody could be told while Redis was away
+    assert _aged_and_swept(accepted.message) == ["done"]
+
+
+def test_a_turn_that_fails_while_redis_is_away_still_ends_with_its_error_reply(
+    accepted: Accepted, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def hung_up(messages: list[Any]) -> Any:
+        raise RuntimeError("the model endpoint closed the connection")
+
+    failing = ScriptedChatModel(replies=[hung_up])
+    with monkeypatch.context() as away:
+        away.setattr(runner, "graph_for", lambda model: build_graph(failing))
+        _redis_away(away)
+        turn_execute(message_id=accepted.message.pk)
+
+    reply = Message.objects.get(run_id=accepted.message.uuid, role=Message.Role.ASSISTANT)
+    assert reply.status == Message.Status.ERROR
+    assert _aged_and_swept(accepted.message) == ["error"]
 
 
 def test_the_sweep_leaves_replies_that_were_announced_alone(accepted: Accepted) -> None:
