@@ -116,14 +116,18 @@ _DETACHED_PARTICLE = re.compile(
 )
 # A vowel slipped in the name of a channel: "텔레그렘", "텔래그램".
 _CHANNEL_SLIP = re.compile(r"텔[레래]그[렘램]")
+# "전자우편으로": the formal word for e-mail (its "우편" alone is the post, which no tool sends).
+_FORMAL_EMAIL = re.compile(r"전자\s?우편")
 
 
 def mended(text: str) -> str:
     """``text`` with the bare letters a slipped key left inside Korean words mended, the
     cute "…여" ending read as "…요", 있 typed as 잇 read as 있, a particle typed apart joined to
-    its word, and a slipped vowel in "텔레그램" put right."""
+    its word, a slipped vowel in "텔레그램" put right, and the formal "전자우편" read as the
+    everyday "이메일"."""
     text = _SINGLE_SS.sub("있", _CUTE_JWO.sub("줘", _CUTE_YO.sub("요", text)))
     text = _CHANNEL_SLIP.sub("텔레그램", _DETACHED_PARTICLE.sub("", text))
+    text = _FORMAL_EMAIL.sub("이메일", text)
     if not re.search(f"[{_CONSONANTS}{_VOWELS}]", text):
         return text
     text = _STRAY_CONSONANT.sub("", text)

@@ -45,6 +45,8 @@ _FIELD_WORDS: dict[Field, re.Pattern[str]] = {
         r"\be-?mail\s+(?:address(?:es)?|addr|add)\b|\bmail\s+address\b"
         r"|'s\s+(?:work\s+|personal\s+|home\s+)?e-?mail\b"
         r"|\be-?mail\s+(?:for|of)\b"
+        # "what email we have on file for James Taylor?"
+        r"|\be-?mail\s+(?:address\s+)?(?:do\s+)?we\s+(?:have|hold|keep)\b"
         r"|\baddress(?:es)?\b|(?:이메일|메일)\s*주소|(?:이메일|메일)(?:이|은|는|가)(?=\s|$)|주소"
         rf"|{_FAMILY_S}e-?mail\b"
         # "which group James is in and what his email is": a person's, asked after another field
@@ -74,7 +76,7 @@ _SAME_GROUP = re.compile(r"같은\s*(?:반|그룹|클래스)|\bsame (?:class|gro
 _CHANNEL_WORDS: dict[Field, re.Pattern[str]] = {
     "email": re.compile(r"\be-?mails?\b|이메일|메일", _I),
     "phone": re.compile(
-        r"\b(?:phone|mobile|cell|number|sms|text)\b|전화|휴대폰|핸드폰|번호|문자", _I
+        r"\b(?:phone|mobile|cell|number|sms|texts?)\b|전화|휴대폰|핸드폰|번호|문자", _I
     ),
     "telegram": re.compile(r"\btelegram\b|텔레그램", _I),
 }
@@ -89,6 +91,10 @@ _HAS = re.compile(
 _LACKS = re.compile(
     r"\b(?:don'?t|do not|doesn'?t|does not|dont|not|without|no|missing|lack(?:s|ing)?)\s+"
     r"(?:have\s+|has\s+|got\s+)?(?:an?\s+|any\s+)?(?:e-?mail|phone|number|telegram)"
+    # "which teachers cant get telegram msgs": who cannot be sent one that way
+    r"|\b(?:can'?t|cannot|can not|unable to)\s+"
+    r"(?:get|receive|use|be (?:reached|contacted) (?:on|by))\s+"
+    r"(?:any\s+)?(?:e-?mails?|texts?|sms|telegram)"
     r"|(?:이메일|메일|전화\s*번호|번호|텔레그램)(?:\s*(?:주소|아이디|id))?(?:이|가)?\s*"
     r"(?:없는|없어|없나|안\s*되는|모르는|(?:등록|저장)(?:이)?\s*안\s*(?:된|되어\s*있는|돼\s*있는)|미등록)",
     _I,
@@ -97,6 +103,9 @@ _EN_QUESTION = re.compile(
     r"^\s*(?:what'?s|whats|what|which|who|who'?s|whose|where|how many|is|are|has|have|does|do|"
     r"did|can|could|"
     r"any|anyone|tell me|show me|give me|find|look ?up)\b|\?\s*$"
+    # asked as a check: "Please confirm the e-mail address held on record for Ms Choi Yuna."
+    r"|^\s*(?:(?:please|pls|kindly|can you|could you)\s+)?"
+    r"(?:confirm|check|verify|double[- ]check)\b"
     # asked as a wish to know: "It would be helpful to know which of the class B parents …"
     r"|^\s*(?:it(?:'d| would) be (?:helpful|good|great|useful|nice) to know|i(?:'d| would) like to "
     r"know|i need to know|i want to know|i wonder|let me know)\s+(?:which|who|whether|if|what)\b"

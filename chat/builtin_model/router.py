@@ -175,7 +175,8 @@ _UNITS: tuple[tuple[SmallTalkKind | None, re.Pattern[str]], ...] = (
         "goodbye",
         _unit(
             r"^(?:bye|bye bye|goodbye|good bye|see you|see ya|later|talk (?:to you )?later|"
-            r"have a (?:good|nice|great) (?:day|evening|weekend|one)|that ?s (?:all|it|everything)"
+            r"have a (?:good|nice|great) (?:day|evening|weekend|one)(?: 해요| 하세요| 보내세요)?|"
+            r"that ?s (?:all|it|everything)"
             r"(?: for (?:now|today))?|i ?m done(?: for today)?|all done|all good|"
             r"(?:오늘은 |이제 )?여기까지(?: ?(?:요|예요|할게요|하겠습니다|할래요|입니다|만))?|"
             r"수고하세요|수고하셨습니다|"
@@ -195,6 +196,9 @@ _UNITS: tuple[tuple[SmallTalkKind | None, re.Pattern[str]], ...] = (
             r"having a (?:good|nice|great) "
             r"day)|how are you(?: doing)?|"
             r"hope your day is going well|잘 지내셨어요|잘 지냈어요|좋은 하루(?: 보내세요)?|"
+            # "당신은 기분 어때요?": how the assistant is, asked as of a person
+            r"(?:당신은 |너는 |넌 |그쪽은 )?(?:오늘 )?기분(?:은|이)? (?:좀 )?(?:어때요?|어떠세요|"
+            r"어떠신가요|괜찮아요?)|(?:요즘 )?어떻게 지내(?:요|세요|셨어요)|"
             r"요|ㅎㅎ+|ㅋㅋ+|ㅠㅠ+|ok|okay|오케이|넵|네|"
             # praise for the help just given
             r"(?:brilliant|great|awesome|perfect|amazing|lovely|wonderful|fantastic|excellent|"
@@ -357,19 +361,25 @@ _RULES_KO = re.compile(
     r"승인(?:은|이|을|는)?\s?(?:누가|어떻게|필요|받아야|거쳐|받나|되나|해야)|"
     r"바로\s?(?:나가|보내지|보내져|발송|올라가|전송|게시)|"
     r"왜\s?(?:\S+\s?){0,3}(?:못|안)\s?(?:보내|써|올려|돼|되)|"
-    r"(?:꺼져|막혀|비활성)\s?(?:있|있어|있나)|얼마나 (?:기다|대기)|언제 (?:나가|발송|승인)"
+    r"(?:꺼져|막혀|비활성)\s?(?:있|있어|있나)|얼마나 (?:기다|대기)|언제 (?:나가|발송|승인)|"
+    # "…발송 건의 승인 절차 및 승인 권한자를 보고하기 바람"
+    r"승인\s?(?:절차|과정|권한|권자|규정|방식|흐름)|결재\s?(?:라인|절차|권한)"
 )
 _ABOUT_THE_ASSISTANT = re.compile(
     r"\b(?:if|when|once|after) (?:i|we)(?:ve| ve| have)? ask(?:ed)? you\b|"
     r"\byour (?:requests?|actions?|messages?)\b|\bgo(?:es)? out\b|"
     r"\b(?:you|assistant) (?:send|sends|post|posts|publish|publishes|propose|proposes|do|does)\b|"
     r"\bby (?:itself|yourself)\b|\bon (?:its|your) own\b|"
-    r"(?:요청|부탁)하면|달라고 하면|해 달라고 하면|네가 보내|도우미"
+    r"(?:요청|부탁)하면|달라고 하면|해 달라고 하면|네가 보내|도우미|"
+    r"(?:본|이|이번) 시스템|시스템에서|제안된|제안한|제안하는"
 )
 _ASKED_WITHOUT_A_MARK = re.compile(
     r"\b(?:what happens|does it|do they|will it|is it|can you|who)\b.*\bor (?:what|not|nah)$"
 )
-_QUESTION_END_KO = re.compile(r"(?:요|까|나|니|지|죠|야|어|가)$")
+# A question, or the formal "tell me" of a report: "…보고하기 바람", "…설명 요망".
+_QUESTION_END_KO = re.compile(
+    r"(?:요|까|나|니|지|죠|야|어|가)$|(?:보고|설명|안내|회신)\s?(?:하기\s?)?(?:바람|바랍니다|요망)$"
+)
 
 
 def _rules_question(text: str, words: str, *, korean: bool) -> RulesQuestion | None:
@@ -586,6 +596,8 @@ def route_message(text: str) -> Route | None:
     missing = unsupported_in(words, head=normalise(text.split(":", 1)[0]), korean=korean)
     if missing is not None:
         return CannotDo(missing)
+    if _CAN_YOU_ALSO.match(words):
+        return SmallTalk("help", korean)
     if _requested_tool(words, korean=korean) is None:
         rules = _rules_question(text, words, korean=korean)
         if rules is not None:
@@ -622,6 +634,27 @@ _WHAT_YOU_CAN_DO = re.compile(
     r"(?:어떤|무슨)\s?(?:일|것|기능)\S*\s(?:\S+\s)?(?:처리|할|해|도와)\S*\s?수\s?있"
 )
 _MAX_HELP_QUESTION_WORDS = 60
+
+# Which channels it has, asked by naming them and nobody to send to: "can u send emails too or
+# just texts", "can you do emails as well as texts?", "이메일도 보낼 수 있어요?".
+# The whole message, normalised; a request names someone ("…emails to the parents too") and
+# is read as one.
+_KINDS_EN = (
+    r"(?:e ?mails?|texts?|text messages|sms(?:es)?|telegrams?|telegram messages|announcements|"
+    r"reminders|messages)"
+)
+_KINDS_KO = r"(?:이메일|메일|문자|텔레그램|공지|알림|리마인더|예약)"
+_CAN_YOU_ALSO = re.compile(
+    r"^(?:(?:and|so|also|btw|hey|oh|wait|hi|quick question)\s+)*"
+    r"(?:can|could|do|are|will) (?:you|u)(?: also| even)? (?:be )?(?:able to )?"
+    r"(?:send|do|handle|post|make|schedule|set up|write|manage)(?: out)? "
+    rf"{_KINDS_EN}(?: (?:too|as well|also))?"
+    r"(?: (?:as well as|and|or|or (?:just|only)|not just|besides) "
+    rf"{_KINDS_EN}(?: (?:too|as well))?)?"
+    r"(?: (?:too|as well|also|or not))?$"
+    rf"|^(?:혹시 )?{_KINDS_KO}(?:만|도) (?:\S+ )?(?:보낼|보내|할|올릴|걸|잡을|예약할) ?수 ?"
+    r"있(?:어|나|나요|어요|습니까|을까요|는지)?\S*(?: (?:아니면|혹은) \S+ ?(?:도|만)? ?\S*)?$"
+)
 
 
 # A question whose subject is the assistant and that asks neither for an action nor for what it

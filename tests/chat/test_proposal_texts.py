@@ -69,8 +69,12 @@ _SCAFFOLDING = {
         r"(?:보내|넣어|남겨|올려|전해)\s*주세요"
     ),
     "a Korean channel with 좀": re.compile(r"(?:문자|메시지|메세지|메일|이메일|공지|카톡)\s*좀"),
-    # "납부 부탁드립니다" asks the recipient; "문자 좀 부탁해" asks the assistant.
-    "a Korean request for a favour": re.compile(r"좀\s*부탁"),
+    # "납부 부탁드립니다" and "자료 인쇄 좀 부탁드립니다" ask the recipient;
+    # "문자 좀 부탁해" asks the assistant: a favour of sending.
+    "a Korean request for a favour": re.compile(
+        r"(?:문자|메시지|메세지|메일|이메일|공지|카톡|텔레그램|알림|리마인더|예약|발송|전달)"
+        r"\S*\s*좀\s*부탁"
+    ),
     "reported speech left unturned": re.compile(r"(?:라고|다고|자고|냐고)\s*(?:좀\s*)?[.!~]*$"),
 }
 

@@ -290,8 +290,12 @@ _CHANNEL_AT_START = re.compile(rf"^(?:by|via|over|on)\s+{_CHANNEL_NAME}\b\s*[-�
 _CHANNEL_AT_END = re.compile(
     rf",\s*(?:by|via|over|on)\s+{_CHANNEL_NAME}(?:,?\s*(?:please|pls|thanks))?\s*[.!]*$", re.I
 )
-# "set things up so that …" is the request's purpose, not what to say.
-_THAT = re.compile(r"(?<!\bso)\s+that\s+", re.IGNORECASE)
+# "set things up so that …" is the request's purpose, not what to say; "is it possible that
+# you email …", "would it be ok that …" ask whether, and the request follows.
+_THAT = re.compile(
+    r"(?<!\bso)(?<!\bpossible)(?<!\bok)(?<!\bokay)(?<!\balright)(?<!\bfine)\s+that\s+",
+    re.IGNORECASE,
+)
 _REMIND_TO = re.compile(
     r"\bremind\b.*?\s(?:to|that|about)\s+(?!me\b|him\b|her\b|them\b|us\b)"
     # "at quarter to nine", "ten to five": a clock, not what to be reminded of
@@ -363,7 +367,7 @@ SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
 _KO_ASKED_WHETHER = re.compile(r"(?:는지|인지)(?=\s*$)")
 # "…수업한다는 내용으로요", "…진행된다는 것입니다": the fact, said as the label of the text
 _KO_THE_FACT = re.compile(
-    r"(다|라|자|냐)는\s*(?:거|것|내용|얘기|말)(?:으로요|으로|입니다|이에요|예요|요)?\s*[.!~]*\s*$|"
+    r"(다|라|자|냐)는\s*(?:거|것|내용|얘기|말)(?:으로요|으로|입니다|이에요|예요|이요|요)?\s*[.!~]*\s*$|"
     # "…거행된다는 내용을 담도록 조치 바람": what the text is to say, asked for
     r"(다|라|자|냐)는\s*(?:내용|사실|점)(?:을|이)?\s*(?:반드시\s*|꼭\s*)?(?:담|포함|넣|적|써|알리)\S*"
     r"(?:\s+\S+){0,3}?\s*[.!~]*\s*$"

@@ -411,6 +411,20 @@ _NOT_A_NAME_BEFORE_A_TITLE = frozenset(
     {"전체", "모든", "모두", "우리", "저희", "각", "다른", "여러", "전", "우리반", "담당"}
 )
 _ONE_TEACHER = re.compile(r"^(?:선생님|쌤|선생|교사)(?:께서?|한테|에게|이|은|는|을|를|도)?$")
+# …and the same title as the one a message goes to ("선생님 그룹 명단" names the group)
+_TO_ONE_TEACHER = re.compile(r"^(?:선생님|쌤|선생|교사)(?:께|한테|에게)(?:는|도|만)?$")
+
+
+def _one_of_the_group(hit: Hit, tokens: list[str]) -> bool:
+    """A group named by one teacher's title alone, in the singular ("선생님에게", "쌤한테"), with
+    no word before it saying which teachers ("전체 선생님께", "우리 선생님")."""
+    if (
+        hit.kind != "group"
+        or hit.end != hit.start + 1
+        or not _TO_ONE_TEACHER.match(tokens[hit.start])
+    ):
+        return False
+    return hit.start == 0 or tokens[hit.start - 1] not in _NOT_A_NAME_BEFORE_A_TITLE
 
 
 def _titles_of_unknown_names(tokens: list[str]) -> set[int]:
@@ -623,6 +637,10 @@ def _find(head: str, directory: Directory, *, spoken_of: bool) -> Found:
     for candidates in _titles_dropped(_pick(hits), tokens):
         names = list(dict.fromkeys(c.name for c in candidates))
         found.end = max(found.end, located[candidates[0].end - 1][1])
+        if len(names) == 1 and _one_of_the_group(candidates[0], tokens):
+            # "선생님에게 문자 보내 주세요": one teacher, not the Teachers group ("선생님들에게")
+            members = [c.name for c in directory.contacts if names[0] in c.groups]
+            names = members or names
         if len(names) == 1:
             found.names.append(names[0])
         else:

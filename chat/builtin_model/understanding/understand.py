@@ -229,6 +229,7 @@ _CHANGE_OF_MIND = re.compile(
     re.IGNORECASE,
 )
 _FIRST_CLAUSE = re.compile(r"^[^.,;:!?—–…]+")  # noqa: RUF001
+_CLAUSES = re.compile(r"[^.,;:!?—–…\s][^.,;:!?—–…]*")  # noqa: RUF001
 _ORPHAN_PARTICLE = re.compile(r"(?<=\s)(?:으로|로)(?=\s|$)")
 
 
@@ -252,8 +253,17 @@ def _mind_changed_on_the_tool(text: str, env: _Env) -> str:
     if thought is None:
         return text
     before, lead, after = thought
+    said_before = env.named_tools(before)
+    if not [tool for tool in env.named_tools(lead) if tool not in said_before]:
+        # "메일로… 아 아니다, 메일은 잘 안 보신대요. 그냥 문자로 보내주세요": the reason first, then
+        # the channel changed to, in a later clause
+        for clause in _CLAUSES.finditer(after):
+            if [tool for tool in env.named_tools(clause.group()) if tool not in said_before]:
+                after = after[clause.start() :]
+                lead = clause.group()
+                break
     now_named = env.named_tools(lead)
-    taken_back = [tool for tool in env.named_tools(before) if tool not in now_named]
+    taken_back = [tool for tool in said_before if tool not in now_named]
     if not now_named or not taken_back:
         return text
     word = _whole_words_of(env.classifier.cues[now_named[0]]).search(lead)
@@ -401,7 +411,9 @@ def _needed_tool(intent: Intent, text: str, env: _Env) -> Label:
         return "knowledge" if intent.label in env.classifier.write_tools else intent.label
     verbs = {m.group(0).lower() for m in _ACTION_WORDS.finditer(text)} - {"알려", "tell"}
     asks_me = _ASKED_OF_YOU.search(text)  # "…, could you text him?"
-    if _NEED_TO_KNOW.search(text) and not (_NEED.search(text) or verbs or asks_me):
+    if _NEED_TO_KNOW.search(text) and not (
+        _NEED.search(text) or verbs or asks_me or _verb_then_someone(text, env)
+    ):
         return "knowledge" if intent.label in env.classifier.write_tools else intent.label
     if intent.label in env.classifier.write_tools or not _NEED.search(text) or asks_about(text):
         return intent.label
@@ -472,11 +484,15 @@ def _addressed_request(intent: Intent, text: str, env: _Env) -> Label:
     tool."""
     if (
         intent.label not in ("help", "smalltalk", "knowledge", "data")
-        or intent.confidence >= _CLEAR_MEANING
+        or (intent.confidence >= _CLEAR_MEANING and not _verb_then_someone(text, env))
         or _ASKS_HOW.search(text)
     ):
         return intent.label
-    if intent.label == "data" and _ASKS_DATA.search(text):  # "how many texts did we send Emma?"
+    if (
+        intent.label == "data"
+        and _ASKS_DATA.search(text)  # "how many texts did we send Emma?"
+        and not _verb_then_someone(text, env)  # "email class b parents the kit list"
+    ):
         return intent.label
     named = env.named_tools(text)
     if not (named or _ACTION_WORDS.search(text)):
@@ -488,6 +504,25 @@ def _addressed_request(intent: Intent, text: str, env: _Env) -> Label:
     if not tools:
         return intent.label
     return _best_scored(intent, tools)
+
+
+# "email class b parents tournament kit list pls …", "Is it possible that you email Mr Brown
+# about the photo consent form?": a channel's verb at the start of a clause with someone from
+# the directory right after it asks for that channel, however confidently the rest of the
+# words read as a question for the documents ("text messages to parents need approval?" has
+# nobody after its verb).
+_VERB_AT_A_CLAUSE = re.compile(
+    r"(?:^|[.!?,;:]\s*|\b(?:you|u|pls|please|plz|kindly|and|then|to)\s+)"
+    r"(?:e-?mail|text|txt|sms|telegram|tg|msg)\s+(?P<rest>\S+(?:\s+\S+)?)",
+    re.IGNORECASE,
+)
+
+
+def _verb_then_someone(text: str, env: _Env) -> bool:
+    return any(
+        find_recipients(match["rest"], env.directory).names
+        for match in _VERB_AT_A_CLAUSE.finditer(text)
+    )
 
 
 # "문자 예약 걸어줘", "예약 발송해줘", "schedule a text to the parents": sent later, at a time
@@ -617,11 +652,30 @@ def _told_first(head: str, env: _Env) -> int:
     ("Oliver's dad rang about the fees. Please email Emma and Oliver that …"), whose "about" is
     no topic of the request."""
     start = 0
-    for sentence in split_sentences(head)[:-1]:
-        if _asks_for_a_tool(sentence, env):
+    sentences = split_sentences(head)
+    for index, sentence in enumerate(sentences[:-1]):
+        if _asks_for_a_tool(sentence, env) and not _only_told(
+            sentence, sentences[index + 1 :], env
+        ):
             break
         start = head.find(sentence, start) + len(sentence)
     return start
+
+
+def _only_told(sentence: str, later: list[str], env: _Env) -> bool:
+    """ "…a fire drill this afternoon that nobody bothered to tell staff about. Could you text
+    the teachers …?": a verb of sending in a sentence that asks nobody (no "could you", no
+    imperative), before a sentence that does ask."""
+    if _ASKED_OF_YOU.search(sentence) or _IMPERATIVE.match(sentence):
+        return False
+    return any(_asks_for_a_tool(s, env) and _ASKED_OF_YOU.search(s) for s in later)
+
+
+_IMPERATIVE = re.compile(
+    r"^\W*(?:(?:ok|okay|so|and|now|then)\s+)?(?:text|txt|e-?mail|telegram|sms|send|tell|let|"
+    r"remind|post|announce|message|msg|notify|ping|inform|forward)\b",
+    re.IGNORECASE,
+)
 
 
 def _named_where_asked(found: Found, head: str, env: _Env) -> Found:
@@ -667,6 +721,13 @@ def _fresh(text: str, label: Label, confidence: float, env: _Env) -> _Result:
         else (env.is_a(label, "message") and _news_told_first(split.head))
         or _after_recipients(label, people, found, env)
     )
+    when_first = None
+    if after and env.is_a(label, "message"):
+        # "telegram oliver at 3pm today his kit bag is in the office": a clock time before the
+        # words is when to send them, not part of them
+        lead = _WHEN_FIRST.match(after)
+        if lead and len(after[lead.end() :].split()) >= _MIN_TOLD_WORDS:
+            when_first, after = lead.group(0), tidy(after[lead.end() :])
     if after and found.me and not find_recipients(people[: found.end], env.directory).me:
         found = replace(found, me=False)  # "text Emma to start without me": "me" is in the text
     if found.me and found.names and not _me_where_asked(people, env):
@@ -681,14 +742,16 @@ def _fresh(text: str, label: Label, confidence: float, env: _Env) -> _Result:
         ko=say.korean(text),
         found=found,
         named=found.described or ([] if found.anyone else _named(people)),
-        body=_pointing_back(
-            _told_before(
-                _it_named(_with_topic(split.body or after, split.head), split.head),
-                text,
-                label,
-                env,
-            ),
-            split.head,
+        body=_said_then_rago(
+            _pointing_back(
+                _told_before(
+                    _it_named(_with_topic(split.body or after, split.head), split.head),
+                    text,
+                    label,
+                    env,
+                ),
+                split.head,
+            )
         ),
         subject=subject,
         title=(split.heading or title_of(split.head) or _leftover_title(split.head, found))
@@ -696,6 +759,8 @@ def _fresh(text: str, label: Label, confidence: float, env: _Env) -> _Result:
         else None,
         channel=_channel(split.head, env),
     )
+    if _NO_WORDS_YET.search(text):  # the writer says the words are still to come: ask for them
+        draft = replace(draft, body=None)
     if (
         env.is_a(label, "reminder")
         # "상담 예약 확정됐다고 안내해줘": a booking the text tells of is not "예약" of the sending
@@ -707,7 +772,8 @@ def _fresh(text: str, label: Label, confidence: float, env: _Env) -> _Result:
         draft = _with_when(draft, split.head, text, env)
     elif env.is_a(label, "message"):
         # The words after the recipients are the message: a time in them is content.
-        draft = _scheduled_if_timed(draft, split.head[: found.end] if after else split.head, env)
+        timed = split.head[: found.end] if after else split.head
+        draft = _scheduled_if_timed(draft, f"{timed} {when_first}" if when_first else timed, env)
         reminders = env.shaped("reminder")
         if draft.tool == label and _LATER.search(split.head) and reminders:
             # "schedule a telegram to Yuna saying …": for later, and no time said: ask when
@@ -715,10 +781,47 @@ def _fresh(text: str, label: Label, confidence: float, env: _Env) -> _Result:
     elif env.is_a(label, "announcement"):
         # "put up an announcement for everyone in 5 days at 9:00 saying …": scheduled; the
         # words left in the head are the time, not a title.
-        scheduled = _scheduled_if_timed(draft, split.head, env)
+        # A statement read from the request is content, its times too ("announce parent
+        # teacher evening starts 6pm in the main hall" is posted now).
+        timed = _without_said(split.head, after) if after and not split.body else split.head
+        scheduled = _scheduled_if_timed(draft, timed, env)
         if scheduled is not draft:
             draft = replace(scheduled, title=split.heading or title_of(split.head))
     return _resolve(draft, env)
+
+
+# A clock time (with its day, either side) that opens the words after the recipients.
+_CLOCK_FIRST = (
+    r"(?:at\s+|@\s*)?\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.|o'?clock)|at\s+\d{1,2}(?::\d{2})?"
+)
+_DAY_FIRST = r"today|tonight|tomorrow|tmrw?|this (?:morning|afternoon|evening)"
+_WHEN_FIRST = re.compile(
+    rf"^\s*(?:(?:{_DAY_FIRST})\s+)?(?:{_CLOCK_FIRST})(?:\s+(?:{_DAY_FIRST}))?\b\s*[,:;-]*\s+",
+    re.IGNORECASE,
+)
+
+
+# "Can you put an announcement out? I haven't a clue what it should say yet.", "내용은 아직 못
+# 정했어요": whatever else the message tells, it is not the words.
+_NO_WORDS_YET = re.compile(
+    r"\b(?:i\s+)?(?:haven'?t|have\s+no|don'?t\s+have|do\s+not\s+have|have\s+not\s+got)\s+"
+    r"(?:a|any|the\s+(?:faintest|slightest))?\s*(?:clue|idea)\s+what\s+(?:it|the\s+\w+|to)\s+"
+    r"(?:should|will|is\s+going\s+to|needs\s+to)?\s*say|"
+    r"\b(?:not\s+sure|no\s+idea|don'?t\s+know)\s+(?:yet\s+)?what\s+(?:it\s+should|to)\s+say\b|"
+    r"(?:내용|문구|뭐라고\s?(?:쓸|할|적을))\S*\s?(?:은|는)?\s?아직\s?(?:못|안)\s?(?:정했|정해|썼)|"
+    r"(?:내용|문구)(?:은|는)?\s?(?:아직\s?)?미정",
+    re.IGNORECASE,
+)
+
+
+def _without_said(head: str, said: str) -> str:
+    """``head`` without the statement ``said`` was read from (tidied: its first letter and its
+    end may differ); all of ``head`` when it cannot be found."""
+    core = said.strip().rstrip(".!?").strip()
+    at = head.lower().find(core[1:].lower()) - 1 if len(core) > 1 else -1
+    if at < 0:
+        return head
+    return head[:at] + head[at + len(core) :]
 
 
 def _told_by_head(label: Label, split: Split, env: _Env) -> Label:
@@ -869,12 +972,14 @@ def _announced_topic(head: str) -> str | None:
     return None
 
 
-# "announce to everyone the parking lot is closed tmrw for resurfacing, park on the street pls":
-# the verb, an audience perhaps, then at once the statement.
+# "announce to everyone the parking lot is closed tmrw for resurfacing, park on the street pls",
+# "announce parent teacher evening starts 6pm in the main hall": the verb, an audience perhaps,
+# then at once a statement (the caller wants its verb: "announce the new timetable" says
+# nothing yet).
 _ANNOUNCE_THEN_SAID = re.compile(
     r"^(?:(?:pls|please|can you|could you|would you)\s+)*announce\s+"
     r"(?:to\s+(?:everyone|everybody|all|the \w+)\s+)?(?:that\s+)?"
-    r"(?P<said>(?:the|our|there|all|we|this|tomorrow|today|no)\b(?:\s+\S+){3,})$",
+    r"(?P<said>(?!(?:a|an|it|this|that)\b)\w\S*(?:\s+\S+){3,})$",
     re.IGNORECASE,
 )
 # "make an announcement, title 'Lab safety', reminding students to always wear goggles …": the
@@ -968,13 +1073,39 @@ _ONLY_THE_ASKING_KO = re.compile(
     r"^(?:[^.?!]*(?:다고|라고)\s)?(?:좀\s)?(?:알려|전해|보내|전달해)\s?"
     r"(?:주시기\s?바랍니다|주세요|주십시오|드리세요|드려야겠\S*|드려야\s?(?:해요|합니다))[.!]*$"
 )
+# "메일 한 통 보내 주시겠어요?": a channel and a count, then only the asking; with nothing told
+# before it, there is no text yet.
+_NOTHING_BUT_THE_ASKING_KO = re.compile(
+    r"^(?:문자|메일|이메일|텔레그램|메시지|메세지)\s?(?:한\s?(?:통|개|건)\s?|하나\s?|좀\s?)*"
+    r"(?:보내|써|남겨|넣어)\s?(?:주시겠어요|주시겠습니까|주실래요|주실\s?수\s?있\S*|주세요|줄래요?|"
+    r"줘요?|주십시오)[.?!]*$"
+)
+
+
+# "최유나 선생님 이메일에 보내 주세요 please. 제 수업 자료 … 확인해 주세요, 라고요.": the request
+# first, then the words, closed by "라고요".
+_THEN_SAID_RAGO = re.compile(r"[.!?]\s+(?P<said>[^.!?]+?)[,\s]*(?:이?라고|하고)\s?요[.!]*\s*$")
+_ASKS_A_CHANNEL_KO = re.compile(
+    r"(?:문자|메일|이메일|텔레그램|메시지|메세지)\S*\s(?:\S+\s){0,2}?(?:보내|전해|남겨|넣어)"
+)
+
+
+def _said_then_rago(body: str | None) -> str | None:
+    said = _THEN_SAID_RAGO.search(body) if body else None
+    if body is None or said is None or not _ASKS_A_CHANNEL_KO.search(body[: said.start() + 1]):
+        return body
+    return tidy(said["said"])
 
 
 def _pointing_back(body: str | None, head: str) -> str | None:
-    if not body or not (_POINTS_BACK_KO.match(body) or _ONLY_THE_ASKING_KO.search(body)):
+    asking_only = body is not None and _NOTHING_BUT_THE_ASKING_KO.match(body) is not None
+    if not body or not (
+        asking_only or _POINTS_BACK_KO.match(body) or _ONLY_THE_ASKING_KO.search(body)
+    ):
         return body
     sentences = [s.strip() for s in _STATEMENTS.split(head) if s.strip()]
-    return (_statements_before_ko(sentences) if len(sentences) > 1 else None) or body
+    before = _statements_before_ko(sentences) if len(sentences) > 1 else None
+    return before or (None if asking_only else body)
 
 
 def _last_sentence(text: str) -> str:
@@ -1189,7 +1320,7 @@ def _actionable(label: str, text: str, found: Found, env: _Env) -> bool:
     """An action needs a sign of one: its cue word, a verb of sending, or a known recipient in
     a message that is not a question ("Who is in the Teachers group?" names a group but asks
     about data); otherwise it goes to the knowledge base."""
-    if asks_about(text) or _DOING_IT_MYSELF.search(text):
+    if (asks_about(text) and not _verb_then_someone(text, env)) or _DOING_IT_MYSELF.search(text):
         return False
     cue = env.classifier.cues.get(label)
     named = found.anyone and not text.rstrip().endswith(("?", "？"))  # noqa: RUF001

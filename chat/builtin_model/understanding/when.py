@@ -97,13 +97,14 @@ _WEEKDAY = re.compile(
 _NEXT_WEEK_ONLY = re.compile(r"\bnext\s+week\b|다음\s*주|담주", _I)
 # The days said relative to today, in each language (also read by a change of mind,
 # ``understand.py``). "낼" is spoken "내일" ("보낼" is not: no syllable before it); "금일" is the
-# formal "today".
+# formal "today", "익일" and "명일" the formal "tomorrow" (never the end of a longer word:
+# "수익일", "설명일").
 EN_DAY_WORDS = (
     r"(?:the\s+)?day\s+after\s+(?:tomorrow|tmrw?)|tomorrow|tomm?orr?ow|tmrw?|today|"
     # "tonite", "2nite": tonight as it is texted
     r"toni(?:ght|te)|2ni(?:ght|te)|this\s+(?:morning|afternoon|evening)"
 )
-KO_DAY_WORDS = r"글피|(?<![가-힣])낼\s*모레|모레|내일|(?<![가-힣])낼|오늘|금일"
+KO_DAY_WORDS = r"글피|(?<![가-힣])낼\s*모레|모레|내일|(?<![가-힣])낼|(?<![가-힣])[익명]일|오늘|금일"
 _RELATIVE_DAY = re.compile(rf"\b(?P<en>{EN_DAY_WORDS})\b|(?P<ko>{KO_DAY_WORDS})", _I)
 _MONTHS = [
     "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
@@ -276,7 +277,9 @@ def _relative_day(text: str, today: date) -> _Day | None:
     if match is None:
         return None
     word = re.sub(r"\s+", "", match.group(0).lower())
-    days = {"글피": 3, "낼모레": 2, "모레": 2, "내일": 1, "낼": 1}.get(word, 0)
+    days = {"글피": 3, "낼모레": 2, "모레": 2, "내일": 1, "낼": 1, "익일": 1, "명일": 1}.get(
+        word, 0
+    )
     if word.startswith(("tom", "tmr")):
         days = 1
     if "dayafter" in word:

@@ -84,6 +84,8 @@ EXPRESSIONS = [
     ("monday morning", "낼 오후 1시", "2026-11-24 13:00"),
     ("monday morning", "낼모레 아침 9시", "2026-11-25 09:00"),
     ("monday morning", "금일 오후 5시", "2026-11-23 17:00"),
+    ("monday morning", "익일 17시 정각", "2026-11-24 17:00"),
+    ("monday morning", "명일 오전 9시", "2026-11-24 09:00"),
     ("monday morning", "tmrw at 3pm", "2026-11-24 15:00"),
     ("monday morning", "tommorow 9am", "2026-11-24 09:00"),
     ("monday morning", "이번 주 금요일 오후 2시", "2026-11-27 14:00"),
