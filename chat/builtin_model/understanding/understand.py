@@ -129,6 +129,9 @@ class _Env:
     now: datetime
     tz: ZoneInfo
     classifier: IntentClassifier
+    _asked_someone: dict[str, bool] = field(
+        default_factory=dict, hash=False, compare=False, repr=False
+    )
 
     def words(self, tool: str | None) -> ToolWords | None:
         return self.classifier.tools.get(tool) if tool else None
@@ -150,6 +153,13 @@ class _Env:
     def own_words(self) -> set[str]:
         """The tools' own words (cues and verbs): a slipped letter in one is mended."""
         return {w for words in self.classifier.tools.values() for w in (*words.cues, *words.verbs)}
+
+    def verb_then_someone(self, text: str) -> bool:
+        """``_verb_then_someone``, once per text: three steps ask it of the same message, and
+        each answer looks names up in the directory."""
+        if text not in self._asked_someone:
+            self._asked_someone[text] = _verb_then_someone(text, self)
+        return self._asked_someone[text]
 
 
 def understand(
@@ -412,7 +422,7 @@ def _needed_tool(intent: Intent, text: str, env: _Env) -> Label:
     verbs = {m.group(0).lower() for m in _ACTION_WORDS.finditer(text)} - {"알려", "tell"}
     asks_me = _ASKED_OF_YOU.search(text)  # "…, could you text him?"
     if _NEED_TO_KNOW.search(text) and not (
-        _NEED.search(text) or verbs or asks_me or _verb_then_someone(text, env)
+        _NEED.search(text) or verbs or asks_me or env.verb_then_someone(text)
     ):
         return "knowledge" if intent.label in env.classifier.write_tools else intent.label
     if intent.label in env.classifier.write_tools or not _NEED.search(text) or asks_about(text):
@@ -484,14 +494,14 @@ def _addressed_request(intent: Intent, text: str, env: _Env) -> Label:
     tool."""
     if (
         intent.label not in ("help", "smalltalk", "knowledge", "data")
-        or (intent.confidence >= _CLEAR_MEANING and not _verb_then_someone(text, env))
+        or (intent.confidence >= _CLEAR_MEANING and not env.verb_then_someone(text))
         or _ASKS_HOW.search(text)
     ):
         return intent.label
     if (
         intent.label == "data"
         and _ASKS_DATA.search(text)  # "how many texts did we send Emma?"
-        and not _verb_then_someone(text, env)  # "email class b parents the kit list"
+        and not env.verb_then_someone(text)  # "email class b parents the kit list"
     ):
         return intent.label
     named = env.named_tools(text)
@@ -1320,7 +1330,7 @@ def _actionable(label: str, text: str, found: Found, env: _Env) -> bool:
     """An action needs a sign of one: its cue word, a verb of sending, or a known recipient in
     a message that is not a question ("Who is in the Teachers group?" names a group but asks
     about data); otherwise it goes to the knowledge base."""
-    if (asks_about(text) and not _verb_then_someone(text, env)) or _DOING_IT_MYSELF.search(text):
+    if (asks_about(text) and not env.verb_then_someone(text)) or _DOING_IT_MYSELF.search(text):
         return False
     cue = env.classifier.cues.get(label)
     named = found.anyone and not text.rstrip().endswith(("?", "？"))  # noqa: RUF001
