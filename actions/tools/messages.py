@@ -144,7 +144,7 @@ class SendSms(_MessageTool):
             "문자로 알려줘 오늘 늦는다고",
         ),
         shape="message",
-        verbs=("text", "sms"),
+        verbs=("text", "sms", "txt"),
         channel=OutboundMessage.Channel.SMS.value,
     )
 
@@ -183,7 +183,7 @@ class SendTelegram(_MessageTool):
             "간호사들한테 텔레그램 메시지 보내줘",
         ),
         shape="message",
-        verbs=("telegram",),
+        verbs=("telegram", "tg"),
         channel=OutboundMessage.Channel.TELEGRAM.value,
         precedence=2,
     )

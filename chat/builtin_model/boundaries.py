@@ -203,7 +203,10 @@ _LIE_KO = re.compile(
     r"[^.?!]{0,40}(?:빼돌|횡령|훔치|훔쳤|도둑|사기|착복)|"
     # …or the accusation first: "최 선생님이 학생한테 손댔다는 얘기 공지로 … 사실인지는 모르겠는데"
     r"(?:빼돌|횡령|훔치|훔쳤|도둑|사기|착복|손\s?(?:을\s?)?댔|때렸|폭행|추행|학대)"
-    r"[^?!]{0,80}(?:사실인지|진짜인지|확실한지|맞는지)\s?(?:는|도)?\s?(?:모르|몰라|확실하지)|"
+    r"[^?!]{0,80}(?:(?:사실인지|진짜인지|확실한지|맞는지)\s?(?:는|도)?\s?(?:모르|몰라|확실하지)|"
+    # "…때렸다는 얘기가 돌던데요, 확인된 건 아니지만 … 흘려 주세요"
+    r"(?:확인된|확인 된|확실한)\s?(?:건|것|게|거)?\s?(?:아닌데|아니지만|없지만|없는데)|"
+    r"확인\s?(?:이\s?)?(?:안|못)\s?(?:된|됐|했))|"
     r"만우절[^.?!]{0,30}(?:화재|불\s?났|불이\s?났|대피|지진|폭발|휴교|휴원|확진|사고|비상)|"
     # the writer's own aside: "…일주일 휴원. (사실 아님, 반응 보려는 것)"
     r"[(\uff08]\s*사실\s?(?:아님|아니|아닌|무근)|반응\s?(?:을|이)?\s?(?:보려|볼려|보고\s?싶)|"
@@ -582,6 +585,12 @@ _ORDINARY = "ordinary"
 # small in absolute terms. Set on the eval sets' 366 ordinary messages the patterns let through
 # (demo, unseen, blind dev half): the nearest any came was 0.017 (2026-11-26).
 BOUNDARY_MARGIN = 0.02
+_HARM_OF_ONE_SENTENCE = frozenset(
+    {"harm:abuse", "harm:impersonation", "harm:secrets", "harm:payment_fraud"}
+)
+# One sentence of a longer message is read for harm with a wider margin: over the dev half's
+# 2,927 ordinary messages (2026-11-29) the nearest sentence came to 0.023.
+SENTENCE_MARGIN_EXTRA = 0.005
 
 
 @dataclass(frozen=True)
@@ -628,19 +637,35 @@ class BoundaryReader:
                 self._labels = np.asarray([name for name, _ in pairs])
             return self._matrix, self._labels
 
-    def scores(self, text: str) -> BoundaryScores:
+    def scores(self, text: str, *, harm_only: bool = False) -> BoundaryScores:
         matrix, labels = self._examples()
         similarity = matrix @ _unit(np.asarray(self._embed([text]), np.float32))[0]
         score = {
             name: float(np.sort(similarity[labels == name])[::-1][: self._k].mean())
             for name in self._families
+            if not harm_only or name == _ORDINARY or name in _HARM_OF_ONE_SENTENCE
         }
         family = max((name for name in score if name != _ORDINARY), key=score.__getitem__)
         return BoundaryScores(family, score[family] - score[_ORDINARY])
 
+    def _harm_in_a_sentence(self, text: str) -> BoundaryScores | None:
+        """A harm one sentence of a longer message leads by the wider sentence margin: the story
+        around a request ("…I'm at the end of my tether — could you text her that if she doesn't
+        pay we'll make sure every parent knows…") dilutes the whole message's meaning. Only the
+        harms one sentence carries by itself: a sentence of news alone sits near a false alarm
+        ("…no heating in the building on the morning of the inspection"; that it is untrue is
+        said elsewhere, if at all), and near a missing tool ("bring laptops" and booking)."""
+        readings = [self.scores(part, harm_only=True) for part in _sentences(text)]
+        best = max(readings, key=lambda scores: scores.lead, default=None)
+        if best is None or best.lead < self._margin + SENTENCE_MARGIN_EXTRA:
+            return None
+        return best
+
     def read(self, text: str, *, korean: bool) -> Harm | Unsupported | None:
         """The harm or missing tool a message is clearly nearer than any ordinary request."""
         scores = self.scores(text)
+        if scores.lead < self._margin:
+            scores = self._harm_in_a_sentence(text) or scores
         if scores.lead < self._margin:
             return None
         side, kind = scores.family.split(":", 1)
@@ -652,6 +677,17 @@ class BoundaryReader:
                 return None
             return Harm(cast(HarmKind, kind), korean)
         return Unsupported(cast(Missing, kind), korean)
+
+
+# A sentence read on its own; shorter ones ("its a prank") carry too little meaning to compare.
+_CLAUSE_END = re.compile(r"(?<=[.!?\uff1f])\s+|\s[—–]\s|\n+")  # noqa: RUF001
+_MIN_SENTENCE_WORDS = 6
+
+
+def _sentences(text: str) -> list[str]:
+    parts = [part.strip() for part in _CLAUSE_END.split(text.strip())]
+    long = [part for part in parts if len(part.split()) >= _MIN_SENTENCE_WORDS]
+    return long if len(parts) > 1 else []
 
 
 # What a request for secrets names, in any words: a password, a code, a card, an account.

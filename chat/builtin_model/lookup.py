@@ -133,9 +133,13 @@ _KO_QUESTION = re.compile(
 # A request to send or post carries the same nouns ("email Emma her address", "번호로 문자
 # 보내줘"); it is a write, never a lookup. "Tell me" asks the assistant, so it is not one.
 _SENDS = re.compile(
-    r"^\s*(?:(?:please|pls|can you|could you|would you)\s+)?"
+    r"^\s*(?:(?:so|and|then|but|ok|okay|also|now)\s+)?"  # "…, so could you message her …"
+    r"(?:(?:please|pls|can you|could you|would you)\s+(?:please\s+)?)?"
     r"(?:e-?mail|text|txt|sms|send|tell(?!\s+me\b)|remind|announce|post|message|msg|"
     r"telegram|notify|ping)\b|\b(?:saying|that says)\b"
+    # "Yuna checks Telegram more than her e-mail, so could you message her there that …"
+    r"|\b(?:could|can|would|will)\s+(?:you|u)\s+(?:please\s+)?(?:e-?mail|text|txt|sms|send|"
+    r"remind|announce|post|message|msg|telegram|notify|ping)\s+(?!me\b)"
     r"|(?:보내|전해|전달해|남겨|올려|게시해|공지해|여쭤\s*봐|여쭈어\s*봐|물어\s*봐)\s*"
     r"(?:줘|주세요|줄래|주실|드려|달라)",
     _I,

@@ -16,6 +16,7 @@ one.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -596,7 +597,7 @@ def route_message(text: str) -> Route | None:
     missing = unsupported_in(words, head=normalise(text.split(":", 1)[0]), korean=korean)
     if missing is not None:
         return CannotDo(missing)
-    if _CAN_YOU_ALSO.match(words):
+    if _can_you_also().match(words):
         return SmallTalk("help", korean)
     if _requested_tool(words, korean=korean) is None:
         rules = _rules_question(text, words, korean=korean)
@@ -635,26 +636,31 @@ _WHAT_YOU_CAN_DO = re.compile(
 )
 _MAX_HELP_QUESTION_WORDS = 60
 
+
 # Which channels it has, asked by naming them and nobody to send to: "can u send emails too or
 # just texts", "can you do emails as well as texts?", "이메일도 보낼 수 있어요?".
 # The whole message, normalised; a request names someone ("…emails to the parents too") and
 # is read as one.
-_KINDS_EN = (
-    r"(?:e ?mails?|texts?|text messages|sms(?:es)?|telegrams?|telegram messages|announcements|"
-    r"reminders|messages)"
-)
-_KINDS_KO = r"(?:이메일|메일|문자|텔레그램|공지|알림|리마인더|예약)"
-_CAN_YOU_ALSO = re.compile(
-    r"^(?:(?:and|so|also|btw|hey|oh|wait|hi|quick question)\s+)*"
-    r"(?:can|could|do|are|will) (?:you|u)(?: also| even)? (?:be )?(?:able to )?"
-    r"(?:send|do|handle|post|make|schedule|set up|write|manage)(?: out)? "
-    rf"{_KINDS_EN}(?: (?:too|as well|also))?"
-    r"(?: (?:as well as|and|or|or (?:just|only)|not just|besides) "
-    rf"{_KINDS_EN}(?: (?:too|as well))?)?"
-    r"(?: (?:too|as well|also|or not))?$"
-    rf"|^(?:혹시 )?{_KINDS_KO}(?:만|도) (?:\S+ )?(?:보낼|보내|할|올릴|걸|잡을|예약할) ?수 ?"
-    r"있(?:어|나|나요|어요|습니까|을까요|는지)?\S*(?: (?:아니면|혹은) \S+ ?(?:도|만)? ?\S*)?$"
-)
+@functools.cache
+def _can_you_also() -> re.Pattern[str]:
+    # The kinds are every tool's cue words, from the registry (in the plural too), and the
+    # language's words for any of them ("messages"; "예약", a sending booked for later).
+    cues = [cue for words in tool_words().values() for cue in words.cues]
+    english = "|".join(re.escape(c).replace(r"\ ", " ?") for c in cues if c.isascii())
+    korean = "|".join(re.escape(c) for c in cues if not c.isascii())
+    kinds_en = rf"(?:(?:{english})(?:e?s)?(?: messages)?|messages)"
+    kinds_ko = rf"(?:{korean}|예약)"
+    return re.compile(
+        r"^(?:(?:and|so|also|btw|hey|oh|wait|hi|quick question)\s+)*"
+        r"(?:can|could|do|are|will) (?:you|u)(?: also| even)? (?:be )?(?:able to )?"
+        r"(?:send|do|handle|post|make|schedule|set up|write|manage)(?: out)? "
+        rf"{kinds_en}(?: (?:too|as well|also))?"
+        r"(?: (?:as well as|and|or|or (?:just|only)|not just|besides) "
+        rf"{kinds_en}(?: (?:too|as well))?)?"
+        r"(?: (?:too|as well|also|or not))?$"
+        rf"|^(?:혹시 )?{kinds_ko}(?:만|도) (?:\S+ )?(?:보낼|보내|할|올릴|걸|잡을|예약할) ?수 ?"
+        r"있(?:어|나|나요|어요|습니까|을까요|는지)?\S*(?: (?:아니면|혹은) \S+ ?(?:도|만)? ?\S*)?$"
+    )
 
 
 # A question whose subject is the assistant and that asks neither for an action nor for what it

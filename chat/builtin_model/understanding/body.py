@@ -23,6 +23,13 @@ _SINGLE_QUOTED_WORDS = re.compile(
     r"(?<!\w)'(?P<body>(?:[^'\s]|(?<=\w)'(?=\w))+(?:\s+(?:[^'\s]|(?<=\w)'(?=\w))+){2,})'(?!\w)"
 )
 _COLON = re.compile(r"(?<!\d)[:：]\s*")  # noqa: RUF001 (the full-width colon Korean IMEs type)
+# Who "asking … to" asks: a pronoun, or everyone an announcement reaches ("asking every student
+# to bring an old shirt").
+_ASKED_PEOPLE = (
+    r"(?:him|her|them|everyone|everybody|all|"
+    r"(?:every|each) (?:student|parent|child|kid|family|teacher|pupil)|"
+    r"(?:all (?:the )?|the )(?:students|parents|children|kids|families|teachers|pupils))"
+)
 _SAYING = re.compile(
     # "not sure what to say yet" says no text
     r"\s*\b(?:saying|that says|which says|with the (?:text|message)|with text|and say|"
@@ -30,7 +37,7 @@ _SAYING = re.compile(
     r"(?:just say|(?<=[.?!]\s)say)(?: that)?|"  # "Can you text Emma? Just say the trip is off."
     r"telling (?:him|her|them)(?: that)?|(?:,\s*|and )?tell (?:him|her|them)(?: that)?|"
     r"(?:reminding|remembering) (?:him|her|them)(?: that| about| of| to)?|"
-    r"asking (?:him|her|them) to|"
+    rf"asking {_ASKED_PEOPLE} to|"
     r"(?:,\s*|and |to )ask (?:him|her|them) to|"  # "email Emma and ask her to sign the form"
     r"(?:to )?(?:let|letting) (?:him|her|them) know(?: (?:kindly|politely|gently))?(?: that)?|"
     r"the message|message reads?|body|"
@@ -370,7 +377,12 @@ _KO_THE_FACT = re.compile(
     r"(다|라|자|냐)는\s*(?:거|것|내용|얘기|말)(?:으로요|으로|입니다|이에요|예요|이요|요)?\s*[.!~]*\s*$|"
     # "…거행된다는 내용을 담도록 조치 바람": what the text is to say, asked for
     r"(다|라|자|냐)는\s*(?:내용|사실|점)(?:을|이)?\s*(?:반드시\s*|꼭\s*)?(?:담|포함|넣|적|써|알리)\S*"
-    r"(?:\s+\S+){0,3}?\s*[.!~]*\s*$"
+    r"(?:\s+\S+){0,3}?\s*[.!~]*\s*$|"
+    # "…폴더에 올려 달라는 알림 좀 걸어 둬 주세요. 저는 분명히 까먹을 거라서요.": the text is
+    # what the message asks of them; the asking, and the writer's reason after it, are not
+    r"(다|라|자|냐)는\s*(?:알림|문자|메시지|메세지|메일|이메일|공지|텔레그램|리마인더)\S*\s+"
+    r"(?:\S+\s+){0,4}?\S*(?:주세요|주십시오|줘요|줘|주실래요|주시겠어요|부탁\S*)\s*[.!~]*"
+    r"(?:\s+[^.!?]*(?:서|니까)요?\s*[.!~]*)?\s*$"
 )
 _KO_CLOCK = re.compile(r"\d\s*시|[한두세네]\s*시|(?:오전|오후|아침|저녁|밤)")
 _KO_ME = re.compile(r"(?:나|저|내|제)(?:에게|한테|게)")
@@ -439,6 +451,17 @@ PASS_IT_ON = re.compile(
 )
 
 
+_CLAUSE_BREAK = re.compile(r"\s[—–-]+\s*|[.;:!?]\s+")  # noqa: RUF001
+
+
+def _request_later(body: str) -> int | None:
+    """Where a request to send starts after a break inside ``body``, if one does."""
+    return next(
+        (b.end() for b in _CLAUSE_BREAK.finditer(body) if _ASKS_TO_SEND.match(body[b.end() :])),
+        None,
+    )
+
+
 def _passes_it_on(body: str) -> bool:
     sentences = [s for s in SENTENCE_END.split(body.strip()) if s.strip()]
     return len(sentences) > 1 and bool(PASS_IT_ON.search(sentences[-1]))
@@ -457,6 +480,17 @@ def split_message(text: str) -> Split:
         # remark, and the request is what follows it
         inner = _split(split.body)
         split = Split(f"{split.head}: {inner.head}", inner.body, inner.heading or split.heading)
+    if split.body and not _SEND_WORD.search(split.head) and (later := _request_later(split.body)):
+        # "Yuna lent me her book and I want to say thanks properly — could you send her an email
+        # … saying …": the head's "say" was the writer's own, and the request comes after a break
+        inner, before = _split(split.body[later:]), split.body[:later].strip(" :")
+        if inner.body and split.heading and before == split.heading:
+            # "…was asking about the projector in room 3 - can you text her that it's fixed?":
+            # the topic heads the words ("Projector in room 3: it's been fixed")
+            split = Split(f"{split.head} {inner.head}", f"{before}: {inner.body}", split.heading)
+        else:
+            head = f"{split.head} {before} {inner.head}"
+            split = Split(head, inner.body, inner.heading or split.heading)
     if split.body and _ASKED_AS_A_QUESTION.search(split.head):
         split = Split(split.head, _without_the_requests_mark(split.body), split.heading)
     labelled = _BODY_IN_HEADING.search(split.heading or "") if split.body is None else None
@@ -999,7 +1033,7 @@ def _question_to_them(modal: str, ask: str) -> str:
 # "email James asking him to send me his lesson plans": the asking goes out as a question to
 # him ("Could you send me your lesson plans?").
 _ASKING_THEM_TO = re.compile(
-    r"^\s*(?:,\s*)?(?:and\s+|to\s+)?ask(?:ing)?\s+(?:him|her|them)\s+to\b", re.I
+    rf"^\s*(?:,\s*)?(?:and\s+|to\s+)?ask(?:ing)?\s+{_ASKED_PEOPLE}\s+to\b", re.I
 )
 
 
@@ -1218,12 +1252,20 @@ _KO_REASON_AFTER = re.compile(
 _KO_SPOKEN_GO = re.compile(r"(다|라|자|냐)구(?=\s|$|[.!~?])")
 
 
+def direct_if_reported(body: str | None) -> str | None:
+    """A body still told as what the message is to say ("…올려 달라는 알림 좀 걸어 둬 주세요")
+    as the message itself ("…올려 주세요"); any other body as it is."""
+    if body is None or not _KO_THE_FACT.search(body):
+        return body
+    return korean_direct(body) or body
+
+
 def korean_direct(clause: str) -> str:
     """Korean reported speech as the direct, polite message: "…옮겨졌다고" → "…옮겨졌습니다",
     "…전화하라고" → "…전화하세요", "…휴교라고" → "…휴교입니다", "…왔냐고" → "…왔나요?"."""
     clause = _KO_SPOKEN_GO.sub(r"\1고", clause.strip())  # "…드린다구" is "…드린다고" spoken
     clause = _KO_THE_FACT.sub(
-        lambda m: f"{m[1] or m[2]}고", clause
+        lambda m: f"{m[1] or m[2] or m[3]}고", clause
     )  # "…마감됐다는 거": "…마감됐다고"
     clause = _KO_REASON_AFTER.sub("", clause)  # "…휴원한다고 다들 아셔야 하니까": why, not what
     asked = _KO_ASKED_WHETHER.search(clause)  # "언제 오시는지 여쭤봐" asks "언제 오시나요?"

@@ -40,6 +40,7 @@ _EN = frozenset(
     prepare preparing put putting post posting publish publishing share sharing set setting
     up out off on to for of with about in at by from and or so if then
     help hand favour favor something thing anything stuff message messages note text texts
+    get got getting start started starting going
     """
     )
 )
@@ -106,10 +107,27 @@ _KO_STEMS = (
     "제가",
     "저희",
     "우리",
+    # "아까 말씀드린 그거": what was said before, not said here
+    "말씀",
+    "드린",
+    "지난번",
+    "저번",
+    "전에",
+    "얘기",
+    "말한",
+    # a title left beside the recipient ("James Taylor 선생에게 메일 발송할 것")
+    # the formal order's ending ("발송 바람", "회신 바랍니다", "조치 요망")
+    "바람",
+    "바랍",
+    "요망",
+    "선생",
+    "쌤",
+    "님",
+    "씨",
 )
 _KO_ENDINGS = re.compile(
     r"(?:[요죠다네까나지고서며면도은는을를이가의에게께한테로]|야|어|아|는데|ㄴ데|데요|"
-    r"세요|시고|셔서|니다|습니다|겠|어요|아요|해요|래요|게요|을게요|ㄹ게요|"
+    r"세요|시고|셔서|시|니다|습니다|겠|어요|아요|해요|래요|게요|을게요|ㄹ게요|"
     r"도록|려고|려면|시면|실|실까요|을까요|ㄹ까요|까요)*$"
 )
 

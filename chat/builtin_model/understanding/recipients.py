@@ -24,12 +24,13 @@ _WORD = re.compile(r"[\w+@.-]+", re.UNICODE)
 _PHONE = re.compile(r"(?<![\w])\+?\d[\d\s().-]{5,}\d(?![\w])")
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _ME = re.compile(
-    # "do me a favour", "give me a hand", "let me know", "excuse me": not a recipient;
-    # nor "help me send …", "could you help me with a telegram": the helping is for me, not the
-    # text; nor "email James for me": on my behalf, to someone else
-    # nor "she tells me she prefers Telegram", "Emma asked me to …": said to me by someone else
-    r"(?<!\blet )(?<!\bexcuse )(?<!\bhelp )(?<!\bfor )(?<!\bon behalf of )(?<!\btells )"
-    r"(?<!\btold )(?<!\basked )(?<!\bgave )(?<!\bshowed )\b(?:me|myself)\b"
+    # The writer is a recipient only where "me" is what a verb of sending reaches ("remind me",
+    # "email me the list", "copy me in", "send it to me", "text Emma and me"). Anywhere else "me"
+    # belongs to the story ("it took me all weekend", "Yuna lent me her book", "typical me") or
+    # to the asking ("let me know", "help me send", "email James for me", "Emma asked me to").
+    r"(?<!\bbetween you )\b(?:remind|e-?mail|mail|text|txt|sms|telegram|tg|message|msg|ping|"
+    r"notify|alert|send|"
+    r"drop|shoot|cc|bcc|copy|include|forward|dm|buzz|inform|to|and|&)\s+(?:me|myself)\b"
     r"(?! a favou?r| a hand| a sec)"
     r"|(?:^|\s)(?:나|저|내|제)(?:에게|한테)|(?:^|\s)(?:내게|제게)",
     re.IGNORECASE,
@@ -275,11 +276,34 @@ def _group_hits(directory: Directory, head: list[str]) -> Iterator[Hit]:
                     group, alias, weight, literal if weight == _LITERAL else glossed
                 )
     stripped = [(i, [*forms, variants(forms[0])[-1]]) for i, forms in glossed]  # "Class B에"
+    yield from _lettered_hits(directory, head)
     for group, part in _telling_parts(directory):
         for first in range(len(stripped) - len(part) + 1):
             window = stripped[first : first + len(part)]
             if _words_cover(part, [f for _, f in window]):
                 yield Hit(group, "group", window[0][0], window[-1][0] + 1, _PART)
+
+
+# Single letters that are English words, never a class's letter alone: "a parents' evening".
+_WORD_LETTERS = frozenset({"a", "i"})
+
+
+def _lettered_hits(directory: Directory, head: list[str]) -> Iterator[Hit]:
+    """ "text b parents asap": a group's one-letter part right before another word of its name,
+    with "class" left out; the letter alone tells the group apart."""
+    for index in range(len(head) - 1):
+        letter, kind = head[index].lower(), gloss(head[index + 1]).lower()
+        if len(letter) != 1 or not letter.isascii() or not letter.isalpha():
+            continue
+        if letter in _WORD_LETTERS:
+            continue
+        owners = [
+            group
+            for group in directory.groups
+            if letter in (alias := group_aliases(group)[1][0]) and kind in alias and kind != letter
+        ]
+        if len(owners) == 1:
+            yield Hit(owners[0], "group", index, index + 2, _PART)
 
 
 def _telling_parts(directory: Directory) -> list[tuple[str, tuple[str, ...]]]:
@@ -416,15 +440,36 @@ _TO_ONE_TEACHER = re.compile(r"^(?:선생님|쌤|선생|교사)(?:께|한테|에
 
 
 def _one_of_the_group(hit: Hit, tokens: list[str]) -> bool:
-    """A group named by one teacher's title alone, in the singular ("선생님에게", "쌤한테"), with
-    no word before it saying which teachers ("전체 선생님께", "우리 선생님")."""
-    if (
-        hit.kind != "group"
-        or hit.end != hit.start + 1
-        or not _TO_ONE_TEACHER.match(tokens[hit.start])
-    ):
+    """One member of a group, not the group: a teacher's title alone, in the singular
+    ("선생님에게", "쌤한테", "msg the teacher re: keys") with no word before it saying which
+    teachers ("전체 선생님께", "every teacher"), or a group with "one of" it ("A반 어머님 한 분이
+    …", "one of the class A parents")."""
+    if hit.kind != "group":
         return False
-    return hit.start == 0 or tokens[hit.start - 1] not in _NOT_A_NAME_BEFORE_A_TITLE
+    after = hit.end + (1 if _MEMBER_KO.match(" ".join(tokens[hit.end : hit.end + 1])) else 0)
+    if tokens[after : after + 1] == ["한"] and "".join(tokens[after + 1 : after + 2])[:1] in (
+        "분",
+        "명",
+    ):
+        return True
+    if [t.lower() for t in tokens[max(0, hit.start - 3) : hit.start]][-3:] in (
+        ["one", "of", "the"],
+        ["one", "of", "our"],
+    ):
+        return True
+    if hit.end != hit.start + 1:
+        return False
+    word, before = tokens[hit.start], tokens[hit.start - 1].lower() if hit.start else ""
+    if _ONE_TEACHER_EN.match(word):
+        return before not in _EVERY_EN
+    if not _TO_ONE_TEACHER.match(word):
+        return False
+    return hit.start == 0 or before not in _NOT_A_NAME_BEFORE_A_TITLE
+
+
+_MEMBER_KO = re.compile(r"^(?:어머님|어머니|아버님|아버지|학부모님?|부모님|선생님|학생)$")
+_ONE_TEACHER_EN = re.compile(r"^(?:teacher|tutor|instructor)$", re.IGNORECASE)
+_EVERY_EN = frozenset({"every", "each", "any", "all"})
 
 
 def _titles_of_unknown_names(tokens: list[str]) -> set[int]:
@@ -437,7 +482,12 @@ def _titles_of_unknown_names(tokens: list[str]) -> set[int]:
         if _ONE_TEACHER.match(tokens[index])
         and re.fullmatch(r"[가-힣]{2,4}", tokens[index - 1])
         and tokens[index - 1] not in _NOT_A_NAME_BEFORE_A_TITLE
+        # "08시 정각에 교사 전원에게": a word with a particle of time or place names nobody
+        and not tokens[index - 1].endswith(_PARTICLES_OF_TIME_AND_PLACE)
     }
+
+
+_PARTICLES_OF_TIME_AND_PLACE = ("에", "에서", "까지", "부터")
 
 
 def _titled_surnames(directory: Directory, tokens: list[str]) -> tuple[list[Hit], set[int]]:
@@ -589,6 +639,20 @@ def _some_of(hit: Hit, tokens: list[str]) -> bool:
     return (count in _SOME or count.isdigit()) and not whole
 
 
+# People the writer leaves out: "no need to bother the parents with this one", "don't tell
+# Emma yet", "everyone except the teachers", "A반 말고 B반에". Two words after the verb at most:
+# what follows them is the rest of the sentence.
+_LEFT_OUT = re.compile(
+    r"\b(?:no need to|(?:please )?(?:don'?t|do not|never)|not)\s+"
+    r"(?:bother|tell|include|copy|cc|text|e-?mail|message|send (?:it |this |that )?to)\s+"
+    r"(?:the\s+)?[\w'-]+(?:\s+(?:[A-Z][\w'-]*|parents|teachers|group))?|"
+    r"\b(?:except(?: for)?|but not|excluding|apart from|other than)\s+(?:the\s+)?[\w'-]+"
+    r"(?:\s+(?:[A-Z][\w'-]*|parents|teachers|group))?|"
+    r"(?:^|\s)[\w-]+(?:\s[\w-]+)?\s?(?:은|는)?\s?(?:말고|빼고|제외하고)(?=\s|$)",
+    re.IGNORECASE,
+)
+
+
 def find_recipients(head: str, directory: Directory, *, spoken_of: bool = False) -> Found:
     """The contacts, groups, addresses and "me" that ``head`` names (see module docstring).
 
@@ -621,6 +685,7 @@ def _find(head: str, directory: Directory, *, spoken_of: bool) -> Found:
     head = _CALLED_BY_TITLE.sub(blank, head)
     found.described = [m.group(0).strip() for m in _DESCRIBED.finditer(head)]
     head = _DESCRIBED.sub(blank, head)
+    head = _LEFT_OUT.sub(blank, head)  # "(no need to bother the parents)": not to them
     for address in [*_PHONE.finditer(head), *_EMAIL.finditer(head)]:
         found.addresses.append(address.group(0).strip())
         found.end = max(found.end, address.end())
@@ -634,12 +699,14 @@ def _find(head: str, directory: Directory, *, spoken_of: bool) -> Found:
     hits += [h for h in _group_hits(directory, tokens) if not covered & set(range(h.start, h.end))]
     hits = _without_relations_of_the_named(hits, tokens)
     hits = _without_counted_parts([h for h in hits if not _names_a_thing(h, tokens)], tokens)
+    one_of: dict[tuple[str, ...], str] = {}  # members read for one of a group: the group
     for candidates in _titles_dropped(_pick(hits), tokens):
         names = list(dict.fromkeys(c.name for c in candidates))
         found.end = max(found.end, located[candidates[0].end - 1][1])
         if len(names) == 1 and _one_of_the_group(candidates[0], tokens):
             # "선생님에게 문자 보내 주세요": one teacher, not the Teachers group ("선생님들에게")
             members = [c.name for c in directory.contacts if names[0] in c.groups]
+            one_of[tuple(members)] = names[0]
             names = members or names
         if len(names) == 1:
             found.names.append(names[0])
@@ -649,4 +716,9 @@ def _find(head: str, directory: Directory, *, spoken_of: bool) -> Found:
     # "the parents will forget … send it to the Class A parents": the words that name one group
     # settle what a looser mention left open, when the group is one of its readings.
     found.ambiguous = [names for names in found.ambiguous if not set(names) & set(found.names)]
+    # "one of the Class A dads emailed me … could you text all the Class A parents": the group
+    # named whole as well is who the message is for; the one of it was who wrote
+    found.ambiguous = [
+        names for names in found.ambiguous if one_of.get(tuple(names)) not in found.names
+    ]
     return found

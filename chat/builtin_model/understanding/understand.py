@@ -15,8 +15,9 @@ mean Emma Wilson or Emma Park?" completes the pending SMS.
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Literal, cast
@@ -36,6 +37,7 @@ from chat.builtin_model.understanding.body import (
     Split,
     addressed_to_them,
     answered_text,
+    direct_if_reported,
     korean_direct,
     request_words_removed,
     split_message,
@@ -143,6 +145,15 @@ class _Env:
     def shaped(self, shape: Shape) -> list[str]:
         """The tools of ``shape``, in the registry's order."""
         return [name for name, words in self.classifier.tools.items() if words.shape == shape]
+
+    def verbs(self, shape: Shape | None = None) -> tuple[str, ...]:
+        """The tools' own verbs ("text", "email", "remind"), of ``shape`` or of every tool."""
+        return tuple(
+            verb
+            for words in self.classifier.tools.values()
+            if shape is None or words.shape == shape
+            for verb in words.verbs
+        )
 
     def named_tools(self, text: str) -> list[str]:
         """The write tools whose own cue words appear in ``text``."""
@@ -521,17 +532,30 @@ def _addressed_request(intent: Intent, text: str, env: _Env) -> Label:
 # the directory right after it asks for that channel, however confidently the rest of the
 # words read as a question for the documents ("text messages to parents need approval?" has
 # nobody after its verb).
-_VERB_AT_A_CLAUSE = re.compile(
-    r"(?:^|[.!?,;:]\s*|\b(?:you|u|pls|please|plz|kindly|and|then|to)\s+)"
-    r"(?:e-?mail|text|txt|sms|telegram|tg|msg)\s+(?P<rest>\S+(?:\s+\S+)?)",
-    re.IGNORECASE,
-)
+def _verb_at_a_clause(env: _Env) -> re.Pattern[str]:
+    return _verb_at_a_clause_of(env.verbs("message"))
+
+
+@functools.lru_cache(maxsize=8)
+def _verb_at_a_clause_of(verbs: tuple[str, ...]) -> re.Pattern[str]:
+    # the message tools' own verbs (from the registry), and "msg", which names none of them
+    return re.compile(
+        r"(?:^|[.!?,;:]\s*|\b(?:you|u|pls|please|plz|kindly|and|then|to)\s+)"
+        rf"(?:{_alternation((*verbs, 'msg'))})\s+(?P<rest>\S+(?:\s+\S+)?)",
+        re.IGNORECASE,
+    )
+
+
+def _alternation(words: Iterable[str]) -> str:
+    """``words`` as a regex alternation; a space inside one may be a hyphen or nothing ("e mail",
+    "e-mail", "email")."""
+    return "|".join(re.escape(word).replace(r"\ ", r"[\s-]?") for word in words)
 
 
 def _verb_then_someone(text: str, env: _Env) -> bool:
     return any(
         find_recipients(match["rest"], env.directory).names
-        for match in _VERB_AT_A_CLAUSE.finditer(text)
+        for match in _verb_at_a_clause(env).finditer(text)
     )
 
 
@@ -676,16 +700,25 @@ def _only_told(sentence: str, later: list[str], env: _Env) -> bool:
     """ "…a fire drill this afternoon that nobody bothered to tell staff about. Could you text
     the teachers …?": a verb of sending in a sentence that asks nobody (no "could you", no
     imperative), before a sentence that does ask."""
-    if _ASKED_OF_YOU.search(sentence) or _IMPERATIVE.match(sentence):
+    if _ASKED_OF_YOU.search(sentence) or _imperative(env.verbs()).match(sentence):
         return False
     return any(_asks_for_a_tool(s, env) and _ASKED_OF_YOU.search(s) for s in later)
 
 
-_IMPERATIVE = re.compile(
-    r"^\W*(?:(?:ok|okay|so|and|now|then)\s+)?(?:text|txt|e-?mail|telegram|sms|send|tell|let|"
-    r"remind|post|announce|message|msg|notify|ping|inform|forward)\b",
-    re.IGNORECASE,
-)
+# The language's verbs of passing words on, whichever tool carries them; each tool's own verbs
+# ("text", "email", "remind", "announce") come from the registry.
+_VERBS_OF_SENDING = (
+    "send", "tell", "let", "post", "message", "msg", "notify", "ping", "inform", "forward"
+)  # fmt: skip
+
+
+@functools.lru_cache(maxsize=8)
+def _imperative(verbs: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile(
+        r"^\W*(?:(?:ok|okay|so|and|now|then)\s+)?"
+        rf"(?:{_alternation((*verbs, *_VERBS_OF_SENDING))})\b",
+        re.IGNORECASE,
+    )
 
 
 def _named_where_asked(found: Found, head: str, env: _Env) -> Found:
@@ -752,15 +785,17 @@ def _fresh(text: str, label: Label, confidence: float, env: _Env) -> _Result:
         ko=say.korean(text),
         found=found,
         named=found.described or ([] if found.anyone else _named(people)),
-        body=_said_then_rago(
-            _pointing_back(
-                _told_before(
-                    _it_named(_with_topic(split.body or after, split.head), split.head),
-                    text,
-                    label,
-                    env,
-                ),
-                split.head,
+        body=direct_if_reported(
+            _said_then_rago(
+                _pointing_back(
+                    _told_before(
+                        _it_named(_with_topic(split.body or after, split.head), split.head),
+                        text,
+                        label,
+                        env,
+                    ),
+                    split.head,
+                )
             )
         ),
         subject=subject,
@@ -819,7 +854,11 @@ _NO_WORDS_YET = re.compile(
     r"(?:should|will|is\s+going\s+to|needs\s+to)?\s*say|"
     r"\b(?:not\s+sure|no\s+idea|don'?t\s+know)\s+(?:yet\s+)?what\s+(?:it\s+should|to)\s+say\b|"
     r"(?:내용|문구|뭐라고\s?(?:쓸|할|적을))\S*\s?(?:은|는)?\s?아직\s?(?:못|안)\s?(?:정했|정해|썼)|"
-    r"(?:내용|문구)(?:은|는)?\s?(?:아직\s?)?미정",
+    r"(?:내용|문구)(?:은|는)?\s?(?:아직\s?)?미정|"
+    # "I'll think about the wording in a minute", "내용은 이따가 생각해 볼게요"
+    r"\b(?:i['’ ]?ll|i\s+will|let\s+me)\s+(?:have\s+a\s+)?think\s+(?:about|of|over)\s+"  # noqa: RUF001
+    r"(?:the\s+)?(?:wording|words|text|content|what\s+(?:it\s+should|to)\s+say)\b|"
+    r"(?:내용|문구)\S*\s?(?:은|는)?\s?(?:이따가?|나중에|좀\s?있다가?)\s?(?:\S+\s)?(?:생각|정할|정해)",
     re.IGNORECASE,
 )
 
