@@ -637,9 +637,12 @@ class BoundaryReader:
                 self._labels = np.asarray([name for name, _ in pairs])
             return self._matrix, self._labels
 
-    def scores(self, text: str, *, harm_only: bool = False) -> BoundaryScores:
+    def scores(self, text: str) -> BoundaryScores:
+        return self._scored(_unit(np.asarray(self._embed([text]), np.float32))[0])
+
+    def _scored(self, vector: np.ndarray, *, harm_only: bool = False) -> BoundaryScores:
         matrix, labels = self._examples()
-        similarity = matrix @ _unit(np.asarray(self._embed([text]), np.float32))[0]
+        similarity = matrix @ vector
         score = {
             name: float(np.sort(similarity[labels == name])[::-1][: self._k].mean())
             for name in self._families
@@ -655,9 +658,15 @@ class BoundaryReader:
         harms one sentence carries by itself: a sentence of news alone sits near a false alarm
         ("…no heating in the building on the morning of the inspection"; that it is untrue is
         said elsewhere, if at all), and near a missing tool ("bring laptops" and booking)."""
-        readings = [self.scores(part, harm_only=True) for part in _sentences(text)]
-        best = max(readings, key=lambda scores: scores.lead, default=None)
-        if best is None or best.lead < self._margin + SENTENCE_MARGIN_EXTRA:
+        sentences = _sentences(text)
+        if not sentences:
+            return None
+        vectors = _unit(np.asarray(self._embed(sentences), np.float32))  # one call for all
+        best = max(
+            (self._scored(vector, harm_only=True) for vector in vectors),
+            key=lambda scores: scores.lead,
+        )
+        if best.lead < self._margin + SENTENCE_MARGIN_EXTRA:
             return None
         return best
 

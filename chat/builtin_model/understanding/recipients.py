@@ -291,17 +291,14 @@ _WORD_LETTERS = frozenset({"a", "i"})
 def _lettered_hits(directory: Directory, head: list[str]) -> Iterator[Hit]:
     """ "text b parents asap": a group's one-letter part right before another word of its name,
     with "class" left out; the letter alone tells the group apart."""
+    aliases = {group: group_aliases(group)[1][0] for group in directory.groups}
     for index in range(len(head) - 1):
         letter, kind = head[index].lower(), gloss(head[index + 1]).lower()
         if len(letter) != 1 or not letter.isascii() or not letter.isalpha():
             continue
-        if letter in _WORD_LETTERS:
+        if letter in _WORD_LETTERS or kind == letter:
             continue
-        owners = [
-            group
-            for group in directory.groups
-            if letter in (alias := group_aliases(group)[1][0]) and kind in alias and kind != letter
-        ]
+        owners = [group for group, alias in aliases.items() if letter in alias and kind in alias]
         if len(owners) == 1:
             yield Hit(owners[0], "group", index, index + 2, _PART)
 
@@ -446,16 +443,7 @@ def _one_of_the_group(hit: Hit, tokens: list[str]) -> bool:
     …", "one of the class A parents")."""
     if hit.kind != "group":
         return False
-    after = hit.end + (1 if _MEMBER_KO.match(" ".join(tokens[hit.end : hit.end + 1])) else 0)
-    if tokens[after : after + 1] == ["한"] and "".join(tokens[after + 1 : after + 2])[:1] in (
-        "분",
-        "명",
-    ):
-        return True
-    if [t.lower() for t in tokens[max(0, hit.start - 3) : hit.start]][-3:] in (
-        ["one", "of", "the"],
-        ["one", "of", "our"],
-    ):
+    if _one_counted_after(tokens, hit.end) or _one_of_before(tokens, hit.start):
         return True
     if hit.end != hit.start + 1:
         return False
@@ -465,6 +453,24 @@ def _one_of_the_group(hit: Hit, tokens: list[str]) -> bool:
     if not _TO_ONE_TEACHER.match(word):
         return False
     return hit.start == 0 or before not in _NOT_A_NAME_BEFORE_A_TITLE
+
+
+def _one_counted_after(tokens: list[str], end: int) -> bool:
+    """ "A반 (어머님) 한 분", "학부모 한 명": one of the group, counted right after its name."""
+    at = end + 1 if end < len(tokens) and _MEMBER_KO.match(tokens[end]) else end
+    return (
+        tokens[at : at + 1] == ["한"]
+        and tokens[at + 1 : at + 2] != []
+        and (tokens[at + 1].startswith(("분", "명")))
+    )
+
+
+def _one_of_before(tokens: list[str], start: int) -> bool:
+    """ "one of the class A parents", "one of our teachers"."""
+    return [t.lower() for t in tokens[max(0, start - 3) : start]] in (
+        ["one", "of", "the"],
+        ["one", "of", "our"],
+    )
 
 
 _MEMBER_KO = re.compile(r"^(?:어머님|어머니|아버님|아버지|학부모님?|부모님|선생님|학생)$")
