@@ -209,7 +209,10 @@ class SendEmail(_MessageTool):
         request="send an e-mail",
         example="Email James Taylor subject Staff meeting saying it moves to Friday",
         example_ko="제임스에게 회의가 금요일로 바뀌었다고 이메일 보내줘",
-        cue=re.compile(r"(?<![A-Za-z])e?-?mails?(?![A-Za-z])|이메일|이멜|메일", re.IGNORECASE),
+        # "would you mind emailing the teachers …": the verb's forms name it too
+        cue=re.compile(
+            r"(?<![A-Za-z])e?-?mail(?:s|ing|ed)?(?![A-Za-z])|이메일|이멜|메일", re.IGNORECASE
+        ),
         cues=("email", "e mail", "mail", "이메일", "이멜", "메일"),
         exemplars=(
             "email the teachers about the schedule change",

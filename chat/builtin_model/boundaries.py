@@ -191,6 +191,8 @@ _LIE_EN = re.compile(
 )
 _LIE_KO = re.compile(
     r"사실(?:은|이)? 아닌|거짓말|실제로[^.?!]{0,12}없|"
+    # the sender concedes the claim is untrue: "사실은 아니지만 그래야 …", "사실은 아닙니다만"
+    r"사실(?:은|이)?\s?(?:아니지만|아닙니다만|아니긴\s?하지만|아니긴\s?한데)|"
     r"반응(?:을|이)? (?:보려고|궁금|보자|볼까|보게)|"
     # "불이 났다고 공지를 올리면 아이들 반응이 재밌을 거라는": the alarm is sent for the fun of it
     r"반응(?:이|은|도)?\s?(?:좀\s?)?(?:재밌|재미있|웃기|웃길|웃겨|볼만)|"
@@ -238,7 +240,12 @@ _ABUSE_EN = re.compile(
     # ice, "the playground will not be safe tomorrow", sets no condition)
     r"\b(?:if|unless|or else)\b[^.?!]{0,80}?\b(?:(?:might|may|could|would|will|wont|won t) not "
     r"(?:be|stay|feel) (?:so |very |that |as |too )?safe|(?:something|anything) (?:bad |nasty |"
-    r"terrible |unfortunate )?(?:might|could|may|will) happen to)|"
+    r"terrible |unfortunate )?(?:might|could|may|will) happen to|"
+    # "if he does not pay this week, we make sure his son will be very sorry"
+    r"(?:will|ll) (?:be|feel) (?:very |really |so |truly )?sorry(?! (?:to|for|if|that|about))|"
+    # shaming on a condition: "if he doesnt pay by friday we'll make sure every parent knows …"
+    r"make sure (?:every|all|everyone|everybody|the whole|the other)(?: \w+){0,4} "
+    r"(?:knows?|finds? out|hears?))|"
     r"(?:we re|were|i m|im|we are|i am) watching (?:you|him|her|them)|"
     r"make sure (?:\w+ ){0,4}(?:gets?|is|are) (?:thrown|kicked) out|"
     # the same message over and over until someone gives in

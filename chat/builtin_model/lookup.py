@@ -156,6 +156,26 @@ _ASKERS_PURPOSE = re.compile(
     r"(?:전화|연락)\s*(?:해야|드려야|하려고|드리려고)\S*",
     _I,
 )
+# "May I ask what is the email address of Mr. Oliver Brown?": asking leave to ask, not the rules.
+_POLITE_ASK = re.compile(
+    r"\b(?:may|can|could|might)\s+i\s+(?:please\s+)?(?:ask|know|enquire|inquire|check)\b"
+    r"(?:\s+you)?(?:\s+(?:please|kindly))?",
+    _I,
+)
+# "…메일 주소가 어떻게 되는지요? 상담 자료를 따로 보내 드리려고 합니다.": after the question,
+# the writer's own plan; it asks nothing of us.
+_OWN_PLAN_KO = re.compile(
+    r"(?:드리려고|하려고|보내려고|드릴게요|할게요|드리겠습니다|하겠습니다|드리려\s?합니다|하려\s?합니다)"
+    r"[^?]*$"
+)
+
+
+def _asked_ko(text: str) -> str:
+    asking = asking_sentence(text)
+    rest = text[len(asking) :]
+    return asking if asking != text and _OWN_PLAN_KO.search(rest) else text
+
+
 # "What if a parent doesn't have a phone?" asks the rules, not the contacts list.
 _ABOUT_RULES = re.compile(
     r"\b(?:what if|can i|could i|may i|should|allowed|policy|procedure|how do|how to|(?<!no )need|"
@@ -233,9 +253,10 @@ def find_lookup(text: str, directory: Directory) -> Lookup | None:
     english = not korean or bool(
         re.match(r"(?:(?:혹시|저기|저|근데|그런데|아|음)\s+)?[A-Za-z]", text)
     )
-    asked = asking_sentence(_MYSELF_THEN.sub("", text)) if english else text
+    asked = asking_sentence(_MYSELF_THEN.sub("", text)) if english else _asked_ko(text)
     asks = question.search(asked) or (english and _EN_QUESTION.search(asked))
-    if _SENDS.search(asked) or _ABOUT_RULES.search(_ASKERS_PURPOSE.sub("", asked)) or not asks:
+    purpose = _ASKERS_PURPOSE.sub("", _POLITE_ASK.sub("", asked))
+    if _SENDS.search(asked) or _ABOUT_RULES.search(purpose) or not asks:
         return None
     found = find_recipients(text, directory)
     known = {entry.name for entry in directory.contacts}

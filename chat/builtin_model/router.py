@@ -191,11 +191,12 @@ _UNITS: tuple[tuple[SmallTalkKind | None, re.Pattern[str]], ...] = (
         _unit(
             r"^(?:(?:오늘 )?처음 (?:써 ?봐요|써 ?보는데요?|써 ?봅니다|사용해 ?봐요|왔어요|이에요)|"
             r"처음이에요|처음입니다|처음인데요?|i ?m new(?: here)?|"
-            r"(?:it ?s )?my first time(?: here)?|"
+            r"(?:it ?s |it is |this is |today is )?my first (?:time|day)(?: here| (?:using|trying|"
+            r"with|on) (?:(?:this|the) (?:assistant|app|bot|tool|system)|this|it|you)(?: out)?)?|"
             r"first time (?:here|using (?:this|it|you)|trying (?:this|it|you)(?: out)?)|"
             r"(?:i )?hope (?:you ?re|you are|you re) (?:well|doing well|"
             r"having a (?:good|nice|great) "
-            r"day)|how are you(?: doing)?|"
+            r"day)|how are you(?: doing)?(?: today)?|"
             r"hope your day is going well|잘 지내셨어요|잘 지냈어요|좋은 하루(?: 보내세요)?|"
             # "당신은 기분 어때요?": how the assistant is, asked as of a person
             r"(?:당신은 |너는 |넌 |그쪽은 )?(?:오늘 )?기분(?:은|이)? (?:좀 )?(?:어때요?|어떠세요|"

@@ -186,7 +186,10 @@ _KO_REQUEST_LATER = re.compile(rf"^(?P<req>.*?{_KO_ASKED}\s*[.!?~,]+)\s*(?P<rest
 # "민지 엄마 … 진상이라고 전체 공지 올려. 다들 알아야 됨": the message was reported before the
 # request; what follows it is said to the assistant.
 _KO_QUOTE_INSIDE = re.compile(r"(?:라고|다고|자고|냐고)\s")
-_KO_CLOSING = re.compile(r"^(?:감사|고마|부탁|땡큐|ㄱㅅ|ㄳ|수고)")
+_KO_CLOSING = re.compile(
+    # …or the end of the request's own verb: "메일 보내 | 주시기 바랍니다"
+    r"^(?:감사|고마|부탁|땡큐|ㄱㅅ|ㄳ|수고|주시기|주십시오|주시겠|주시지요|주세요|바랍니다|줘요?(?=[\s.!~]|$))"
+)
 # "유나쌤 텔그좀 오늘 회식 7시반", "A반 학부모 전체 문자 ㄱㄱ 교재비 …", "실험실 안전 공지 올려!!
 # 슬리퍼 금지": a short head ending in a channel word and a clipped request (좀, ㄱㄱ, a bare verb
 # or a full stop), then the message with no closing verb of its own. The request word is needed:
@@ -197,7 +200,8 @@ _KO_CHANNEL_ASKED = re.compile(
     # "문자 보내야 하는데요": a need, said before the request, is not the request
     # "문자 좀 보내줘 앞 도로 공사 때문에 …": "좀" and its verb are both the request
     # "리마인더 좀 잡아 줘요": a reminder is set ("잡아", "걸어"), not sent
-    r"(?:좀(?:\s*(?:보내|올려|써|넣어|남겨|돌려|전해|띄워|부탁|예약|알려|잡아|걸어|설정)(?!야)\S*)?|"
+    r"(?:좀(?:\s*(?:보내|올려|써|넣어|남겨|돌려|전해|띄워|부탁|예약|알려|잡아|걸어|설정|날려|"
+    r"드려(?=\s?주))(?!야)\S*)?|"
     r"ㄱㄱ|ㄱ|고고|"
     # "텔레그램 리마인드ㄱ 교재주문 마감이라고": the reminder asked in its loanword
     r"리마인드\s*(?:ㄱㄱ|ㄱ|좀|해\S*)|"
@@ -215,6 +219,28 @@ _KO_CONTENT_LABEL = re.compile(
 # The same label after the request, in the same sentence.
 _KO_CONTENT_INSIDE = re.compile(
     r"(?:^|[\s,.])(?:내용|본문|body|text)(?:은|는|엔|에는|\s*[:：])\s*[:：]?\s*(?=\S)",  # noqa: RUF001
+    re.IGNORECASE,
+)
+# The words first, then the request pointing back at them: "…closed tomorrow, please text that
+# to Emma Wilson".
+_SENT_BACK_EN = re.compile(
+    r"^(?P<said>[^?.!]{8,}?)\s*(?:[,;]|\s[-–—])\s+"  # noqa: RUF001
+    r"(?P<req>(?:(?:please|pls|can\s+you|could\s+you|and|so)\s+)*"
+    r"(?:text|sms|send|e-?mail|telegram|message|forward)\s+(?:that|this|it)\b"
+    r"(?:\s+(?:on|over|along|across))?\s+to\s+\S.*)$",
+    re.IGNORECASE,
+)
+# "I need the class B parents to know the pool is closed this week, can you text them?"
+_TO_KNOW_EN = re.compile(
+    r"\b(?:i|we)\s+(?:need|want|would\s+like|['’]d\s+like)\s+\S.{0,40}?\s+to\s+know\s+"  # noqa: RUF001
+    r"(?:that\s+)?(?P<said>[^,?;]{6,}?)\s*(?=[,;.]\s+\S|\?|$)",
+    re.IGNORECASE,
+)
+_LABELLED_QUOTE_THEN_ASKED = re.compile(
+    r"(?:^|[\s,.])(?:내용|본문|문구|body|text|message)(?:은|는|엔|에는|을|를)?\s*[:：]?\s*"  # noqa: RUF001
+    r"['\"‘“「『](?P<quote>[^'\"’”」』]{2,400})['\"’”」』]\s*"  # noqa: RUF001
+    r"(?:(?:이?라고|(?:이렇게|이대로|그대로|요렇게|로|으로)?\s*(?:써|적어|작성|넣어|보내|해|부탁)\S*"
+    r"(?:\s?(?:주\S*|줘\S*))?)\s*[.!~]*)?$",
     re.IGNORECASE,
 )
 _HEADING_BEFORE = re.compile(
@@ -238,7 +264,8 @@ _LABELLED_HEADING = re.compile(
     r"[\"'”’」』]"  # noqa: RUF001
     # "제목은 '…'로 해 주시고", "제목 '…'이고": the words that attach it to the sentence.
     # "제목은 '독감 예방 안내'로, 손 씻기랑 …": the bare particle too
-    r"(?:(?:으로|로)\s*(?:해\s*(?:주시고|주세요|줘|서)|하고|요)?|이고|요|(?:이|가)?\s*좋겠고)?\s*[,.;]?",
+    r"(?:(?:으로|로)\s*(?:해\s*(?:주시고(?:요)?|주세요|주십시오|줘|서)|하고|요)?|이고|요|"
+    r"(?:이|가)?\s*좋겠고)?\s*[,.;]?",
     re.IGNORECASE,
 )
 # "'상담 주간'이라는 제목으로 메일 보내 주세요", "\"개원 기념행사 안내\"라는 제목의 공지를": the
@@ -246,20 +273,31 @@ _LABELLED_HEADING = re.compile(
 _QUOTED_THEN_LABELLED_KO = re.compile(
     r"[\"'“‘「『](?P<heading>[^\"'“”‘’「」『』]{2,80})[\"'”’」』]\s*(?:이)?라는\s*제목(?:의|으로|을|은|로)?"  # noqa: RUF001
 )
+# A statement of its own after a comma (a verb in its first words), not more of the request.
+_STATEMENT_START = (
+    r"(?!(?:and|but|then|also|please|pls|thanks?|thank|asking|saying|telling|so|if|when)\b)"
+    r"(?:\S+\s+){0,4}?(?:is|are|was|were|will|has|have|had|must|needs?|should|can|"
+    r"starts?|begins?|ends?|opens?|closes?|moved|changed)\b\s+\S"
+)
 # An unquoted subject ended by a dash, the text after it: "subject Scholarship confirmation - his
 # daughter's scholarship is confirmed".
 _DASHED_HEADING = re.compile(
     r"[,;]?(?:\s+(?:with|w/)(?:\s+(?:the|a))?)?\s*"
     r"\b(?:subject|title|titled|headed)(?: line)?\s*:?\s+"
-    r"(?P<heading>[^-–—:.\n\"'‘“]{2,60}?)"  # noqa: RUF001
-    r"\s+(?:-{1,2}|[–—])\s+(?=\S)",  # noqa: RUF001
+    r"(?P<heading>(?:[^-–—:.,;\n\"'‘“]|(?<=\w)-(?=\w)){2,60}?)"  # noqa: RUF001
+    r"(?:\s+(?:-{1,2}|[–—])\s+(?=\S)|"  # noqa: RUF001
+    # "subject parent-teacher conference, his slot is 4:15 tmrw": a comma, then a statement
+    rf"\s*[,;]\s+(?={_STATEMENT_START}))",
     re.IGNORECASE,
 )
 # "email the class B parents about the museum trip - we need the slips back by Thursday": what
 # it is about, a dash, then what to say. The topic heads the text (and is an e-mail's subject).
 _ABOUT_THEN_DASHED = re.compile(
     r"^(?P<req>.*?\babout\s+(?:the|a|an|our|this|next|tomorrow'?s|today'?s)\s+"
-    r"(?P<topic>[^-–—:.,\n]{2,50}?))\s+(?:-{1,2}|[–—])\s+(?P<rest>\S+(?:\s+\S+){2,}.*)$",  # noqa: RUF001
+    r"(?P<topic>[^-–—:.,\n]{2,50}?))(?:\s+(?:-{1,2}|[–—])\s+(?P<rest>\S+(?:\s+\S+){2,}.*)|"  # noqa: RUF001
+    # "…about the invoice for this month, the payment is due in two weeks": a comma, then a
+    # statement of its own (a verb in its first words), not more of the request
+    rf",\s+(?P<said>(?={_STATEMENT_START}).+))$",
     re.IGNORECASE | re.DOTALL,
 )
 _ASKS_TO_SEND = re.compile(
@@ -300,7 +338,9 @@ _CHANNEL_AT_END = re.compile(
 # "set things up so that …" is the request's purpose, not what to say; "is it possible that
 # you email …", "would it be ok that …" ask whether, and the request follows.
 _THAT = re.compile(
-    r"(?<!\bso)(?<!\bpossible)(?<!\bok)(?<!\bokay)(?<!\balright)(?<!\bfine)\s+that\s+",
+    r"(?<!\bso)(?<!\bpossible)(?<!\bok)(?<!\bokay)(?<!\balright)(?<!\bfine)\s+that\s+"
+    # "…, please text that to Emma Wilson": "that" is the thing sent, not the start of its words
+    r"(?!(?:on\s+|over\s+|along\s+|across\s+)?to\s+\S+(?:\s+\S+){0,3}\s*[.!?]*$)",
     re.IGNORECASE,
 )
 _REMIND_TO = re.compile(
@@ -340,6 +380,8 @@ _KO_TAIL = re.compile(
     rf"\s*(?:(?:{_KO_CHANNEL}\s*(?:를|을|로|으로)?\s*)*(?:{_KO_COUNTER}\s*)?{_KO_SO_THAT}(?:예약\s*)?"
     r"(?:좀\s*)?"
     r"(?:보내|전해|전달해|전달|알려|남겨|써|올려|띄워|넣어|게시해|게시하|등록해|리마인드\s*해|예약해|돌려"
+    # "…발송해 주시기 바랍니다", "날려주세요", "메일 좀 드려 주세요"
+    r"|발송\s?해|날려|(?<=좀\s)드려(?=\s?주)"
     r"|부탁(?!\S*(?:다고|라고|다는))"  # "회신 부탁드린다고 해주세요": the message asks, not us
     r"|물어봐|여쭤봐|여쭤|보낼|올릴|전할|안내\s*(?:좀\s*)?해"
     r"|전해\s*드려도\s*될까요|보내\s*드려도\s*될까요"  # "…올려두었다고 전해드려도 될까요?"
@@ -348,7 +390,9 @@ _KO_TAIL = re.compile(
     r"|(?:(?<=게)|(?<=게\s))해)"  # "…자동으로 가게 해줘": make it go
     r"\S*(?:\s+해\S*)?"
     rf"|{_KO_CHANNEL}\s*(?:좀\s*)?(?:해\S*|부탁\S*)?)"
-    r"(?:\s+(?:줘|주세요|줄래|줄래요|주실래요|둬|두세요|둬요|놔|놔줘|놔요)\S*"
+    # the formal orders too: "보내 주십시오", "보내 주시기 바랍니다", "보내 주시지요"
+    r"(?:\s+(?:줘|주세요|줄래|줄래요|주실래요|주십시오|주시기|주시겠|주시지요|주시죠|주시오|둬|두세요|"
+    r"둬요|놔|놔줘|놔요)\S*(?:\s+바랍니다)?"
     r"|\s+주시면\s+(?:감사|좋)\S*(?:\s+\S+)?"  # "전해 주시면 감사하겠습니다"
     r"|\s+하는데[.…]*\s+(?:좀\s+)?부탁\S*(?:\s+\S+)?"  # "알려드려야 하는데… 부탁드려도 될까요"
     r"|(?<=면)\s+(?:어떨까|어떨지|좋겠|감사)\S*(?:\s+\S+)?"  # "올려주시면 어떨까 싶어요"
@@ -404,6 +448,8 @@ _KO_RECIPIENT = re.compile(
     r"|(?:\S+(?:그룹|전체|팀|님들|들)|\S+(?<!시)반|그룹|전체|팀|님들)에(?:는|도)?(?=\s|$)"
     # an announcement's place: "A반 학부모 게시판에"
     r"|\S*(?:게시판|공지방|알림판|단톡방)에(?:다가?)?(?=\s|$)"
+    # who, called by their title before a comma: "서준이 어머님, 상담 일정 … 옮겨졌다고 메일 좀"
+    r"|\S*(?:어머님|아버님|학부모님|선생님|쌤)(?:들)?,(?=\s)"
 )
 
 
@@ -467,9 +513,31 @@ def _passes_it_on(body: str) -> bool:
     return len(sentences) > 1 and bool(PASS_IT_ON.search(sentences[-1]))
 
 
+# "…부탁드린다고 메일을 한 통 보내 주십시오": the count of a channel says nothing of the message.
+_COUNTED_CHANNEL_KO = re.compile(
+    r"(?P<channel>(?:문자|메시지|메세지|메일|이메일|텔레그램|텔레|공지)(?:를|을)?)\s+"
+    r"(?:한|두|세)\s?(?:통|건|개|줄)(?:만)?\s+(?=\S)"
+)
+
+
+_BARE_REQUEST_OPENS_BODY = re.compile(
+    r"^(?P<req>(?:(?:pls|please|plz|can\s+you|could\s+you)\s+)?(?:text|sms|txt|e-?mail|telegram|"
+    r"message|msg|tell|ping|remind)\s+(?:her|him|them|it)(?:\s+(?:pls|please|plz|asap|now|quickly))?)"
+    r"\s*(?:[-–—:,]+|\s[-–—])\s*(?P<body>\S.{3,})$",  # noqa: RUF001
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+def without_a_bare_request(body: str) -> str:
+    """``body`` without the bare request that opens it ("text her pls - …"), if one does."""
+    bare = _BARE_REQUEST_OPENS_BODY.match(body)
+    return tidy(bare["body"]) if bare else body
+
+
 def split_message(text: str) -> Split:
     """Cut ``text`` into head and body; ``body`` is None when the request names no text."""
     text = _LAUGH_AFTER_REQUEST.sub(". ", _TRAILING_NOISE.sub("", text.strip()))
+    text = _COUNTED_CHANNEL_KO.sub(r"\g<channel> ", text)
     split = _split(_IN_A_LANGUAGE_LAST.sub("", text))
     if split.body and not _SEND_WORD.search(split.head) and _passes_it_on(split.body):
         # "I am delighted to report that Minji … Please convey this to her mother by
@@ -498,6 +566,10 @@ def split_message(text: str) -> Split:
         # "제목 회식 내용 금요일 회식 취소됨": the heading ran on into the labelled text
         body = korean_direct(labelled["body"]) or labelled["body"]
         split = Split(split.head, tidy(body), split.heading[: labelled.start()].strip())
+    if split.body and (bare := _BARE_REQUEST_OPENS_BODY.match(split.body)):
+        # "Emma Wilson - text her pls - her son's inhaler is in the nurse's office": who, then
+        # the bare request between dashes, then the words
+        split = Split(f"{split.head} {bare['req']}", tidy(bare["body"]), split.heading)
     if split.body and (inside := _REQUEST_OPENS_BODY.match(split.body)):
         # "…put something in writing: an email to the Class A parents explaining that …"
         split = Split(f"{split.head}: {inside['req']}", tidy(inside["body"]), split.heading)
@@ -622,10 +694,19 @@ _TRAILING_TITLE_KO = re.compile(
 )
 # "Announcement for all staff. Title: Welcome. Text: please join me …": both parts labelled.
 # "Title 'Photo day', text: …" too: a quoted title needs no colon.
+# "subject: Trip. text: …", and the same told in words: "The subject is Winter break schedule,
+# and the message is that the academy is closed …", "the title is Book Fair, and it says …".
+_LABEL_SAYS = (
+    r"(?:\s*:\s*|\s+(?:is|should\s+be|will\s+be|would\s+be|reads|says|should\s+say)\s*:?\s*)"
+)
 _LABELLED_PAIR_EN = re.compile(
-    r"\b(?:title|subject|heading)(?:\s*:\s*|\s+(?=['\"‘“]))['\"‘“]?"  # noqa: RUF001
-    r"(?P<heading>[^.\n:'\"’”]{2,60}?)['\"’”]?\s*[.,\n]\s*"  # noqa: RUF001
-    r"(?:text|body|message|content|details)\s*:\s*(?P<body>\S.*)$",
+    r"\b(?:title|subject|heading)(?:\s+line)?"
+    rf"(?:{_LABEL_SAYS}|\s+(?=['\"‘“]))['\"‘“]?"  # noqa: RUF001
+    r"(?P<heading>[^.\n:'\"’”]{2,60}?)['\"’”]?\s*(?:[.,;\n]\s*(?:and\s+)?|\s+and\s+)"  # noqa: RUF001
+    r"(?:(?:the|its|the\s+e-?mail'?s?)\s+)?"
+    rf"(?:(?:text|body|message|content|details|wording)(?:{_LABEL_SAYS})|"
+    r"it\s+(?:says|should\s+say|will\s+say|reads|should\s+read)\s*:?\s*)"
+    r"(?:that\s+)?(?P<body>\S.*)$",
     re.IGNORECASE | re.DOTALL,
 )
 # "…, text: everyone wears uniform. Have that announcement go up tomorrow at 8:30": the request
@@ -669,6 +750,24 @@ def _split(text: str) -> Split:
     form = _form(text)
     if form is not None:
         return form
+    back = _SENT_BACK_EN.match(text)
+    if back is not None:  # "The library is closed tomorrow, please text that to Emma Wilson"
+        return Split(back["req"].strip(), tidy(back["said"]))
+    known = _TO_KNOW_EN.search(text)
+    if known is not None:  # "I need the class B parents to know the pool is closed, can you …"
+        head = f"{text[: known.start('said')]} {text[known.end('said') :]}"
+        return Split(" ".join(head.split()), tidy(known["said"]))
+    quoted = _LABELLED_QUOTE_THEN_ASKED.search(text)
+    if quoted is not None and quoted.start() > 0:
+        # "…내용은 '민지가 … 늘었습니다. 칭찬 많이 해 주세요.' 이렇게 써 주세요": the quote is the
+        # text whole, its own sentences too; the words after it only ask for it
+        head = text[: quoted.start()]
+        # "제목은 '상담 결과 안내'로 하시고, 내용은 '…'", "title은 Parent-Teacher Night, body는 '…'"
+        titled = _LABELLED_HEADING.search(head) or _HEADING_BEFORE.search(head.rstrip())
+        heading = titled["heading"].strip() if titled else None
+        if titled is not None:
+            head = f"{head[: titled.start()]} {head[titled.end() :]}"
+        return Split(head.strip(" ,"), quoted["quote"].strip(), heading)
     pointed = _pointed_back(text)
     if pointed is not None:
         return pointed
@@ -711,7 +810,9 @@ def _split(text: str) -> Split:
     if about is not None and not re.search(r"[가-힣]", text):
         topic = about["topic"].strip()
         topic = topic[:1].upper() + topic[1:]
-        return Split(about["req"].strip(), f"{topic}: {tidy(about['rest'])}", topic)
+        return Split(
+            about["req"].strip(), f"{topic}: {tidy(about['rest'] or about['said'])}", topic
+        )
     labelled = (
         _QUOTED_THEN_LABELLED_KO.search(text)
         or _LABELLED_HEADING.search(text)
@@ -965,9 +1066,15 @@ def _after_dash(text: str) -> Split | None:
     if match is None:
         return None
     head, rest = text[: match.start()].strip(), text[match.end() :].strip()
-    if len(head.split()) > 12 or len(rest.split()) < 2 or not _CHANNEL_WORD.search(head):
+    if len(head.split()) > 12 or len(rest.split()) < 2:
+        return None
+    if not (_CHANNEL_WORD.search(head) or _POSTED.match(head)):
         return None
     return Split(head, _direct(tidy(rest)))
+
+
+# "post smth for everyone - heating's broken upstairs": posting names the notice board.
+_POSTED = re.compile(r"^(?:(?:pls|please|can you|could you)\s+)?(?:post|put up)\b", re.IGNORECASE)
 
 
 def _direct(body: str) -> str:
@@ -1343,8 +1450,16 @@ def _with_final(syllable: str, final: int) -> str:
     return chr(0xAC00 + code - code % 28 + final)
 
 
+_TOPIC_LEADS = re.compile(
+    r"^\W*(?:re:?|regarding|concerning|about)\s+(?P<t>[^:]{2,60}?):\s+\S", re.IGNORECASE
+)
+
+
 def subject_of(head: str) -> str | None:
     """An e-mail subject named in the head: "subject Trip", "about the staff meeting"."""
+    topic = _TOPIC_LEADS.match(head)  # "Re the fire drill tomorrow at 10: please notify …"
+    if topic is not None:
+        return topic["t"][:1].upper() + topic["t"][1:]
     match = _SUBJECT.search(head)
     if match is None:
         return None

@@ -455,14 +455,51 @@ def _one_of_the_group(hit: Hit, tokens: list[str]) -> bool:
     return hit.start == 0 or before not in _NOT_A_NAME_BEFORE_A_TITLE
 
 
+def _all_of_them(start: int, tokens: list[str]) -> bool:
+    """ "all parents", "all the parents", "every parent", "both classes of parents", "모든
+    학부모님": said of a word that names several groups, it names them all."""
+    before = [t.lower() for t in tokens[max(0, start - 2) : start]]
+    if not _ALL_BEFORE & set(before) or "one" in before or "of" in before[-1:]:
+        return False
+    at = start - len(before) + next(i for i, t in enumerate(before) if t in _ALL_BEFORE)
+    # …said of whom it goes to ("email all parents", "to every parent"), not of whom the message
+    # tells ("…we'll make sure every parent knows")
+    return at == 0 or not tokens[at].isascii() or tokens[at - 1].lower() in _SENT_TO
+
+
+_ALL_BEFORE = frozenset({"all", "every", "both", "모든", "전체"})
+_SENT_TO = frozenset(
+    {
+        "to",
+        "for",
+        "email",
+        "e-mail",
+        "text",
+        "txt",
+        "sms",
+        "message",
+        "msg",
+        "tell",
+        "telegram",
+        "notify",
+        "remind",
+        "inform",
+        "ping",
+        "contact",
+        "cc",
+        "and",
+        "&",
+    }
+)
+
+
 def _one_counted_after(tokens: list[str], end: int) -> bool:
-    """ "A반 (어머님) 한 분", "학부모 한 명": one of the group, counted right after its name."""
+    """ "A반 (어머님) 한 분", "학부모 한 명", "쌤 한명한테만": one of the group, counted right
+    after its name."""
     at = end + 1 if end < len(tokens) and _MEMBER_KO.match(tokens[end]) else end
-    return (
-        tokens[at : at + 1] == ["한"]
-        and tokens[at + 1 : at + 2] != []
-        and (tokens[at + 1].startswith(("분", "명")))
-    )
+    if tokens[at : at + 1] == ["한"]:
+        return tokens[at + 1 : at + 2] != [] and tokens[at + 1].startswith(("분", "명"))
+    return at < len(tokens) and tokens[at].startswith(("한분", "한명"))
 
 
 def _one_of_before(tokens: list[str], start: int) -> bool:
@@ -716,6 +753,8 @@ def _find(head: str, directory: Directory, *, spoken_of: bool) -> Found:
             names = members or names
         if len(names) == 1:
             found.names.append(names[0])
+        elif _all_of_them(candidates[0].start, tokens) and set(names) <= set(directory.groups):
+            found.names.extend(names)  # "email all parents": every group the word names
         else:
             found.ambiguous.append(names)
     found.names = list(dict.fromkeys(found.names))

@@ -44,6 +44,7 @@ from chat.builtin_model.understanding.body import (
     subject_of,
     tidy,
     title_of,
+    without_a_bare_request,
 )
 from chat.builtin_model.understanding.content import says_nothing
 from chat.builtin_model.understanding.directory import Directory
@@ -64,7 +65,11 @@ _MAX_FOLLOW_UPS = 4
 _REQUESTER_CHANNEL = "email"
 _ACTION_WORDS = re.compile(
     r"\b(?:send|tell|let \w+ know|notify|inform|ping|message|write to|post|publish|forward|"
-    r"pass (?:it|this|that|these|them) (?:on|along))\b|"
+    r"pass (?:it|this|that|these|them) (?:on|along)|"
+    # "would you mind emailing the teachers …", "give Yuna a heads up", "drop them a line"
+    r"(?:sending|telling|emailing|e-mailing|texting|messaging|notifying|informing|posting)|"
+    r"give \S+(?: \S+)? a (?:quick )?heads[- ]?up|"
+    r"drop \S+(?: \S+){0,3} a (?:quick )?(?:line|note))\b|"
     # "비보를 전해 들었습니다": heard from someone, not passed on
     r"전해(?!\s?(?:들|듣))|전달|알려|보내|남겨|올려",
     re.IGNORECASE,
@@ -194,8 +199,42 @@ def understand(
     return _understand(text.strip(), list(history), env, depth=0).understanding
 
 
+# Korean typed without spaces ("올리버아버님한테문자좀 …"), or in the written style ("발송하여
+# 주십시오"): the particle of who, the channel and "좀" are set apart, and "-하여 주" is "-해 주",
+# so every reading after this one sees the words as it knows them.
+_GLUED_CHANNEL_KO = re.compile(
+    r"(?<=[가-힣])(?=(?:문자|이메일|메일|텔레그램|텔레|텔그|공지)(?:좀|로|를|ㄱㄱ|\s|$))"
+)
+_GLUED_PLEASE_KO = re.compile(r"(?<=문자|메일|텔레|공지)(?=좀|ㄱㄱ)")
+_WRITTEN_STYLE_KO = re.compile(r"(?<=[가-힣])하여(?=\s?주)")
+
+
+# "(1) please email the class B parents (2) subject: Parents evening (3) text: it is on …": the
+# points of a numbered list are its sentences.
+_POINT = re.compile(r"(?:^|(?<=\s))\(?\d{1,2}\)\s+")
+
+
+def _points_as_sentences(text: str) -> str:
+    if len(_POINT.findall(text)) < 2:
+        return text
+    pieces = [p.strip().rstrip(".,;") for p in _POINT.split(text) if p.strip()]
+    return ". ".join(pieces)
+
+
+def _korean_spelled_out(text: str) -> str:
+    if not say.korean(text):
+        return text
+    glued = (
+        _GLUED_CHANNEL_KO.sub(" ", text)
+        if re.search(r"(?:한테|에게|께)(?:문자|이메일|메일|텔레|텔그|공지)", text)
+        else text
+    )
+    return _WRITTEN_STYLE_KO.sub("해", _GLUED_PLEASE_KO.sub(" ", glued))
+
+
 def _understand(text: str, history: list[tuple[Role, str]], env: _Env, depth: int) -> _Result:
     # "문ㅈ자", "이메ㅣㄹ", "emial": a slipped key is read as the word meant
+    text = _points_as_sentences(_korean_spelled_out(text))
     text = _after_the_dismissed(as_meant(text, env.own_words()), env)
     text = _mind_changed_on_the_day(_mind_changed_on_the_tool(text, env))
     intent = env.classifier.classify(text)
@@ -206,6 +245,7 @@ def _understand(text: str, history: list[tuple[Role, str]], env: _Env, depth: in
     intent = replace(intent, label=_needed_tool(intent, text, env))
     intent = replace(intent, label=_generic_send(intent, text, env))
     intent = replace(intent, label=_addressed_request(intent, text, env))
+    intent = replace(intent, label=_told_to_a_person(intent, text, env))
     if intent.label not in env.classifier.write_tools:
         return _Result(Understanding(intent.label, intent.confidence))
     label = _scheduled_not_sent(_sent_not_reminded(intent, text, env), text, env)
@@ -527,6 +567,21 @@ def _addressed_request(intent: Intent, text: str, env: _Env) -> Label:
     return _best_scored(intent, tools)
 
 
+def _told_to_a_person(intent: Intent, text: str, env: _Env) -> Label:
+    """ "Give Yuna a heads up that the printer is jammed again": news for one person the
+    directory knows, with no word of a notice, is a message to them, however much it reads
+    like news for everyone."""
+    if not env.is_a(intent.label, "announcement") or env.classifier.cues[intent.label].search(text):
+        return intent.label
+    if not _ACTION_WORDS.search(text):
+        return intent.label
+    found = find_recipients(text, env.directory)
+    contacts = {c.name for c in env.directory.contacts}
+    if not found.names or not set(found.names) <= contacts:
+        return intent.label
+    return _best_scored(intent, _reachable(env.shaped("message"), found, env))
+
+
 # "email class b parents tournament kit list pls …", "Is it possible that you email Mr Brown
 # about the photo consent form?": a channel's verb at the start of a clause with someone from
 # the directory right after it asks for that channel, however confidently the rest of the
@@ -738,6 +793,7 @@ def _named_where_asked(found: Found, head: str, env: _Env) -> Found:
 
 
 def _fresh(text: str, label: Label, confidence: float, env: _Env) -> _Result:
+    text = _without_pleasantries(text)
     instead = _recipients_on_second_thought(text, env)
     split = split_message(_without_the_second_thought(text, env.directory) if instead else text)
     label = _told_by_head(label, split, env)
@@ -763,13 +819,23 @@ def _fresh(text: str, label: Label, confidence: float, env: _Env) -> _Result:
         if split.body
         else (env.is_a(label, "message") and _news_told_first(split.head))
         or _after_recipients(label, people, found, env)
+        # "…30분 늦춰집니다. … A반 학부모님들께 문자로 알려 주시기 바랍니다.": the news stated
+        # before the sentence that asks, which holds nothing but the asking
+        or (say.korean(split.head) and words is not None and _told_beside_ko(split.head, words))
+        or None
     )
+    if after:  # "Emma Wilson - text her pls - her son's inhaler is …": who, the ask, the words
+        after = without_a_bare_request(after)
     when_first = None
     if after and env.is_a(label, "message"):
         # "telegram oliver at 3pm today his kit bag is in the office": a clock time before the
         # words is when to send them, not part of them
         lead = _WHEN_FIRST.match(after)
-        if lead and len(after[lead.end() :].split()) >= _MIN_TOLD_WORDS:
+        if lead is None or len(after[lead.end() :].split()) < _MIN_TOLD_WORDS:
+            # a break after the time sets the words apart, so fewer of them are enough
+            broken = _time_words_then_break(after, env)
+            lead = broken if broken and len(after[broken.end() :].split()) >= 2 else None
+        if lead:
             when_first, after = lead.group(0), tidy(after[lead.end() :])
     if after and found.me and not find_recipients(people[: found.end], env.directory).me:
         found = replace(found, me=False)  # "text Emma to start without me": "me" is in the text
@@ -835,6 +901,29 @@ def _fresh(text: str, label: Label, confidence: float, env: _Env) -> _Result:
     return _resolve(draft, env)
 
 
+# "Good day! Kindly send …", "Buenos días. Please send …", "… Thank you po.", "… Muchas gracias.":
+# a sentence of greeting before the request, or of thanks after it, is said to us; it is never
+# the message, and it is not the story the request explains itself with either.
+_GREETING_FIRST = re.compile(
+    r"^\s*(?:(?:good\s+(?:morning|day|afternoon|evening)|hello|hi|hey|hiya|greetings|morning|"
+    r"buenos\s+d[ií]as|buenas(?:\s+(?:tardes|noches))?|hola|bonjour|안녕하세요|안녕하십니까)"
+    r"(?:\s+(?:there|all|team|everyone|ma'?am|sir|po))?)\s*[!.~]+\s+(?=\S)",
+    re.IGNORECASE,
+)
+_THANKS_LAST = re.compile(
+    r"(?<=[.!~])\s+(?:(?:thank\s+you|thanks|thx|ty|many\s+thanks|thanks\s+again|"
+    r"(?:muchas\s+)?gracias|merci(?:\s+beaucoup)?|감사합니다|고맙습니다)"
+    r"(?:\s+(?:so\s+much|a\s+lot|very\s+much|po|in\s+advance|for\s+(?:your|the)\s+help))*"
+    r"|have\s+a\s+(?:good|nice|great)\s+(?:one|day))\s*[!.~^]*\s*$",
+    re.IGNORECASE,
+)
+
+
+def _without_pleasantries(text: str) -> str:
+    plain = _THANKS_LAST.sub("", _GREETING_FIRST.sub("", text, count=1)).strip()
+    return plain or text
+
+
 # A clock time (with its day, either side) that opens the words after the recipients.
 _CLOCK_FIRST = (
     r"(?:at\s+|@\s*)?\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.|o'?clock)|at\s+\d{1,2}(?::\d{2})?"
@@ -844,6 +933,31 @@ _WHEN_FIRST = re.compile(
     rf"^\s*(?:(?:{_DAY_FIRST})\s+)?(?:{_CLOCK_FIRST})(?:\s+(?:{_DAY_FIRST}))?\b\s*[,:;-]*\s+",
     re.IGNORECASE,
 )
+
+
+# "…for ms wilson in 2 days at 4:30pm, her library books r overdue": words of time alone, then
+# a break, open the words after the recipients; they say when to send the rest.
+_LEAD_BEFORE_BREAK = re.compile(
+    r"^\s*(?P<lead>(?:[^,;:–—]|(?<=\d):(?=\d)){2,40}?)\s*(?:[,;]|:(?!\d)|\s[-–—])\s*"  # noqa: RUF001
+)
+_TIME_WORD = re.compile(
+    r"(?:at|in|on|by|around|about|the|this|next|of|a|an|day|days|week|weeks|hours?|mins?|minutes?|"
+    r"today|tonight|tomorrow|tmrw?|morning|afternoon|evening|night|noon|midday|o'?clock|"
+    r"\d{1,2}(?::\d{2})?(?:\s*(?:am|pm|a\.m\.|p\.m\.))?|am|pm|a\.m\.|p\.m\.|"
+    r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|half|quarter|past|to|"
+    r"mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun|(?:mon|tues|wednes|thurs|fri|satur|sun)day)",
+    re.IGNORECASE,
+)
+
+
+def _time_words_then_break(after: str, env: _Env) -> re.Match[str] | None:
+    lead = _LEAD_BEFORE_BREAK.match(after)
+    if lead is None or not all(_TIME_WORD.fullmatch(w) for w in lead["lead"].split()):
+        return None
+    try:
+        return lead if find_when(lead["lead"], now=env.now, tz=env.tz) is not None else None
+    except MissingTime:
+        return None
 
 
 # "Can you put an announcement out? I haven't a clue what it should say yet.", "내용은 아직 못
@@ -1232,8 +1346,14 @@ _ABOUT_SENDING = re.compile(
 _MAX_WHEN_FRAGMENT_WORDS = 4
 
 
+# "Re the fire drill tomorrow at 10: please notify all teachers …": what the message is about,
+# said first; its time is the topic's, not when to send.
+_TOPIC_FIRST = re.compile(r"^\W*(?:re:?|regarding|concerning|about|as for)\s[^:]{2,60}:\s+", re.I)
+
+
 def _request_clause(head: str) -> str:
     """The head without the sentences before the request that explain it."""
+    head = _TOPIC_FIRST.sub("", head.strip())
     *before, last = _SENTENCE_BREAK.split(head.strip()) or [""]
     kept = [
         s
@@ -1383,10 +1503,13 @@ def _actionable(label: str, text: str, found: Found, env: _Env) -> bool:
 _DOING_IT_MYSELF = re.compile(
     r"\b(?:i['’ ]?d like to|i['’ ]?ll|i will|i want to|i can|i could|let me|so i can|"  # noqa: RUF001
     r"i['’ ]?m going to|i['’ ]?m gonna)\s+(?:just\s+)?"  # noqa: RUF001
-    r"(?:text|txt|e-?mail|call|ring|message|telegram|tell|send|contact)"
-    r"\b[^.?!]{0,30}\b(?:myself|personally)\b|"
+    r"(?:text|txt|e-?mail|call|ring|message|telegram|tell|send|contact|write|reach out)"
+    # "I will write to him from my own account": the writer sends it, not us
+    r"\b[^.?!]{0,30}\b(?:myself|personally|from my (?:own|personal|work)\b)|"
     r"제가\s?(?:직접|따로)\s?(?:연락|문자|전화|메일|이메일|텔레그램)\S*\s?(?:하려고|할게|할께|드리려고|드릴게|"
-    r"보내려고|보낼게|하고\s?싶|드리고\s?싶)",
+    r"보내려고|보낼게|하고\s?싶|드리고\s?싶)|"
+    # "상담 자료를 따로 보내 드리려고 합니다": the writer will send it, separately
+    r"(?:따로|직접)\s?(?:연락|문자|전화|메일|이메일|보내)\S*\s?(?:드리려고|하려고|드릴게|할게|드리려|하려)",
     re.IGNORECASE,
 )
 _SUGGESTION = re.compile(r"^\W*(?:how|what)\s+about\s+", re.IGNORECASE)
@@ -1462,8 +1585,24 @@ _IMPERATIVE_SEND = re.compile(
 def _asks_after_telling(text: str) -> bool:
     sentences = split_sentences(text.strip())
     if len(sentences) < 2 or any(_IMPERATIVE_SEND.match(s) for s in sentences):
-        return False
+        return _asked_last_in_a_clause(text)
     return any((_WH_EN.match(s) or _YES_NO_EN.match(s)) and s.endswith("?") for s in sentences[1:])
+
+
+def _asked_last_in_a_clause(text: str) -> bool:
+    """ "fyi james locked himself out again, the reset link that goes to his email, how long is
+    it good for": what happened, then a question in the last clause, with no mark, and no clause
+    that asks anyone to send anything."""
+    clauses = [c for c in _CLAUSE_SPLIT.split(text.strip()) if c.strip()]
+    if len(clauses) < 2 or any(_IMPERATIVE_SEND.match(c) for c in clauses):
+        return False
+    if _ABOUT_APPROVAL.search(clauses[-1]):  # "…, who would have to approve it if an SMS …?"
+        return False  # a question about the rules, which the router answers
+    return bool(_WH_EN.match(clauses[-1]) and len(clauses[-1].split()) >= 3)
+
+
+_ABOUT_APPROVAL = re.compile(r"\bapprov\w*|\bsign(?:s|ed)? off\b|\bcountersign", re.IGNORECASE)
+_CLAUSE_SPLIT = re.compile(r"[,;:.!?]+\s+|\s+[-–—]+\s+")  # noqa: RUF001
 
 
 def _named(head: str) -> list[str]:
@@ -1489,8 +1628,10 @@ _ANNOUNCE_WORDS = re.compile(
 )
 _NOT_A_TITLE = re.compile(
     r"\b(?:we|i|you|us|me|my|our|need|needs|want|wanna|should|must|can|could|would|let|have|"
-    r"got|some|something|one|it|this|that|and|so|just|quick|quickly|up|on|about)\b|하나|한\s*개|뭐|"
-    r"우리|저희|해야|필요|보시는|보시게|보는|볼\s*수|(?:줄|주실|할)\s*수",
+    r"got|some|something|smth|sth|somethin|anything|one|it|this|that|and|so|just|quick|quickly|"
+    r"kindly|please|pls|staff|everyone|everybody|all|"
+    r"up|on|about)\b|하나|한\s*개|뭐|"
+    r"우리|저희|해야|필요|보시는|보시게|보는|볼\s*수|(?:줄|주실|할)\s*수|주십시오|주시기|바랍니다|주세요",
     re.IGNORECASE,
 )
 
