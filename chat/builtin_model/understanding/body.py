@@ -529,9 +529,19 @@ _BARE_REQUEST_OPENS_BODY = re.compile(
 
 
 def without_a_bare_request(body: str) -> str:
-    """``body`` without the bare request that opens it ("text her pls - …"), if one does."""
-    bare = _BARE_REQUEST_OPENS_BODY.match(body)
+    """``body`` without the bare request that opens it ("text her pls - …", "tell her …", a
+    "pls," said to us), if one does."""
+    bare = _BARE_REQUEST_OPENS_BODY.match(body) or _RELAY_OPENS_BODY.match(body)
     return tidy(bare["body"]) if bare else body
+
+
+# "…subject Progress report - tell her lily's reading has improved": the relay is the request's;
+# "tg ms choi pls, the lab keys r at the front desk": so is the "pls,"
+_RELAY_OPENS_BODY = re.compile(
+    r"^(?:(?:tell|let)\s+(?:her|him|them)\s+(?:know\s+)?(?:that\s+)?|"
+    r"(?:pls|please|plz|thx|thanks)\s*[,:;]+\s*)(?P<body>\S.{3,})$",
+    re.IGNORECASE | re.DOTALL,
+)
 
 
 def split_message(text: str) -> Split:
@@ -570,6 +580,8 @@ def split_message(text: str) -> Split:
         # "Emma Wilson - text her pls - her son's inhaler is in the nurse's office": who, then
         # the bare request between dashes, then the words
         split = Split(f"{split.head} {bare['req']}", tidy(bare["body"]), split.heading)
+    elif split.body and (relay := _RELAY_OPENS_BODY.match(split.body)):
+        split = Split(split.head, tidy(relay["body"]), split.heading)
     if split.body and (inside := _REQUEST_OPENS_BODY.match(split.body)):
         # "…put something in writing: an email to the Class A parents explaining that …"
         split = Split(f"{split.head}: {inside['req']}", tidy(inside["body"]), split.heading)
@@ -1450,14 +1462,17 @@ def _with_final(syllable: str, final: int) -> str:
     return chr(0xAC00 + code - code % 28 + final)
 
 
-_TOPIC_LEADS = re.compile(
-    r"^\W*(?:re:?|regarding|concerning|about)\s+(?P<t>[^:]{2,60}?):\s+\S", re.IGNORECASE
+# "Re the fire drill tomorrow at 10: please notify all teachers …": what the message is about,
+# said first (its subject; its time is the topic's, not when to send)
+TOPIC_FIRST = re.compile(
+    r"^\W*(?:re:?|regarding|concerning|about|as for)\s+(?P<t>[^:]{2,60}?):\s+(?=\S)",
+    re.IGNORECASE,
 )
 
 
 def subject_of(head: str) -> str | None:
     """An e-mail subject named in the head: "subject Trip", "about the staff meeting"."""
-    topic = _TOPIC_LEADS.match(head)  # "Re the fire drill tomorrow at 10: please notify …"
+    topic = TOPIC_FIRST.match(head)
     if topic is not None:
         return topic["t"][:1].upper() + topic["t"][1:]
     match = _SUBJECT.search(head)

@@ -34,6 +34,7 @@ from chat.builtin_model.understanding.body import (
     PASS_IT_ON,
     SENTENCE_END,
     SIGN_OFFS,
+    TOPIC_FIRST,
     Split,
     addressed_to_them,
     answered_text,
@@ -1346,14 +1347,9 @@ _ABOUT_SENDING = re.compile(
 _MAX_WHEN_FRAGMENT_WORDS = 4
 
 
-# "Re the fire drill tomorrow at 10: please notify all teachers …": what the message is about,
-# said first; its time is the topic's, not when to send.
-_TOPIC_FIRST = re.compile(r"^\W*(?:re:?|regarding|concerning|about|as for)\s[^:]{2,60}:\s+", re.I)
-
-
 def _request_clause(head: str) -> str:
     """The head without the sentences before the request that explain it."""
-    head = _TOPIC_FIRST.sub("", head.strip())
+    head = TOPIC_FIRST.sub("", head.strip())  # the topic's time is not when to send
     *before, last = _SENTENCE_BREAK.split(head.strip()) or [""]
     kept = [
         s
@@ -1444,7 +1440,7 @@ def _after_recipients(label: str, head: str, found: Found, env: _Env) -> str | N
     after = _REQUESTS_OWN_END.sub("", rest[told.end() :])
     reminded = _REMINDED_OF.match(after) if told["verb"].lower() == "remind" else None
     if reminded is not None:  # "to remind her abt the photocopies" → "Reminder: the photocopies"
-        return tidy(f"Reminder: {addressed_to_them(reminded['topic'])}")
+        return tidy(f"Reminder: {addressed_to_them(reminded['topic'] or reminded['doing'])}")
     # "to ask her …": the one it is sent to is "you" after a verb of a person, and "her" is
     # "your" elsewhere ("to bring her books")
     if told["verb"].lower() in _VERBS_OF_A_PERSON:
@@ -1453,7 +1449,10 @@ def _after_recipients(label: str, head: str, found: Found, env: _Env) -> str | N
     return tidy(f"please {told['verb']}{said}")
 
 
-_REMINDED_OF = re.compile(r"^\s*(?:him|her|them)\s+(?:about|abt|of|re)\s+(?P<topic>.+)$", re.I)
+# "to remind her abt the photocopies", "to remind him submitting his lesson plans"
+_REMINDED_OF = re.compile(
+    r"^\s*(?:him|her|them)\s+(?:(?:about|abt|of|re)\s+(?P<topic>.+)|(?P<doing>\w+ing\b.+))$", re.I
+)
 _OBJECT_FIRST = re.compile(r"^\s+(?:him|her|them)\b", re.IGNORECASE)
 _VERBS_OF_A_PERSON = frozenset({"ask", "tell", "remind", "let", "help", "thank", "invite", "warn"})
 

@@ -362,3 +362,26 @@ def test_shaming_on_a_condition_is_abuse() -> None:
     text = "email Oliver if he skips the meeting again we'll make sure all the parents hear why"
 
     assert harm_in(normalise(text), korean=False) == Harm("abuse", False)
+
+
+@pytest.mark.parametrize(
+    ("asked", "said"),
+    [
+        (
+            "email James Taylor, subject Cover - tell him the 9B lesson is his on Friday",
+            "The 9B lesson is his on Friday",
+        ),
+        (
+            "telegram Mr Taylor pls, the staff room printer is fixed",
+            "The staff room printer is fixed",
+        ),
+        (
+            "Could you send an email to Ms Choi to remind her returning the laptop by Monday?",
+            "Reminder: returning the laptop by Monday",
+        ),
+    ],
+)
+def test_the_relay_and_a_courtesy_are_not_the_text(
+    asked: str, said: str, classifier: IntentClassifier
+) -> None:
+    assert read_at_the_academy(asked, classifier).arguments["body"] == said
