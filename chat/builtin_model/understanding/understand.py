@@ -204,7 +204,7 @@ def understand(
 # 주십시오"): the particle of who, the channel and "좀" are set apart, and "-하여 주" is "-해 주",
 # so every reading after this one sees the words as it knows them.
 _GLUED_CHANNEL_KO = re.compile(
-    r"(?<=[가-힣])(?=(?:문자|이메일|메일|텔레그램|텔레|텔그|공지)(?:좀|로|를|ㄱㄱ|\s|$))"
+    r"(?:(?<=한테)|(?<=에게)|(?<=께))(?=문자|이메일|메일|텔레그램|텔레|텔그|공지)"
 )
 _GLUED_PLEASE_KO = re.compile(r"(?<=문자|메일|텔레|공지)(?=좀|ㄱㄱ)")
 _WRITTEN_STYLE_KO = re.compile(r"(?<=[가-힣])하여(?=\s?주)")
@@ -225,12 +225,8 @@ def _points_as_sentences(text: str) -> str:
 def _korean_spelled_out(text: str) -> str:
     if not say.korean(text):
         return text
-    glued = (
-        _GLUED_CHANNEL_KO.sub(" ", text)
-        if re.search(r"(?:한테|에게|께)(?:문자|이메일|메일|텔레|텔그|공지)", text)
-        else text
-    )
-    return _WRITTEN_STYLE_KO.sub("해", _GLUED_PLEASE_KO.sub(" ", glued))
+    glued = _GLUED_PLEASE_KO.sub(" ", _GLUED_CHANNEL_KO.sub(" ", text))
+    return _WRITTEN_STYLE_KO.sub("해", glued)
 
 
 def _understand(text: str, history: list[tuple[Role, str]], env: _Env, depth: int) -> _Result:

@@ -385,3 +385,11 @@ def test_the_relay_and_a_courtesy_are_not_the_text(
     asked: str, said: str, classifier: IntentClassifier
 ) -> None:
     assert read_at_the_academy(asked, classifier).arguments["body"] == said
+
+
+def test_a_channel_glued_to_who_is_set_apart_whole(classifier: IntentClassifier) -> None:
+    understood = read_at_the_academy("민지어머님께이메일로 보내줘 내일 휴원이라고", classifier)
+
+    assert understood.tool == "send_email"
+    assert understood.arguments["to"] == ["김민지 (Kim Minji)"]
+    assert understood.arguments["body"] == "내일 휴원입니다"
