@@ -536,10 +536,11 @@ def without_a_bare_request(body: str) -> str:
 
 
 # "…subject Progress report - tell her lily's reading has improved": the relay is the request's;
-# "tg ms choi pls, the lab keys r at the front desk": so is the "pls,"
+# "tg ms choi pls, the lab keys r at the front desk": so is the "pls," ("thanks, …" opening the
+# words is said to them)
 _RELAY_OPENS_BODY = re.compile(
     r"^(?:(?:tell|let)\s+(?:her|him|them)\s+(?:know\s+)?(?:that\s+)?|"
-    r"(?:pls|please|plz|thx|thanks)\s*[,:;]+\s*)(?P<body>\S.{3,})$",
+    r"(?:pls|please|plz)\s*[,:;]+\s*)(?P<body>\S.{3,})$",
     re.IGNORECASE | re.DOTALL,
 )
 

@@ -455,40 +455,43 @@ def _one_of_the_group(hit: Hit, tokens: list[str]) -> bool:
     return hit.start == 0 or before not in _NOT_A_NAME_BEFORE_A_TITLE
 
 
-def _all_of_them(start: int, tokens: list[str]) -> bool:
-    """ "all parents", "all the parents", "every parent", "both classes of parents", "모든
-    학부모님": said of a word that names several groups, it names them all."""
-    before = [t.lower() for t in tokens[max(0, start - 2) : start]]
+def _all_of_them(hit: Hit, tokens: list[str]) -> bool:
+    """ "all parents", "all the parents", "every parent", "모든 학부모님": said of a word that
+    names several groups, it names them all; not when they are what the message tells of ("…we'll
+    make sure every parent here knows", "…that every parent needs to bring a dish")."""
+    before = [t.lower() for t in tokens[max(0, hit.start - 2) : hit.start]]
     if not _ALL_BEFORE & set(before) or "one" in before or "of" in before[-1:]:
         return False
-    at = start - len(before) + next(i for i, t in enumerate(before) if t in _ALL_BEFORE)
-    # …said of whom it goes to ("email all parents", "to every parent"), not of whom the message
-    # tells ("…we'll make sure every parent knows")
-    return at == 0 or not tokens[at].isascii() or tokens[at - 1].lower() in _SENT_TO
+    after = {t.lower() for t in tokens[hit.end : hit.end + 2]}
+    return not after & _VERBS_OF_A_SUBJECT
 
 
 _ALL_BEFORE = frozenset({"all", "every", "both", "모든", "전체"})
-_SENT_TO = frozenset(
+_VERBS_OF_A_SUBJECT = frozenset(
     {
-        "to",
-        "for",
-        "email",
-        "e-mail",
-        "text",
-        "txt",
-        "sms",
-        "message",
-        "msg",
-        "tell",
-        "telegram",
-        "notify",
-        "remind",
-        "inform",
-        "ping",
-        "contact",
-        "cc",
-        "and",
-        "&",
+        "know",
+        "knows",
+        "need",
+        "needs",
+        "must",
+        "should",
+        "will",
+        "has",
+        "have",
+        "is",
+        "are",
+        "was",
+        "were",
+        "get",
+        "gets",
+        "hear",
+        "hears",
+        "find",
+        "finds",
+        "can",
+        "may",
+        "do",
+        "does",
     }
 )
 
@@ -753,7 +756,7 @@ def _find(head: str, directory: Directory, *, spoken_of: bool) -> Found:
             names = members or names
         if len(names) == 1:
             found.names.append(names[0])
-        elif _all_of_them(candidates[0].start, tokens) and set(names) <= set(directory.groups):
+        elif _all_of_them(candidates[0], tokens) and set(names) <= set(directory.groups):
             found.names.extend(names)  # "email all parents": every group the word names
         else:
             found.ambiguous.append(names)

@@ -393,3 +393,9 @@ def test_a_channel_glued_to_who_is_set_apart_whole(classifier: IntentClassifier)
     assert understood.tool == "send_email"
     assert understood.arguments["to"] == ["김민지 (Kim Minji)"]
     assert understood.arguments["body"] == "내일 휴원입니다"
+
+
+def test_thanks_opening_the_words_are_said_to_them(classifier: IntentClassifier) -> None:
+    understood = read_at_the_academy("text James Taylor: thanks, the keys are back", classifier)
+
+    assert understood.arguments["body"].startswith("Thanks")
