@@ -186,9 +186,11 @@ _KO_REQUEST_LATER = re.compile(rf"^(?P<req>.*?{_KO_ASKED}\s*[.!?~,]+)\s*(?P<rest
 # "민지 엄마 … 진상이라고 전체 공지 올려. 다들 알아야 됨": the message was reported before the
 # request; what follows it is said to the assistant.
 _KO_QUOTE_INSIDE = re.compile(r"(?:라고|다고|자고|냐고)\s")
+# The formal orders that end a request: "보내 주십시오", "보내 주시기 바랍니다", "보내 주시지요".
+_KO_FORMAL_ORDER = r"주십시오|주시기|주시겠|주시지요|주시죠|주시오"
 _KO_CLOSING = re.compile(
     # …or the end of the request's own verb: "메일 보내 | 주시기 바랍니다"
-    r"^(?:감사|고마|부탁|땡큐|ㄱㅅ|ㄳ|수고|주시기|주십시오|주시겠|주시지요|주세요|바랍니다|줘요?(?=[\s.!~]|$))"
+    rf"^(?:감사|고마|부탁|땡큐|ㄱㅅ|ㄳ|수고|{_KO_FORMAL_ORDER}|주세요|바랍니다|줘요?(?=[\s.!~]|$))"
 )
 # "유나쌤 텔그좀 오늘 회식 7시반", "A반 학부모 전체 문자 ㄱㄱ 교재비 …", "실험실 안전 공지 올려!!
 # 슬리퍼 금지": a short head ending in a channel word and a clipped request (좀, ㄱㄱ, a bare verb
@@ -390,8 +392,7 @@ _KO_TAIL = re.compile(
     r"|(?:(?<=게)|(?<=게\s))해)"  # "…자동으로 가게 해줘": make it go
     r"\S*(?:\s+해\S*)?"
     rf"|{_KO_CHANNEL}\s*(?:좀\s*)?(?:해\S*|부탁\S*)?)"
-    # the formal orders too: "보내 주십시오", "보내 주시기 바랍니다", "보내 주시지요"
-    r"(?:\s+(?:줘|주세요|줄래|줄래요|주실래요|주십시오|주시기|주시겠|주시지요|주시죠|주시오|둬|두세요|"
+    rf"(?:\s+(?:줘|주세요|줄래|줄래요|주실래요|{_KO_FORMAL_ORDER}|둬|두세요|"
     r"둬요|놔|놔줘|놔요)\S*(?:\s+바랍니다)?"
     r"|\s+주시면\s+(?:감사|좋)\S*(?:\s+\S+)?"  # "전해 주시면 감사하겠습니다"
     r"|\s+하는데[.…]*\s+(?:좀\s+)?부탁\S*(?:\s+\S+)?"  # "알려드려야 하는데… 부탁드려도 될까요"

@@ -57,6 +57,7 @@ from chat.builtin_model.understanding.when import (
     KO_DAY_WORDS,
     MissingTime,
     find_when,
+    said_only_when,
 )
 
 Role = Literal["user", "assistant"]
@@ -937,19 +938,11 @@ _WHEN_FIRST = re.compile(
 _LEAD_BEFORE_BREAK = re.compile(
     r"^\s*(?P<lead>(?:[^,;:–—]|(?<=\d):(?=\d)){2,40}?)\s*(?:[,;]|:(?!\d)|\s[-–—])\s*"  # noqa: RUF001
 )
-_TIME_WORD = re.compile(
-    r"(?:at|in|on|by|around|about|the|this|next|of|a|an|day|days|week|weeks|hours?|mins?|minutes?|"
-    r"today|tonight|tomorrow|tmrw?|morning|afternoon|evening|night|noon|midday|o'?clock|"
-    r"\d{1,2}(?::\d{2})?(?:\s*(?:am|pm|a\.m\.|p\.m\.))?|am|pm|a\.m\.|p\.m\.|"
-    r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|half|quarter|past|to|"
-    r"mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun|(?:mon|tues|wednes|thurs|fri|satur|sun)day)",
-    re.IGNORECASE,
-)
 
 
 def _time_words_then_break(after: str, env: _Env) -> re.Match[str] | None:
     lead = _LEAD_BEFORE_BREAK.match(after)
-    if lead is None or not all(_TIME_WORD.fullmatch(w) for w in lead["lead"].split()):
+    if lead is None or not said_only_when(lead["lead"]):
         return None
     try:
         return lead if find_when(lead["lead"], now=env.now, tz=env.tz) is not None else None
@@ -1579,9 +1572,11 @@ _IMPERATIVE_SEND = re.compile(
 
 def _asks_after_telling(text: str) -> bool:
     sentences = split_sentences(text.strip())
-    if len(sentences) < 2 or any(_IMPERATIVE_SEND.match(s) for s in sentences):
-        return _asked_last_in_a_clause(text)
-    return any((_WH_EN.match(s) or _YES_NO_EN.match(s)) and s.endswith("?") for s in sentences[1:])
+    if len(sentences) > 1 and not any(_IMPERATIVE_SEND.match(s) for s in sentences):
+        return any(
+            (_WH_EN.match(s) or _YES_NO_EN.match(s)) and s.endswith("?") for s in sentences[1:]
+        )
+    return _asked_last_in_a_clause(text)
 
 
 def _asked_last_in_a_clause(text: str) -> bool:

@@ -88,9 +88,10 @@ _PM_WORDS = re.compile(
 
 _WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 _KO_WEEKDAYS = "월화수목금토일"
+_WEEKDAY_STEM = r"mon|tue|tues|wed|wednes|thu|thur|thurs|fri|sat|satur|sun"
 _WEEKDAY = re.compile(
     r"(?:(?P<en_mod>this(?:\s+coming)?|coming|next(?:\s+week(?:\s+on)?)?)\s+)?(?:on\s+)?"
-    r"\b(?P<en>mon|tue|tues|wed|wednes|thu|thur|thurs|fri|sat|satur|sun)day\b"
+    rf"\b(?P<en>{_WEEKDAY_STEM})day\b"
     r"|(?:(?P<ko_mod>이번\s*주|이번|다음\s*주|다음|담주|오는)\s*)?(?P<ko>[월화수목금토일])요일",
     _I,
 )
@@ -130,6 +131,21 @@ _OFFSET = re.compile(
 )
 _MINUTES = {"min": 1, "h": 60, "시": 60, "분": 1}
 _LATIN_THEN_HANGUL = re.compile(r"(?<=[A-Za-z])(?=[가-힣])")
+
+
+# The English words a time is said in ("in 2 days at 4:30pm", "tomorrow morning at nine").
+_TIME_WORD = re.compile(
+    r"at|in|on|by|around|about|the|this|next|of|a|an|day|days|week|weeks|hours?|mins?|minutes?|"
+    r"today|tonight|tomorrow|tmrw?|morning|afternoon|evening|night|noon|midday|o'?clock|"
+    r"\d{1,2}(?::\d{2})?(?:\s*(?:am|pm|a\.m\.|p\.m\.))?|am|pm|a\.m\.|p\.m\.|"
+    rf"{_EN_WORDS}|half|quarter|past|to|(?:{_WEEKDAY_STEM})(?:day)?",
+    _I,
+)
+
+
+def said_only_when(words: str) -> bool:
+    """Whether every word of ``words`` is one a time is said in."""
+    return all(_TIME_WORD.fullmatch(word) for word in words.split())
 
 
 @dataclass(frozen=True)
