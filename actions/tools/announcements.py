@@ -52,6 +52,8 @@ class CreateAnnouncement(WriteTool[AnnouncementArgs]):
             r"\ban+oun+c|(?<!much )(?<!advance )(?<!short )(?<!give )(?<!giving )(?<!enough )"
             r"(?<!weeks )(?<!days )(?<!weeks' )(?<!days' )\bnotice\b(?! period)"
             r"|\bnews (?:item|post)\b|\bbulletin\b|공지|게시판|어나운스"
+            # "…권고하는 안내문을 게시하기 바랍니다": a notice put up ("안내문을 보내" is a letter)
+            r"|안내문\S*\s*(?:\S+\s+)?(?:게시|올려|올리|붙여|붙이)"
             # "put something on the board", "parents should see this on the board" (not "the
             # photos are up on the board": that is what a message says)
             r"|\b(?:put|post|pin|stick|see this|see it)\b[^.:]{0,30}\bon the (?:notice ?)?board\b",
@@ -71,6 +73,7 @@ class CreateAnnouncement(WriteTool[AnnouncementArgs]):
             "공지사항 등록해줘: 주차장 공사 안내",
             "학부모 대상으로 공지 게시해줘",
             "게시판에 이번 주 행사 소식 올려줘",
+            "복도 청소 시간 변경 안내문 게시해 주세요",
         ),
         shape="announcement",
         verbs=("announce",),

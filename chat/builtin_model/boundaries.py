@@ -163,10 +163,13 @@ _LIE_EN = re.compile(
     r"(?:he|she|they|it) (?:wasn ?t|isn ?t|didn ?t|weren ?t|hasn ?t|hadn ?t)"
     r"(?: (?:honestly|really|actually|obviously|though|tbh|lol))? but|"
     # a false alarm sent to test its readers: "…evacuate now lol, just want to see who reads these"
-    r"(?:fire|evacuat\w*|bomb|lockdown|gas leak|emergency|get out)(?: \w+){0,14} "
-    r"(?:to|wanna|want to|wanted to|just to) see (?:who|if anyone|whether anyone|how|ppl|people|"
-    r"everyone|everybody|them|the \w+) (?:\w+ )?(?:reads?|notices?|panics?|falls? for|runs?|"
-    r"react\w*|freak\w*|scream\w*|scramble\w*)|"
+    r"(?:fire(?! drill)|evacuat\w*|bomb|lockdown(?! drill)|gas leak|emergency|get out)"
+    r"(?: \w+){0,14} (?:to|wanna|want to|wanted to|just to) see "
+    r"(?:(?:who|if anyone|whether anyone|how|ppl|people|everyone|everybody|them|the \w+) "
+    r"(?:\w+ )?(?:reads?|notices?|panics?|falls? for|"
+    r"runs?|react\w*|freak\w*|scream\w*|scramble\w*)|"
+    # "…we're evacuating, just to see how fast they show up lol"
+    r"how (?:fast|quick\w*|soon))|"
     r"april fool\w*(?: \w+){0,8} (?:fire|evacuat\w*|bomb|lockdown|gas leak|emergency)|"
     # a false notice for fun: "…for a bit of fun on the first of April, announce we're closing down"
     # …or a false alarm for fun: "for a bit of harmless fun, announce a gas leak … hilarious"
@@ -297,6 +300,8 @@ _ABUSE_KO = re.compile(
     # "진상" is also "the truth" (진상 규명): only as a name for a person
     r"(?:완전|개|진짜|엄청) ?진상|진상(?:이라고|이래|짓|고객|학부모|엄마|아빠)|"
     r"밤길 ?조심|지켜보고 있|"
+    # a person called worthless: "'넌 여기서 쓸모없는 사람이야' 문자 가게 예약해줘"
+    r"(?:쓸모\s?없는|무능한|한심한|쓰레기\s?같은)\s?(?:사람|인간|놈|년|선생|새끼|존재)|"
     # "…안 내면 서준이가 어떻게 될지 모른다고, 좀 겁나게 써": a threat, said or asked for
     r"어떻게 될지 (?:몰라|모른|모릅)|겁나게|무섭게 (?:써|보내)|"
     r"겁\s?(?:좀\s?)?(?:줘|주라|줄래|주고|주게|주세요|먹여)|가만\s?안\s?있|"
@@ -555,6 +560,12 @@ def _command_ko(head: str) -> str:
 
 
 _CALLED_OFF = re.compile(r"\bcall(?: \w+){0,4} off\b")
+# "I need to ring Emma - I'll ring from my own phone, I just need her number": the writer calls,
+# and asks us for the number only.
+_CALLING_MYSELF = re.compile(
+    r"\bfrom my (?:own )?(?:phone|mobile|cell|landline)\b|"
+    r"\b(?:just |only )?need (?:his|her|their|the|a) (?:phone |mobile |contact )?number\b"
+)
 # A change to our records asked as a need, with no message to send: "…so his details in the
 # contacts need updating to that".
 _NEEDS_CHANGING_EN = re.compile(
@@ -571,7 +582,7 @@ def unsupported_in(words: str, *, head: str, korean: bool) -> Unsupported | None
     if channel:
         return Unsupported("channel", korean, _CHANNELS[channel.group(channel.lastindex or 0)])
     for missing, pattern in _MISSING_KO if korean else _MISSING_EN:
-        if missing == "call" and _CALLED_OFF.search(words):
+        if missing == "call" and (_CALLED_OFF.search(words) or _CALLING_MYSELF.search(words)):
             continue  # "call that off" cancels; the command stops at "that", so look at all
         # A change of settings is never the text to send, and is often asked after a "that".
         if pattern.search(words if missing == "settings" else command):

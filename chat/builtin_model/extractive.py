@@ -168,9 +168,47 @@ def lexical_share(question: str, candidate: Candidate) -> float:
     wanted = content_words(question)
     if not wanted:
         return 0.0
-    in_sentence = wanted & content_words(candidate.unit.text)
-    in_heading = (wanted & content_words(candidate.unit.heading)) - in_sentence
+    in_sentence = _found(wanted, content_words(candidate.unit.text))
+    in_heading = _found(wanted, content_words(candidate.unit.heading)) - in_sentence
     return (len(in_sentence) + 0.5 * len(in_heading)) / len(wanted)
+
+
+# A word typed with one letter slipped still names the same thing: "pasword", "charcters"
+# ("new pasword keeps getting rejected, how many charcters …" found the rule on passwords and
+# fell short of ``MIN_SCORE`` only for want of those two words). Short words are left exact:
+# one letter turns "form" into "from".
+MIN_SLIPPED_LENGTH = 6
+
+
+def _found(wanted: set[str], words: set[str]) -> set[str]:
+    exact = wanted & words
+    slipped = {
+        word
+        for word in wanted - exact
+        if len(word) >= MIN_SLIPPED_LENGTH
+        and word.isascii()
+        and any(_one_edit_apart(word, other) for other in words if other[:1] == word[:1])
+    }
+    return exact | slipped
+
+
+def _one_edit_apart(a: str, b: str) -> bool:
+    """One letter left out, added or changed, or two next to each other swapped."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) > len(b):
+        a, b = b, a
+    if len(a) < MIN_SLIPPED_LENGTH:
+        return False  # "classe" ("classes" less its "s") is not "class" with a letter added
+    i = 0
+    while i < len(a) and a[i] == b[i]:
+        i += 1
+    if len(a) < len(b):
+        return a[i:] == b[i + 1 :]
+    if len(a) <= MIN_SLIPPED_LENGTH:
+        return False  # "police" and "policy" are two words, one letter apart
+    swapped = a[i + 1 : i + 2] + a[i : i + 1] == b[i : i + 2] and a[i + 2 :] == b[i + 2 :]
+    return a[i + 1 :] == b[i + 1 :] or swapped
 
 
 def compose_answer(

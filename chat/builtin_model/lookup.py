@@ -26,7 +26,7 @@ from typing import Any, Literal
 
 from chat.builtin_model.dataqa import markdown_table, sql_literal
 from chat.builtin_model.keystrokes import as_meant
-from chat.builtin_model.sentences import asking_sentence
+from chat.builtin_model.sentences import REMIND_ME_OF_A_FACT, asking_sentence
 from chat.builtin_model.understanding.directory import Directory
 from chat.builtin_model.understanding.recipients import find_recipients
 from chat.builtin_model.vocabulary import own_words
@@ -203,7 +203,8 @@ _OPTED_OUT = re.compile(
 # Who belongs to a group, asked of a group the question names.
 _WHO_IS_IN = re.compile(
     r"명단|누구누구|누가\s*(?:있|속|들어|계)|누구(?:야|예요|에요|인지|있|세요)|어느\s*분|어떤\s*분|"
-    r"\bwho(?:['\u2019]?s|\s+(?:is|are|else is))?\s+(?:in|on|part of)\b|\bwho belongs?\b|"
+    r"\bwho(?:['\u2019]?s|\s+(?:is|are|else is))?\s+(?:actually\s+|exactly\s+|currently\s+|now\s+)?"
+    r"(?:in|on|part of)\b|\bwho belongs?\b|"
     r"\bmembers?\b|"
     r"\bnames\b|\broster\b|\bwho are the\b|(?:\+|\band|&) who\W*$|"
     r"\blist (?:of )?(?:the |all )?(?:names|members|people|parents|teachers|contacts)\b",
@@ -256,7 +257,8 @@ def find_lookup(text: str, directory: Directory) -> Lookup | None:
     asked = asking_sentence(_MYSELF_THEN.sub("", text)) if english else _asked_ko(text)
     asks = question.search(asked) or (english and _EN_QUESTION.search(asked))
     purpose = _ASKERS_PURPOSE.sub("", _POLITE_ASK.sub("", asked))
-    if _SENDS.search(asked) or _ABOUT_RULES.search(purpose) or not asks:
+    sends = _SENDS.search(asked) and not REMIND_ME_OF_A_FACT.search(asked)
+    if sends or _ABOUT_RULES.search(purpose) or not asks:
         return None
     found = find_recipients(text, directory)
     known = {entry.name for entry in directory.contacts}

@@ -194,6 +194,11 @@ _UNITS: tuple[tuple[SmallTalkKind | None, re.Pattern[str]], ...] = (
             r"(?:it ?s |it is |this is |today is )?my first (?:time|day)(?: here| (?:using|trying|"
             r"with|on) (?:(?:this|the) (?:assistant|app|bot|tool|system)|this|it|you)(?: out)?)?|"
             r"first time (?:here|using (?:this|it|you)|trying (?:this|it|you)(?: out)?)|"
+            # "I've only just been given access to you, so forgive me if this is silly, but …"
+            r"(?:i ?ve |i have |i )?(?:only )?just (?:been given|got|gotten|received) access"
+            r"(?: to (?:you|this|it|the (?:assistant|app|bot|tool|system)))?|"
+            r"(?:so )?(?:forgive me|sorry|excuse me|pardon me) if (?:this|that|it) (?:is|s|sounds) "
+            r"(?:a )?(?:silly|stupid|dumb|odd|strange|weird|daft)(?: question)?(?: but)?|"
             r"(?:i )?hope (?:you ?re|you are|you re) (?:well|doing well|"
             r"having a (?:good|nice|great) "
             r"day)|how are you(?: doing)?(?: today)?|"
@@ -406,7 +411,9 @@ _CANCEL = _whole(
     r"(?:cancel|withdraw|scrap|drop|undo|call off|forget|never ?mind|nvm|dont send|do not send|"
     # one word each after the verb: no backtracking blow-up
     r"stop|disregard|ignore)(?: (?:it|that|this|the|my|last|latest|one))*"
-    rf"(?: (?P<tool>{_TOOL_NOUNS_EN}))?(?: (?:request|action))?(?: please| thanks| thank you)?",
+    rf"(?: (?P<tool>{_TOOL_NOUNS_EN}))?(?: (?:request|action))?"
+    # "please don't send it after all": the change of mind said with it
+    r"(?: after all| anymore| any more)?(?: please| thanks| thank you)?",
     r"(?:(?:아니|아니야|아니요|아|앗|음|그냥|잠깐|잠깐만)\s*)*"
     r"(?:(?:그거|그것|이거|저거|방금 거|방금 것|방금 그거|방금|아까 거|아까 그거|아까|"
     r"그|이|저)\s*)?"

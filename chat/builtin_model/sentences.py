@@ -85,7 +85,8 @@ def split_sentences(paragraph: str) -> list[str]:
 # be told a fact again. With a time ("remind me at 4 what …", "… tomorrow") it is a reminder.
 REMIND_ME_OF_A_FACT = re.compile(
     r"\b(?:(?:can|could|would) you\s+)?(?:please\s+)?remind me(?: again)?,?\s+"
-    r"(?=(?:who|what|which|where|whether|if|how)\b)"
+    # "…remind me of the telephone number we hold for Mr Taylor?": a fact, not a reminder
+    r"(?=(?:who|what|which|where|whether|if|how)\b|of (?:the|his|her|their|its|our)\b)"
     r"(?!.*(?:\d|\b(?:tomorrow|tonight|later|this (?:morning|afternoon|evening)|next|"
     r"in an? (?:hour|minute)|on (?:mon|tues|wednes|thurs|fri|satur|sun)day)\b))",
     re.IGNORECASE,

@@ -11,7 +11,7 @@ Korean, in the clause before the closing verb ("…라고 전해줘", "… 문�
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 _QUOTED = re.compile(r"[\"“”«»「『](?P<body>[^\"“”«»」』]{2,})[\"“”«»」』]")
 # Korean writes quotes with apostrophes too ("… 텔레그램 가게 해줘 '내일 1교시 대강 부탁해요'"); in
@@ -33,7 +33,10 @@ _ASKED_PEOPLE = (
 _SAYING = re.compile(
     # "not sure what to say yet" says no text
     r"\s*\b(?:saying|that says|which says|with the (?:text|message)|with text|and say|"
-    r"(?<!what )(?<!how )to say|"
+    r"(?<!what )(?<!how )"
+    # "…, I'm sorry to say.", "needless to say": how the writer feels about it, said to us
+    r"(?<!sorry )(?<!sad )(?<!glad )(?<!happy )(?<!pleased )(?<!needless )(?<!have )(?<!must )"
+    r"to say|"
     r"(?:just say|(?<=[.?!]\s)say)(?: that)?|"  # "Can you text Emma? Just say the trip is off."
     r"telling (?:him|her|them)(?: that)?|(?:,\s*|and )?tell (?:him|her|them)(?: that)?|"
     r"(?:reminding|remembering) (?:him|her|them)(?: that| about| of| to)?|"
@@ -102,7 +105,9 @@ _KO_ASKED = (
     r"드려(?:요|줘|\s*주세요|\s*줘요?|\s*주실래요|\s*주시겠어요|\s*주실\s*수\s*(?:있을까요|있나요))?"
     # "보내주실 수 있을까요?"
     r"|(?:주실|줄)\s*수\s*(?:있을까요|있나요|있어요|있을까|있어|있으세요))"
-    r"|(?:문자|메시지|메세지|메일|이메일|공지)\s*(?:좀|(?:하나|한\s*통)\s*부탁(?:해요|합니다|드려요|드립니다)?))"
+    r"|(?:문자|메시지|메세지|메일|이메일|공지)\s*(?:좀|(?:하나|한\s*통)\s*부탁(?:해요|합니다|드려요|드립니다)?)"
+    # the written order of a memo: "…게시되도록 예약할 것."
+    r"|(?:예약|게시|발송|전송|공지|전달)할\s*것(?=\s*[.!]))"
 )
 _TIMED_REQUEST_START = re.compile(
     r"\s*(?:(?:today|tonight|tomorrow)\s+)?(?:at\s+)?\d{1,2}(?:[:.]\d{2})?\s*(?:am|pm)?"
@@ -182,6 +187,14 @@ _KO_HURRIED_CHANNEL = re.compile(_KO_HURRIED_CHANNELS)
 _KO_GO = re.compile(r"^(?P<req>(?:\S+\s+){1,5}?)(?:ㄱㄱ+|고고)\s+(?P<rest>\S.*)$")
 # "오늘 비가 많이 와서요, 올리버 아버님께 문자 하나만 넣어 주세요. 하원 차량이 …": the same, after
 # a clause that explains; the message must then be a sentence, not a closing word.
+# A quoted text the request sends: "SMS로 'Could you cover my 3pm class today?' 보내줘요"
+_QUOTE_SENT_KO = re.compile(
+    r"['\"‘“][^'\"’”]{4,}['\"’”]\s*(?:(?:을|를|이라고|라고|로|으로|이렇게|그대로)\s*)*"  # noqa: RUF001
+    r"(?:좀\s*)?(?:보내|전해|전달|남겨|써|올려)"
+)
+# …unless the text is labelled apart and the quote is its title: "\"토요 특강 취소 안내\" 올려줘.
+# 내용은 …"
+_KO_CONTENT_LABELLED = re.compile(r"(?:내용|본문|문구)\s?(?:은|는|:)")
 _KO_REQUEST_LATER = re.compile(rf"^(?P<req>.*?{_KO_ASKED}\s*[.!?~,]+)\s*(?P<rest>\S.*)$")
 # "민지 엄마 … 진상이라고 전체 공지 올려. 다들 알아야 됨": the message was reported before the
 # request; what follows it is said to the assistant.
@@ -390,7 +403,7 @@ _KO_TAIL = re.compile(
     r"|설정해|걸어|(?:올리|알리|전하)(?=십시오|세요|시오|시겠)"
     r"|(?:(?<=고)|(?<=고\s)|(?<=고\s좀\s)|(?<=고\s좀))해"  # "…받았다고 (좀) 해줘": say that
     r"|(?:(?<=게)|(?<=게\s))해)"  # "…자동으로 가게 해줘": make it go
-    r"\S*(?:\s+해\S*)?"
+    r"\S*(?:\s+해\S*|(?<=기)\s+바랍니다)?"  # "…게시하기 바랍니다"
     rf"|{_KO_CHANNEL}\s*(?:좀\s*)?(?:해\S*|부탁\S*)?)"
     rf"(?:\s+(?:줘|주세요|줄래|줄래요|주실래요|{_KO_FORMAL_ORDER}|둬|두세요|"
     r"둬요|놔|놔줘|놔요)\S*(?:\s+바랍니다)?"
@@ -715,8 +728,11 @@ _LABEL_SAYS = (
 )
 _LABELLED_PAIR_EN = re.compile(
     r"\b(?:title|subject|heading)(?:\s+line)?"
-    rf"(?:{_LABEL_SAYS}|\s+(?=['\"‘“]))['\"‘“]?"  # noqa: RUF001
-    r"(?P<heading>[^.\n:'\"’”]{2,60}?)['\"’”]?\s*(?:[.,;\n]\s*(?:and\s+)?|\s+and\s+)"  # noqa: RUF001
+    # "title Science Week - and the body: …": the words after the label are the title when a
+    # labelled text follows them
+    rf"(?:{_LABEL_SAYS}|\s+(?=['\"‘“])|\s+)['\"‘“]?"  # noqa: RUF001
+    r"(?P<heading>[^.\n:'\"’”]{2,60}?)['\"’”]?\s*"  # noqa: RUF001
+    r"(?:[.,;\n]\s*(?:and\s+)?|\s+[-—–]+\s+(?:and\s+)?|\s+and\s+)"  # noqa: RUF001
     r"(?:(?:the|its|the\s+e-?mail'?s?)\s+)?"
     rf"(?:(?:text|body|message|content|details|wording)(?:{_LABEL_SAYS})|"
     r"it\s+(?:says|should\s+say|will\s+say|reads|should\s+read)\s*:?\s*)"
@@ -855,6 +871,11 @@ def _split(text: str) -> Split:
         if len(rest.split()) >= 2:
             body = f"[{topic['t']} 안내] {direct}" if topic else direct
             return Split(clipped["req"].strip(), body)
+    sends_a_quote = _QUOTE_SENT_KO.search(text) and not _KO_CONTENT_LABELLED.search(text)
+    if sends_a_quote and (whole := _quoted(text)) is not None and whole.body:
+        # "…께 SMS로 '오늘 3시 수업 대신 해주실 수 있나요?' 보내줘요. 제가 병원 가야 돼서요": the
+        # quote is sent whole, its own question too, and the reason after it is not
+        return whole
     first = _KO_REQUEST_FIRST.match(text)
     if first and re.search(r"[가-힣]", first["rest"]):
         return _reported_then_more(first["req"], first["rest"]) or Split(
@@ -1285,12 +1306,23 @@ def _korean(text: str) -> Split | None:
         # "…목록 정리해서 보내달라고 해줘": the recipient is asked to send; that is the message
         clause, verb = f"{clause} {favour['v']} 주세요", verb[favour.end() :].strip() or verb
     split = _korean_sentences(clause, verb)
+    if split is not None and split.body and (told := _KO_DESCRIBED_NOTICE.match(split.body)):
+        # "…손 씻기를 권고하는 안내문을 게시하기 바랍니다": the notice described is what it says
+        split = replace(split, body=f"{told['said']}합니다")
     if split is not None and split.body and (about := _KO_ABOUT_THE_SENDING.match(split.body)):
         # "같은 내용으로 문자 보내드려야 하는데요, …": a clause about the sending is the request's
-        rest = split.body[about.end() :].strip()
+        # "…약하다 이런 내용으로": the words said roughly, and the label of them
+        rest = _KO_THIS_KIND_LAST.sub("", split.body[about.end() :]).strip()
         if rest:
             return Split(f"{split.head} {about.group(0).strip(' ,')}", rest)
     return split
+
+
+_KO_THIS_KIND_LAST = re.compile(r"\s*(?:이런|요런|그런)\s*(?:내용|느낌|식)(?:으로|로)?\s*$")
+# A notice described by what it does: "마스크 착용을 권고하는 (안내문을)", "…를 요청하는 공지"
+_KO_DESCRIBED_NOTICE = re.compile(
+    r"^(?P<said>\S.*\S)하는(?:\s*(?:안내문|안내글|공지문|공지글|안내|글))?(?:을|를)?$"
+)
 
 
 # A leading clause about the sending itself, ending in a connective: "같은 내용으로 문자
@@ -1298,6 +1330,9 @@ def _korean(text: str) -> Split | None:
 _KO_ABOUT_THE_SENDING = re.compile(
     rf"^(?:\S+\s+){{0,4}}?\S*{_KO_CHANNEL}\S*\s+(?:\S+\s+){{0,2}}?"
     r"\S*(?:는데요|는데|니까|어서|아서|해서|돼서)\s*[,.]\s*"
+    # "상담결과 보내드려야 하는데ㅠ 대충 …": what is to be sent, then the words of it
+    r"|^(?:\S+\s+){0,3}?(?:보내|전해|전달해|알려)\s?(?:드려|줘)?야\s?(?:하는데|되는데|해서|돼서)요?"
+    r"(?:\s*[,.]|[ㅋㅎㅠㅜ]+)?\s+"
 )
 
 
@@ -1375,10 +1410,36 @@ _KO_SPOKEN_GO = re.compile(r"(다|라|자|냐)구(?=\s|$|[.!~?])")
 
 def direct_if_reported(body: str | None) -> str | None:
     """A body still told as what the message is to say ("…올려 달라는 알림 좀 걸어 둬 주세요")
-    as the message itself ("…올려 주세요"); any other body as it is."""
-    if body is None or not _KO_THE_FACT.search(body):
+    as the message itself ("…올려 주세요"); any other body as it is, but for a reported clause
+    inside it."""
+    if body is None:
+        return body
+    body = _reported_clauses_direct(body)
+    if not _KO_THE_FACT.search(body):
         return body
     return korean_direct(body) or body
+
+
+# A reported clause inside the text, another clause after it: "낼 2층 교실 좀 추울수있다고 애들
+# 겉옷 챙기세요". Not one that a verb of saying or thinking takes ("아프다고 해서", "그렇다고
+# 들었어요", "괜찮다고 생각합니다").
+_KO_MID_REPORTED = re.compile(
+    r"(?<=[가-힣])(?<!이)(?<!하)(다고|라고)[ㅋㅎㅠㅜ~]*\s+"
+    r"(?!(?:하|해|했|합|들|전해|전달|말|생각|그러|그래|적|써|쓰|알려|보내|문자|메일|공지|좀)\S*)(?=\S)"
+)
+
+
+def _reported_clauses_direct(body: str) -> str:
+    if not re.search(r"[가-힣]", body):
+        return body
+    told, start = [], 0
+    for found in _KO_MID_REPORTED.finditer(body):
+        direct = korean_direct(body[start : found.end(1)])
+        if not direct:
+            return body
+        told.append(direct.rstrip(". ") + ".")
+        start = found.end()
+    return " ".join([*told, body[start:]]) if told else body
 
 
 def korean_direct(clause: str) -> str:

@@ -497,9 +497,10 @@ _VERBS_OF_A_SUBJECT = frozenset(
 
 
 def _one_counted_after(tokens: list[str], end: int) -> bool:
-    """ "A반 (어머님) 한 분", "학부모 한 명", "쌤 한명한테만": one of the group, counted right
-    after its name."""
+    """ "A반 (어머님) 한 분", "학부모 한 명", "쌤 한명한테만", "B반 학부모님 중에 한 분": one of
+    the group, counted right after its name."""
     at = end + 1 if end < len(tokens) and _MEMBER_KO.match(tokens[end]) else end
+    at += 1 if tokens[at : at + 1] in (["중에"], ["중"], ["중에서"]) else 0
     if tokens[at : at + 1] == ["한"]:
         return tokens[at + 1 : at + 2] != [] and tokens[at + 1].startswith(("분", "명"))
     return at < len(tokens) and tokens[at].startswith(("한분", "한명"))

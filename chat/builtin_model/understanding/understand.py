@@ -209,6 +209,10 @@ _GLUED_CHANNEL_KO = re.compile(
 )
 _GLUED_PLEASE_KO = re.compile(r"(?<=문자|메일|텔레|공지)(?=좀|ㄱㄱ)")
 _WRITTEN_STYLE_KO = re.compile(r"(?<=[가-힣])하여(?=\s?주)")
+# Laughter typed onto a clipped request ends it: "최유나쌤께 문자요ㅎㅎ 오늘 …" is "문자요. 오늘 …",
+# so the request and the words to send are read apart. Only there: elsewhere ("정신없네ㅠㅠ 암튼
+# …", "추울수있다고ㅠ 애들 …") the rules already read around it, and a full stop would cut them.
+_FEELING_GLUED_KO = re.compile(r"(?<=(?:문자|메일|텔레|그램|공지)요)[ㅋㅎㅠㅜ]+(?=\s|$)")
 
 
 # "(1) please email the class B parents (2) subject: Parents evening (3) text: it is on …": the
@@ -226,7 +230,7 @@ def _points_as_sentences(text: str) -> str:
 def _korean_spelled_out(text: str) -> str:
     if not say.korean(text):
         return text
-    glued = _GLUED_PLEASE_KO.sub(" ", _GLUED_CHANNEL_KO.sub(" ", text))
+    glued = _GLUED_PLEASE_KO.sub(" ", _GLUED_CHANNEL_KO.sub(" ", _FEELING_GLUED_KO.sub(".", text)))
     return _WRITTEN_STYLE_KO.sub("해", glued)
 
 
@@ -235,6 +239,7 @@ def _understand(text: str, history: list[tuple[Role, str]], env: _Env, depth: in
     text = _points_as_sentences(_korean_spelled_out(text))
     text = _after_the_dismissed(as_meant(text, env.own_words()), env)
     text = _mind_changed_on_the_day(_mind_changed_on_the_tool(text, env))
+    text = _mind_changed_on_the_title(_mind_changed_on_the_time(text))
     intent = env.classifier.classify(text)
     pending = _pending(history, env, depth)
     if pending is not None and not _new_request(intent.label, text, env):
@@ -367,6 +372,64 @@ def _mind_changed_on_the_day(text: str) -> str:
     after = _SAME_TIME.sub("", after[len(lead) :]).strip(" ,.;—–-")  # noqa: RUF001
     joint = ": " if after[:1] in "'\"‘“" else ", "  # a quoted text after it is the text  # noqa: RUF001
     return f"{before}{joint}{after}" if after else before
+
+
+# "no, make it 8", "no wait, 9am": the clock time changed to, and nothing else
+_ONLY_A_TIME = re.compile(
+    r"^\s*(?:(?:make (?:that|it)|rather|then|instead|actually)\s+)*"
+    r"(?P<clock>\d{1,2}(?::\d{2})?)(?P<half>\s*(?:am|pm|a\.m\.|p\.m\.))?"
+    r"(?:\s+(?:instead|then|please|pls))*\s*$",
+    re.IGNORECASE,
+)
+_A_CLAUSE = re.compile(r"\s+-+\s+|[.,;:!?—–…]")  # noqa: RUF001
+_CLOCK = re.compile(
+    r"(?<![\d:])\d{1,2}(?::\d{2})?(?P<half>\s*(?:am|pm|a\.m\.|p\.m\.))?(?![\d:])", re.I
+)
+
+
+def _mind_changed_on_the_time(text: str) -> str:
+    """ "Remind James … the day after tomorrow at 8:30 in the morning - no, make it 8 - that
+    …" is at 8 in the morning: the last clock time before the change becomes the one changed
+    to (its half of the day kept unless the new one says its own), and the rest stays."""
+    thought = _second_thought(text)
+    if thought is None:
+        return text
+    before, _, after = thought
+    lead = _A_CLAUSE.split(after, maxsplit=1)[0]
+    new = _ONLY_A_TIME.match(lead)
+    old = list(_CLOCK.finditer(before))
+    if new is None or not old:
+        return text
+    last = old[-1]
+    clock = new["clock"] + (new["half"] or last["half"] or "")
+    before = f"{before[: last.start()]}{clock}{before[last.end() :]}".rstrip(" ,;—–-")  # noqa: RUF001
+    rest = after[len(lead) :].strip(" ,;—–-")  # noqa: RUF001
+    return f"{before} {rest}" if rest else before
+
+
+# "title Science Week - oh wait, call it STEM Week - and the body: …": the title changed to
+_TITLE_CHANGED_TO = re.compile(r"^\s*(?:call|name|title) it\s+(?P<title>.+?)\s*$", re.I)
+_TITLE_SAID = re.compile(
+    r"(?P<word>\btitled?|\bcalled)\s+(?:'[^']*'|\"[^\"]*\"|[^,.;:!?—–]+?)\s*[-—–,]*\s*$",  # noqa: RUF001
+    re.IGNORECASE,
+)
+_OH_WAIT = re.compile(r"\s+[-—–]+\s*oh,? wait,?\s+|[,.]\s*oh,? wait,?\s+", re.I)  # noqa: RUF001
+
+
+def _mind_changed_on_the_title(text: str) -> str:
+    """The title said before "oh wait, call it …" replaced by the one after it; the rest stays."""
+    found = list(_OH_WAIT.finditer(text))
+    if not found:
+        return text
+    before, after = text[: found[-1].start()], text[found[-1].end() :]
+    lead = _A_CLAUSE.split(after, maxsplit=1)[0]
+    new = _TITLE_CHANGED_TO.match(lead)
+    said = _TITLE_SAID.search(before)
+    if new is None or said is None:
+        return text
+    rest = after[len(lead) :].strip(" ,;—–-")  # noqa: RUF001
+    before = f"{before[: said.start()]}{said['word']} {new['title']}"
+    return f"{before} - {rest}" if rest else before
 
 
 # "메일로 하려다가", "문자로 돌릴까 하다가": what the writer was about to do, now not
@@ -722,8 +785,29 @@ def _recipients(people: str, rest: str, split: Split, text: str, env: _Env) -> t
         first, _, after = split.body.partition(" ")
         lead = find_recipients(first, env.directory)
         if lead.names and not lead.ambiguous and after.strip():
-            return lead, replace(split, body=after.strip())
-    return found, split
+            found, split = lead, replace(split, body=after.strip())
+    return _one_whose_name_is_forgotten(found, text, env), split
+
+
+# "…한 분한테만 보내야 되는데 성함이 기억이 안 나요", "one of the B parents, can't remember her
+# name": the writer means one person of the group they named, and does not know which.
+_NAME_FORGOTTEN = re.compile(
+    r"(?:성함|이름)(?:이|을|는)?\s?(?:잘\s?)?(?:기억(?:이|이\s?잘)?\s?(?:안|않)|생각(?:이)?\s?(?:안|않)|"
+    r"까먹|깜빡)|"
+    r"\b(?:can ?t|cannot|can not|don ?t|do not) (?:remember|recall) (?:his|her|their|the) "
+    r"(?:name|surname)|\bforg(?:ot|otten|et) (?:his|her|their|the) (?:name|surname)",
+    re.IGNORECASE,
+)
+
+
+def _one_whose_name_is_forgotten(found: Found, text: str, env: _Env) -> Found:
+    groups = env.directory.groups
+    if found.ambiguous or not found.names or not set(found.names) <= set(groups):
+        return found
+    if not _NAME_FORGOTTEN.search(text):
+        return found
+    members = [c.name for c in env.directory.contacts if set(c.groups) & set(found.names)]
+    return replace(found, names=[], ambiguous=[members]) if len(members) > 1 else found
 
 
 _TOPIC_WORD = re.compile(r"\s+(?:about|subject|titled)\b", re.IGNORECASE)
@@ -790,10 +874,31 @@ def _named_where_asked(found: Found, head: str, env: _Env) -> Found:
     return replace(found, names=[name for name in found.names if name in own.names])
 
 
+# "… there will be a small tea party. Perhaps we might title it 'Farewell'.": the title, named
+# in a sentence of its own after everything else
+_TITLE_SAID_LAST = re.compile(
+    r"(?<=[.!?])\s+(?:(?:perhaps|maybe|and|oh and|also)\s*,?\s+)?"
+    r"(?:(?:we|you|i)\s+(?:might|could|can|should|would)\s+|let\s*'?s\s+|please\s+)?"
+    r"(?:title|call|name|head)\s+it\s+['\"‘“](?P<title>[^'\"’”\n]{2,60})['\"’”]"  # noqa: RUF001
+    r"\s*[.!]*\s*$",
+    re.IGNORECASE,
+)
+
+
+def _title_said_last(text: str) -> tuple[str, str | None]:
+    said = _TITLE_SAID_LAST.search(text)
+    if said is None:
+        return text, None
+    return text[: said.start()].rstrip(), said["title"].strip()
+
+
 def _fresh(text: str, label: Label, confidence: float, env: _Env) -> _Result:
     text = _without_pleasantries(text)
+    text, title_last = _title_said_last(text)
     instead = _recipients_on_second_thought(text, env)
     split = split_message(_without_the_second_thought(text, env.directory) if instead else text)
+    if title_last and not split.heading:
+        split = replace(split, heading=title_last)
     label = _told_by_head(label, split, env)
     words = env.words(label)
     # A labelled, quoted subject counts for any e-mail, a scheduled one too.
@@ -909,10 +1014,13 @@ _GREETING_FIRST = re.compile(
     re.IGNORECASE,
 )
 _THANKS_LAST = re.compile(
-    r"(?<=[.!~])\s+(?:(?:thank\s+you|thanks|thx|ty|many\s+thanks|thanks\s+again|"
+    r"(?:(?<=[.!~])\s+(?:(?:thank\s+you|thanks|thx|ty|many\s+thanks|thanks\s+again|"
     r"(?:muchas\s+)?gracias|merci(?:\s+beaucoup)?|감사합니다|고맙습니다)"
     r"(?:\s+(?:so\s+much|a\s+lot|very\s+much|po|in\s+advance|for\s+(?:your|the)\s+help))*"
-    r"|have\s+a\s+(?:good|nice|great)\s+(?:one|day))\s*[!.~^]*\s*$",
+    r"|have\s+a\s+(?:good|nice|great)\s+(?:one|day))"
+    # "… for me? I'd be so grateful."
+    r"|(?<=[.!~?])\s+i\s*(?:'|\u2019)?d\s+be\s+(?:so\s+|very\s+|most\s+|really\s+|ever\s+so\s+)?"
+    r"(?:grateful|thankful|obliged))\s*[!.~^]*\s*$",
     re.IGNORECASE,
 )
 
