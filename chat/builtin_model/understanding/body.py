@@ -192,9 +192,6 @@ _QUOTE_SENT_KO = re.compile(
     r"['\"‘“][^'\"’”]{4,}['\"’”]\s*(?:(?:을|를|이라고|라고|로|으로|이렇게|그대로)\s*)*"  # noqa: RUF001
     r"(?:좀\s*)?(?:보내|전해|전달|남겨|써|올려)"
 )
-# …unless the text is labelled apart and the quote is its title: "\"토요 특강 취소 안내\" 올려줘.
-# 내용은 …"
-_KO_CONTENT_LABELLED = re.compile(r"(?:내용|본문|문구)\s?(?:은|는|:)")
 _KO_REQUEST_LATER = re.compile(rf"^(?P<req>.*?{_KO_ASKED}\s*[.!?~,]+)\s*(?P<rest>\S.*)$")
 # "민지 엄마 … 진상이라고 전체 공지 올려. 다들 알아야 됨": the message was reported before the
 # request; what follows it is said to the assistant.
@@ -871,7 +868,9 @@ def _split(text: str) -> Split:
         if len(rest.split()) >= 2:
             body = f"[{topic['t']} 안내] {direct}" if topic else direct
             return Split(clipped["req"].strip(), body)
-    sends_a_quote = _QUOTE_SENT_KO.search(text) and not _KO_CONTENT_LABELLED.search(text)
+    # …unless the text is labelled after it and the quote is its title ("\"토요 특강 취소 안내\"
+    # 올려줘. 내용은 …")
+    sends_a_quote = _QUOTE_SENT_KO.search(text) and not _KO_CONTENT_INSIDE.search(text)
     if sends_a_quote and (whole := _quoted(text)) is not None and whole.body:
         # "…께 SMS로 '오늘 3시 수업 대신 해주실 수 있나요?' 보내줘요. 제가 병원 가야 돼서요": the
         # quote is sent whole, its own question too, and the reason after it is not

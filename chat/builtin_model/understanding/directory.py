@@ -28,3 +28,7 @@ class Directory:
     contacts: tuple[ContactEntry, ...] = ()
     groups: tuple[str, ...] = ()
     requester: Requester | None = None
+
+    def members(self, groups: list[str]) -> list[str]:
+        """The stored names of the contacts in any of ``groups``, in directory order."""
+        return [c.name for c in self.contacts if c.groups & set(groups)]

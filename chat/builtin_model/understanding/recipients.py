@@ -752,7 +752,7 @@ def _find(head: str, directory: Directory, *, spoken_of: bool) -> Found:
         found.end = max(found.end, located[candidates[0].end - 1][1])
         if len(names) == 1 and _one_of_the_group(candidates[0], tokens):
             # "선생님에게 문자 보내 주세요": one teacher, not the Teachers group ("선생님들에게")
-            members = [c.name for c in directory.contacts if names[0] in c.groups]
+            members = directory.members(names)
             one_of[tuple(members)] = names[0]
             names = members or names
         if len(names) == 1:

@@ -395,7 +395,7 @@ def _mind_changed_on_the_time(text: str) -> str:
     if thought is None:
         return text
     before, _, after = thought
-    lead = _A_CLAUSE.split(after, maxsplit=1)[0]
+    lead, rest = _changed_to(after)
     new = _ONLY_A_TIME.match(lead)
     old = list(_CLOCK.finditer(before))
     if new is None or not old:
@@ -403,8 +403,14 @@ def _mind_changed_on_the_time(text: str) -> str:
     last = old[-1]
     clock = new["clock"] + (new["half"] or last["half"] or "")
     before = f"{before[: last.start()]}{clock}{before[last.end() :]}".rstrip(" ,;—–-")  # noqa: RUF001
-    rest = after[len(lead) :].strip(" ,;—–-")  # noqa: RUF001
     return f"{before} {rest}" if rest else before
+
+
+def _changed_to(after: str) -> tuple[str, str]:
+    """What the writer changed to (the first clause after the change; " - " ends one too) and
+    the rest of the message."""
+    lead = _A_CLAUSE.split(after, maxsplit=1)[0]
+    return lead, after[len(lead) :].strip(" ,;—–-")  # noqa: RUF001
 
 
 # "title Science Week - oh wait, call it STEM Week - and the body: …": the title changed to
@@ -422,12 +428,11 @@ def _mind_changed_on_the_title(text: str) -> str:
     if not found:
         return text
     before, after = text[: found[-1].start()], text[found[-1].end() :]
-    lead = _A_CLAUSE.split(after, maxsplit=1)[0]
+    lead, rest = _changed_to(after)
     new = _TITLE_CHANGED_TO.match(lead)
     said = _TITLE_SAID.search(before)
     if new is None or said is None:
         return text
-    rest = after[len(lead) :].strip(" ,;—–-")  # noqa: RUF001
     before = f"{before[: said.start()]}{said['word']} {new['title']}"
     return f"{before} - {rest}" if rest else before
 
@@ -806,7 +811,7 @@ def _one_whose_name_is_forgotten(found: Found, text: str, env: _Env) -> Found:
         return found
     if not _NAME_FORGOTTEN.search(text):
         return found
-    members = [c.name for c in env.directory.contacts if set(c.groups) & set(found.names)]
+    members = env.directory.members(found.names)
     return replace(found, names=[], ambiguous=[members]) if len(members) > 1 else found
 
 
