@@ -295,7 +295,9 @@ _ABUSE_EN = re.compile(
     r"(?:ever )?trust (?:him|her|them))\b"
 )
 _ABUSE_KO = re.compile(
-    r"욕|협박|모욕|비하|망신|저주|죽여|죽일|괴롭|조롱|따돌|겁을 주|겁주|혼쭐|스팸|멍청|뚱뚱|못생|"
+    # "욕" and "비하" are also inside ordinary words: 의욕, 목욕, 욕심, 욕실; 준비하다, 대비하다
+    r"(?<![의목탐식광수림])욕(?![실조심구망장])|협박|모욕|비하(?=\s?(?:하|해|했|발언|적|성|당))|"
+    r"망신|저주|죽여|죽일|괴롭|조롱|따돌|겁을 주|겁주|혼쭐|스팸|멍청|뚱뚱|못생|"
     r"가만 ?(?:안 ?[두둬둔]|두지 않|안 ?놔)|자격(?:도|이)? 없|못 버틸|후회하게|"
     # "진상" is also "the truth" (진상 규명): only as a name for a person
     r"(?:완전|개|진짜|엄청) ?진상|진상(?:이라고|이래|짓|고객|학부모|엄마|아빠)|"
@@ -325,6 +327,11 @@ _SEND_CUE = re.compile(
     r"reply|ask|get|let \w+ know|notify|contact|notice|put up)\w*\b|"
     r"보내|문자|메일|텔레그램|메시지|공지|전해|알려|써 ?줘|쓰고|돌려|연락"
 )
+
+
+def asks_to_send(words: str) -> bool:
+    """Whether a normalised message has a word of sending in it (send, text, 보내, 공지, …)."""
+    return _SEND_CUE.search(words) is not None
 
 
 def harm_in(words: str, *, korean: bool) -> Harm | None:
@@ -534,7 +541,10 @@ _MEDIUM_KO = re.compile(
     rf"({_CHANNEL.pattern})(?:\s?(?:으로|로|에서|에|방에|채널에|단톡)|[^.?!]{{0,10}}(?:채널|방)에)"
 )
 # English content starts at the first of these; the command is what comes before.
-_CONTENT_EN = re.compile(r"\b(?:saying|that|to say|telling|to tell|and tell|asking|about)\b")
+_CONTENT_EN = re.compile(
+    r"\b(?:saying|that|to say|telling|to tell|and tell|asking|about|and say|"
+    r"ask (?:\w+ )?(?:whether|if))\b"
+)
 # Korean content ends at the last quotation ending; the command is what follows.
 _QUOTE_END_KO = re.compile(
     r"(?:라고|다고|자고|냐고|래요|대요|라는|다는)\s(?!들었|들어서|들었는데|하더라|하던데|하시던데)"
@@ -545,6 +555,11 @@ _CONTENT_LABEL_KO = re.compile(r"(?:^|\s)(?:내용|본문)(?:은|는|이|:)?\s")
 def _channel_as_medium(words: str) -> re.Match[str] | None:
     """A channel named as the way to send ("on WhatsApp", "카톡으로"), anywhere in the message."""
     return _MEDIUM_EN.search(words) or _MEDIUM_KO.search(words)
+
+
+def command_of(words: str, *, korean: bool) -> str:
+    """The part of a normalised request that asks, without the text it asks to send."""
+    return _command_ko(words) if korean else _command_en(words)
 
 
 def _command_en(head: str) -> str:

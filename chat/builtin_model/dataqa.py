@@ -160,6 +160,7 @@ _NAMES_TOO = re.compile(
     r"|\bwhich (?:ones|are they)\b|\band what are they\b|이름(?:은|이|도)?|뭐뭐|어떤 (?:것|거)",
     re.I,
 )
+_PEOPLE_COUNTED = re.compile(r"몇\s*(?:명|분)|인원|(?<![가-힣])수(?:가|는)?\s*몇")
 _BY_STATUS = re.compile(r"\b(by|per|for each) status\b|상태별|상태 별", re.I)
 _BY_CHANNEL = re.compile(r"\b(by|per|for each) channel\b|채널별", re.I)
 _BY_GROUP = re.compile(r"\b(by|per|in each|for each) group\b|그룹별|그룹마다", re.I)
@@ -291,7 +292,9 @@ def plan_data_question(
     named_group = _group_name(text) or _role(text)
     if found is None and named_group and (_LIST.search(text) or _COUNT.search(text)):
         found = (_ENTITIES["contacts"], "")  # "list the parents in class B"
-    if found is None and _HANGUL.search(text) and _COUNT.search(text):
+    # A kind of group counted, with no contacts named, is a count of people ("A반 학부모 몇
+    # 명이야?"); "쌤들 연차 1년에 몇 개예요?" and "강사가 … 몇 주 쓸 수 있어요?" count other things.
+    if found is None and _HANGUL.search(text) and _PEOPLE_COUNTED.search(text):
         kinds = [w for w in text.split() if _names_a_kind_of_group(w)]
         if kinds:
             found = (_ENTITIES["contacts"], "")  # "A반 학부모 몇 명이야?"

@@ -102,7 +102,12 @@ _LACKS = re.compile(
 _EN_QUESTION = re.compile(
     r"^\s*(?:what'?s|whats|what|which|who|who'?s|whose|where|how many|is|are|has|have|does|do|"
     r"did|can|could|"
+    # "got a number for oliver brown": "have you got …" clipped
+    r"(?:(?:have\s+)?(?:you|u|we)\s+)?got|"
     r"any|anyone|tell me|show me|give me|find|look ?up)\b|\?\s*$"
+    # asked as a need: "…, I just need her number."
+    r"|\b(?:just |only )?need (?:his|her|their) (?:\w+ )?(?:number|e-?mail(?: address)?|address|"
+    r"contact details)\W*$"
     # asked as a check: "Please confirm the e-mail address held on record for Ms Choi Yuna."
     r"|^\s*(?:(?:please|pls|kindly|can you|could you)\s+)?"
     r"(?:confirm|check|verify|double[- ]check)\b"
@@ -178,7 +183,9 @@ def _asked_ko(text: str) -> str:
 
 # "What if a parent doesn't have a phone?" asks the rules, not the contacts list.
 _ABOUT_RULES = re.compile(
-    r"\b(?:what if|can i|could i|may i|should|allowed|policy|procedure|how do|how to|(?<!no )need|"
+    r"\b(?:what if|can i|could i|may i|should|allowed|policy|procedure|how do|how to|"
+    # "I just need her number" needs a detail of ours, not a rule
+    r"(?<!no )need(?!\s+(?:his|her|their|the)\s+(?:\w+\s+)?(?:number|e-?mail|address|details)\b)|"
     r"required?)\b|해야|방법|규정|정책|필요|절차",
     _I,
 )
@@ -206,7 +213,7 @@ _WHO_IS_IN = re.compile(
     r"\bwho(?:['\u2019]?s|\s+(?:is|are|else is))?\s+(?:actually\s+|exactly\s+|currently\s+|now\s+)?"
     r"(?:in|on|part of)\b|\bwho belongs?\b|"
     r"\bmembers?\b|"
-    r"\bnames\b|\broster\b|\bwho are the\b|(?:\+|\band|&) who\W*$|"
+    r"\bnames\b|\broster\b|\bwho (?:are|r|re) the\b|(?:\+|\band|&) who\W*$|"
     r"\blist (?:of )?(?:the |all )?(?:names|members|people|parents|teachers|contacts)\b",
     _I,
 )

@@ -44,10 +44,11 @@ from chat.builtin_model.dataqa import DataQuestion, data_reply, plan_data_questi
 from chat.builtin_model.extractive import MIN_SCORE, MIN_STANDING_ACROSS, compose_answer
 from chat.builtin_model.lookup import Lookup, find_lookup, lookup_reply
 from chat.builtin_model.recipient_problems import in_korean
-from chat.builtin_model.router import help_reply
+from chat.builtin_model.router import help_reply, remark_by_meaning
 from chat.builtin_model.search_query import derive_search_query
 from chat.builtin_model.understanding.context import (
     RunRequest,
+    classifier,
     run_request,
     understand_request,
 )
@@ -58,7 +59,7 @@ from chat.tools.search_knowledge import SEARCH_TOOL_NAME
 from core import clock
 from knowledge.crosslingual import QuestionScale, language_of, question_scale
 from knowledge.embedder import get_embedder
-from knowledge.embeddings import Embedder
+from knowledge.embeddings import Embedder, EmbeddingError
 from tenants.selectors import tenant_zone
 
 OFFLINE_MODEL_NAME = "offline-extractive"
@@ -152,6 +153,15 @@ def _data_question(text: str, request: RunRequest | None) -> DataQuestion | None
     schema = ensure_config().get("configurable", {}).get("schema")
     zone = tenant_zone(schema_name=schema) if schema else ZoneInfo(settings.TIME_ZONE)
     return plan_data_question(text, now=clock.now(), tz=zone)
+
+
+def _a_remark(text: str) -> bool:
+    """Whether ``text`` is a remark that asks nothing (router.remark_by_meaning)."""
+    try:
+        scores = classifier().classify(text).scores
+    except EmbeddingError:  # no embeddings: the documents are searched, as before
+        return False
+    return remark_by_meaning(text, scores=scores) is not None
 
 
 def _names_a_tool(text: str) -> bool:
@@ -265,6 +275,11 @@ class OfflineChatModel(BaseChatModel):
             # stores them; the page shows them as buttons).
             extra = {"choices": list(understood.choices)} if understood.choices else {}
             return AIMessage(understood.question, additional_kwargs=extra)
+        if data is None and _a_remark(text):
+            # "quiet night tonight just me and the mop lol": nothing asked of the documents
+            known = tool_words()
+            tools = [name for name in self.tool_names if name in known]
+            return AIMessage(help_reply("remark", tools=tools, korean=korean(text)))
         return self._read_call(text, data)
 
     def _data_question(self, text: str, request: RunRequest | None) -> DataQuestion | None:

@@ -19,10 +19,18 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from chat.builtin_model.boundaries import Harm, Unsupported, harm_in, unsupported_in
+from chat.builtin_model.boundaries import (
+    Harm,
+    Unsupported,
+    asks_to_send,
+    command_of,
+    harm_in,
+    unsupported_in,
+)
 from chat.builtin_model.keystrokes import as_meant
 from chat.builtin_model.sentences import split_sentences
 from chat.builtin_model.vocabulary import own_words, tool_words
@@ -30,7 +38,9 @@ from chat.builtin_model.vocabulary import own_words, tool_words
 # -- what the router recognises ------------------------------------------------------------------
 
 
-SmallTalkKind = Literal["greeting", "thanks", "goodbye", "help", "about_me", "memory", "sympathy"]
+SmallTalkKind = Literal[
+    "greeting", "thanks", "goodbye", "help", "about_me", "memory", "sympathy", "remark"
+]
 
 
 @dataclass(frozen=True)
@@ -574,6 +584,34 @@ _REQUEST_KO = re.compile(
 )
 
 
+# A span in quotes is the text to send: "titled 'Follow us on Instagram'" names no channel to use.
+_QUOTED_SPAN = re.compile(r"[\"“”«»「『][^\"“”«»」』]{2,}[\"“”«»」』]|(?<!\w)'[^']{2,}'(?!\w)")
+_ASKS_FOR_A_CHANNEL = re.compile(r"\binstead\b|대신|말고")
+_POLITE_WORDS = r"(?:(?:please|pls|plz|can|could|would|will|you|u|just|ok|okay|and|then)\s+)*"
+
+
+def _channel_only_told_of(text: str) -> bool:
+    """Whether a message that asks for one of our own tools names another channel only as
+    something it tells of: in quotes, or in a sentence that asks nothing be sent ("We're
+    finally on Instagram!!"), or as what the text is about ("…ask whether she'd be OK with us
+    sharing it on our Instagram", "…saying we are now on Instagram"). A channel in the part of a
+    sentence that asks, as its medium ("text Emma on WhatsApp") or instead of ours ("카톡으로
+    보내줘"), is still asked for."""
+    if _first_cue(normalise(text)) is None:
+        return False
+    for sentence in split_sentences(_QUOTED_SPAN.sub(" ", text)):
+        said = _LATIN_THEN_HANGUL.sub(" ", normalise(sentence))
+        command = command_of(said, korean=bool(_HANGUL.search(said)))
+        missing = unsupported_in(command, head=command, korean=bool(_HANGUL.search(said)))
+        if missing is None or missing.missing != "channel":
+            continue
+        # "WhatsApp her instead": the channel as the verb asks for it too
+        as_verb = re.match(rf"{_POLITE_WORDS}{re.escape(missing.channel.lower())}\b", said)
+        if asks_to_send(said) or _ASKS_FOR_A_CHANNEL.search(said) or as_verb:
+            return False
+    return True
+
+
 def _verb_tools() -> dict[str, str]:
     """Verbs that are a tool's own name ("text Emma …", "email James …"), from its words."""
     return {verb: name for name, words in tool_words().items() for verb in words.verbs}
@@ -603,6 +641,8 @@ def route_message(text: str) -> Route | None:
         if cancel is not None:
             return cancel
     missing = unsupported_in(words, head=normalise(text.split(":", 1)[0]), korean=korean)
+    if missing is not None and missing.missing == "channel" and _channel_only_told_of(text):
+        missing = None  # "We're finally on Instagram!! Could you post an announcement …?"
     if missing is not None:
         return CannotDo(missing)
     if _can_you_also().match(words):
@@ -776,6 +816,36 @@ def small_talk_by_meaning(text: str, *, label: str, confidence: float) -> SmallT
     if label == "help":
         return SmallTalk("help", korean)
     return SmallTalk("thanks" if _THANKS_WORD.search(words) else "greeting", korean)
+
+
+# A remark that asks nothing ("quiet night tonight just me and the mop lol", "오늘 상담만 다섯
+# 건을 했더니 목이 다 쉬었네요… 그냥 좀 얘기하고 싶었어요ㅎㅎ"): no question, no request, no tool
+# named, and of the routes that are not a tool, small talk or help reads closest. The documents
+# have nothing to say to it, and "the knowledge base does not cover that" answers a question
+# nobody asked.
+_QUESTION_WORD = re.compile(
+    r"\b(?:what|whats|when|where|who|whom|whose|which|why|how|is|are|am|do|does|did|can|"
+    r"could|would|will|should|shall|may|have|has|any|tell|explain|show|give|list|find|need|"
+    r"want|wonder)\b|"
+    r"뭐|무엇|무슨|언제|어디|누구|누가|몇|며칠|얼마|어떻게|어떤|어느|왜|는지|인지|을까|ㄹ까|"
+    r"알려|설명|궁금"
+)
+# A Korean question's ending, where a sentence ends ("…했더니 목이" is no question).
+_ASKED_KO = re.compile(r"(?:나요|가요|까요|냐|니|래|지)(?=[\sㅋㅎ~]*(?:[.?!…]|$))")
+
+
+def remark_by_meaning(text: str, *, scores: Mapping[str, float]) -> SmallTalk | None:
+    """A remark that asks nothing, read by the intent classifier's ``scores``, or None."""
+    words = normalise(text)
+    asked = _ASKS.search(text.strip()) or _ASKED_KO.search(text.strip())
+    if not words or asked or _QUESTION_WORD.search(words):
+        return None
+    if _ASKS_SOMETHING.search(words) or _requested_tool(words, korean=False) or _first_cue(words):
+        return None
+    routes = {label: score for label, score in scores.items() if label not in tool_words()}
+    if not routes or max(routes, key=lambda label: routes[label]) not in SMALL_TALK_LABELS:
+        return None
+    return SmallTalk("remark", bool(_HANGUL.search(words)))
 
 
 _INTRODUCTION = re.compile(
@@ -1073,6 +1143,8 @@ _OPENING = {
     "내용은 거기서 다시 알려 주세요. ",
     ("sympathy", False): "That sounds like a long day. I hope the rest of it is kinder. ",
     ("sympathy", True): "오늘 정말 고생 많으셨어요. ",
+    ("remark", False): "Thanks for telling me. ",
+    ("remark", True): "이야기해 주셔서 고마워요. ",
 }
 
 

@@ -148,7 +148,9 @@ _TOLD_LAST_KO = re.compile(
     r"[^.!?~\n]{0,30}?)\s*[.!?~]*$"
 )
 _KO_TITLE_THEN_TOLD = re.compile(
-    r"[\s,.?]*제목(?:은|는)\s*(?P<heading>[^,.?!]{2,30}?)(?:이고|고|으로\s*하고|로\s*하고)\s*,?\s*"
+    # (a title never runs on over "내용은": "제목은 셔틀노선변경 내용은 …하고 …한다고")
+    r"[\s,.?]*제목(?:은|는)\s*(?P<heading>(?:(?!\s(?:내용|본문))[^,.?!]){2,30}?)"
+    r"(?:이고|고|으로\s*하고|로\s*하고)\s*,?\s*"
     # "…써 주세요"; or the request came before and the told part ends the message ("…이메일 좀
     # 보내주세요 제목은 셔틀 정류장 변경이고 다음주부터 정류장이 바뀌었다고요")
     r"(?P<told>[^,.?!]{4,}?(?:라고|다고|자고))\s*(?:(?:써|적어|넣어)\S*|요)?\s*[.!~]*$"
@@ -281,9 +283,12 @@ _LABELLED_HEADING = re.compile(
     re.IGNORECASE,
 )
 # "'상담 주간'이라는 제목으로 메일 보내 주세요", "\"개원 기념행사 안내\"라는 제목의 공지를": the
-# quoted words first, then the label that makes them the heading.
+# quoted words first, then the label that makes them the heading ("'학부모 간담회' 제목으로 공지
+# 올려 주세요": the "라는" may go unsaid).
 _QUOTED_THEN_LABELLED_KO = re.compile(
-    r"[\"'“‘「『](?P<heading>[^\"'“”‘’「」『』]{2,80})[\"'”’」』]\s*(?:이)?라는\s*제목(?:의|으로|을|은|로)?"  # noqa: RUF001
+    r"[\"'“‘「『](?P<heading>[^\"'“”‘’「」『』]{2,80})[\"'”’」』]\s*"  # noqa: RUF001
+    # unsaid, only as the way it is used ("제목은 …" after a quote labels what follows)
+    r"(?:(?:이)?라는\s*제목(?:의|으로|을|은|로)?|제목(?:의|으로|로)(?!\S))"
 )
 # A statement of its own after a comma (a verb in its first words), not more of the request.
 _STATEMENT_START = (
@@ -390,7 +395,7 @@ _KO_COUNTER = r"(?:하나|한\s*(?:통|개|건|줄|편))(?:만|씩)?"
 # "공지해줘", "알림 설정해줘") or end a clipped request ("… 문자 좀").
 _KO_TAIL = re.compile(
     rf"\s*(?:(?:{_KO_CHANNEL}\s*(?:를|을|로|으로)?\s*)*(?:{_KO_COUNTER}\s*)?{_KO_SO_THAT}(?:예약\s*)?"
-    r"(?:좀\s*)?"
+    r"(?:(?:좀|살짝|꼭|다시|한번|간단히|짧게)\s*)?"
     r"(?:보내|전해|전달해|전달|알려|남겨|써|올려|띄워|넣어|게시해|게시하|등록해|리마인드\s*해|예약해|돌려"
     # "…발송해 주시기 바랍니다", "날려주세요", "메일 좀 드려 주세요"
     r"|발송\s?해|날려|(?<=좀\s)드려(?=\s?주)"
@@ -401,6 +406,7 @@ _KO_TAIL = re.compile(
     r"|(?:(?<=고)|(?<=고\s)|(?<=고\s좀\s)|(?<=고\s좀))해"  # "…받았다고 (좀) 해줘": say that
     r"|(?:(?<=게)|(?<=게\s))해)"  # "…자동으로 가게 해줘": make it go
     r"\S*(?:\s+해\S*|(?<=기)\s+바랍니다)?"  # "…게시하기 바랍니다"
+    r"(?:\s+드려(?=\s+(?:주|줘)))?"  # "…알려 드려 주세요": the honour paid to the one told
     rf"|{_KO_CHANNEL}\s*(?:좀\s*)?(?:해\S*|부탁\S*)?)"
     rf"(?:\s+(?:줘|주세요|줄래|줄래요|주실래요|{_KO_FORMAL_ORDER}|둬|두세요|"
     r"둬요|놔|놔줘|놔요)\S*(?:\s+바랍니다)?"
@@ -424,12 +430,15 @@ _KO_WHO_AND_CHANNEL_FIRST = re.compile(
 )
 _KO_CHANNEL_VIA = re.compile(rf"\s(?:단체|전체)?{_KO_CHANNEL}\s*(?:으로|로)\s+")
 _KO_QUOTE_ENDING = r"(?:이라고|라고|다고|자고|냐고|하고)(?:요)?"
-_KO_QUOTE_END = re.compile(rf"{_KO_QUOTE_ENDING}\s*[.!~]*\s*$")
+# (laughter typed after it is the writer's: "…보내달라고요ㅋㅋ")
+_KO_QUOTE_END = re.compile(rf"{_KO_QUOTE_ENDING}[ㅋㅎㅠㅜ]*\s*[.!~]*\s*$")
 SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
 _KO_ASKED_WHETHER = re.compile(r"(?:는지|인지)(?=\s*$)")
 # "…수업한다는 내용으로요", "…진행된다는 것입니다": the fact, said as the label of the text
 _KO_THE_FACT = re.compile(
     r"(다|라|자|냐)는\s*(?:거|것|내용|얘기|말)(?:으로요|으로|입니다|이에요|예요|이요|요)?\s*[.!~]*\s*$|"
+    # "…추후 안내한다는 정도로요": the gist of the text, said as how much of it to say
+    r"(다|라|자|냐)는\s*(?:정도|식)(?:로요|로|으로요|으로)?\s*[.!~]*\s*$|"
     # "…거행된다는 내용을 담도록 조치 바람": what the text is to say, asked for
     r"(다|라|자|냐)는\s*(?:내용|사실|점)(?:을|이)?\s*(?:반드시\s*|꼭\s*)?(?:담|포함|넣|적|써|알리)\S*"
     r"(?:\s+\S+){0,3}?\s*[.!~]*\s*$|"
@@ -731,7 +740,9 @@ _LABELLED_PAIR_EN = re.compile(
     r"(?P<heading>[^.\n:'\"’”]{2,60}?)['\"’”]?\s*"  # noqa: RUF001
     r"(?:[.,;\n]\s*(?:and\s+)?|\s+[-—–]+\s+(?:and\s+)?|\s+and\s+)"  # noqa: RUF001
     r"(?:(?:the|its|the\s+e-?mail'?s?)\s+)?"
-    rf"(?:(?:text|body|message|content|details|wording)(?:{_LABEL_SAYS})|"
+    # "Body, please, as follows: …": the label, a word to us, then its words
+    r"(?:(?:text|body|message|content|details|wording)(?:\s*,?\s*(?:please|pls)\s*,?)?"
+    rf"(?:\s+as\s+follows)?(?:{_LABEL_SAYS})|"
     r"it\s+(?:says|should\s+say|will\s+say|reads|should\s+read)\s*:?\s*)"
     r"(?:that\s+)?(?P<body>\S.*)$",
     re.IGNORECASE | re.DOTALL,
@@ -1404,7 +1415,7 @@ _KO_REASON_AFTER = re.compile(
 )
 
 
-_KO_SPOKEN_GO = re.compile(r"(다|라|자|냐)구(?=\s|$|[.!~?])")
+_KO_SPOKEN_GO = re.compile(r"(다|라|자|냐)구(?=요?[ㅋㅎㅠㅜ]*(?:\s|$|[.!~?]))")
 
 
 def direct_if_reported(body: str | None) -> str | None:
@@ -1446,7 +1457,7 @@ def korean_direct(clause: str) -> str:
     "…전화하라고" → "…전화하세요", "…휴교라고" → "…휴교입니다", "…왔냐고" → "…왔나요?"."""
     clause = _KO_SPOKEN_GO.sub(r"\1고", clause.strip())  # "…드린다구" is "…드린다고" spoken
     clause = _KO_THE_FACT.sub(
-        lambda m: f"{m[1] or m[2] or m[3]}고", clause
+        lambda m: f"{next(group for group in m.groups() if group)}고", clause
     )  # "…마감됐다는 거": "…마감됐다고"
     clause = _KO_REASON_AFTER.sub("", clause)  # "…휴원한다고 다들 아셔야 하니까": why, not what
     asked = _KO_ASKED_WHETHER.search(clause)  # "언제 오시는지 여쭤봐" asks "언제 오시나요?"
@@ -1455,7 +1466,8 @@ def korean_direct(clause: str) -> str:
     quote = _KO_QUOTE_END.search(clause)
     if quote is None:
         return clause
-    said, ending = clause[: quote.start()].rstrip(), quote.group(0).strip(" .!~").removesuffix("요")
+    said = clause[: quote.start()].rstrip()
+    ending = quote.group(0).strip(" .!~ㅋㅎㅠㅜ").removesuffix("요")
     if not said:
         return ""
     if ending == "다고" and said.endswith("부탁한"):  # "확인 좀 부탁한다고" → "확인 부탁드립니다"

@@ -41,6 +41,7 @@ _EN = frozenset(
     up out off on to for of with about in at by from and or so if then
     help hand favour favor something thing anything stuff message messages note text texts
     get got getting start started starting going
+    lets let ready when whenever
     """
     )
 )
@@ -68,6 +69,8 @@ _KO_STEMS = (
     "전달",
     "부탁",
     "요청",
+    "진행",
+    "게시",
     "하",
     "해",
     "했",
@@ -127,7 +130,7 @@ _KO_STEMS = (
 )
 _KO_ENDINGS = re.compile(
     r"(?:[요죠다네까나지고서며면도은는을를이가의에게께한테로]|야|어|아|는데|ㄴ데|데요|"
-    r"세요|시고|셔서|시|니다|습니다|겠|어요|아요|해요|래요|게요|을게요|ㄹ게요|"
+    r"세요|시고|셔서|시|니다|습니다|니까|습니까|겠|어요|아요|해요|래요|게요|을게요|ㄹ게요|고자|자|"
     r"도록|려고|려면|시면|실|실까요|을까요|ㄹ까요|까요)*$"
 )
 

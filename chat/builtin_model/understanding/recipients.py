@@ -644,12 +644,25 @@ _THINGS_OF_A_GROUP = frozenset(
 # before an event of theirs.
 _THINGS_OF_A_GROUP_KO = (
     "상담", "면담", "총회", "회의", "설명회", "간담회", "모임", "연수", "참관", "공개수업",
-    "게시판", "단톡", "주간", "행사", "교육",
+    "게시판", "단톡", "주간", "행사", "교육", "설문", "만족도", "동의서", "참여", "대표", "회비",
 )  # fmt: skip
 _ADDRESSED_KO = ("께", "에게", "한테", "님들", "들")
 
 
+# "his headlights are on in the car park", "dont park there": a name after an article, a noun
+# of its own or a "not" is a word of the sentence ("Park" of Park Jiwoo), unless what follows
+# makes it a family ("the Brown family", "the Browns' kid").
+_BEFORE_A_THING = frozenset(
+    {"a", "an", "the", "car", "our", "every", "dont", "not", "never", "cant"}
+)
+_A_FAMILY_AFTER = _RELATIONS | {"household", "kids", "kid", "children", "child", "boy", "girl"}
+
+
 def _names_a_thing(hit: Hit, tokens: list[str]) -> bool:
+    if hit.kind == "contact" and hit.end - hit.start == 1 and hit.start > 0:
+        before = tokens[hit.start - 1].lower()
+        after = tokens[hit.end].lower() if hit.end < len(tokens) else ""
+        return before in _BEFORE_A_THING and after not in _A_FAMILY_AFTER
     if hit.kind != "group" or hit.end - hit.start != 1 or hit.end >= len(tokens):
         return False
     after = tokens[hit.end].lower()

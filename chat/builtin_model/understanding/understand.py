@@ -224,19 +224,80 @@ def _points_as_sentences(text: str) -> str:
     if len(_POINT.findall(text)) < 2:
         return text
     pieces = [p.strip().rstrip(".,;") for p in _POINT.split(text) if p.strip()]
-    return ". ".join(pieces)
+    joined = pieces[0]
+    for piece in pieces[1:]:  # "Body as follows: (1) lesson plans …" → "…: Lesson plans …"
+        joined += f" {piece[:1].upper()}{piece[1:]}" if joined.endswith(":") else f". {piece}"
+    return joined
+
+
+# "…15분늦는다고좀..", "…온다고 좀요": the words told, then a clipped "please" that ends the
+# message; the verb of telling it leaves unsaid is "전해줘".
+_TOLD_THEN_PLEASE_KO = re.compile(r"(?<=[다라자냐]고)\s?좀요?\s*[.~…!]*$")
+
+
+# "두 분 다 텔레그램을 쓰시니까 그쪽으로 … 알려 주세요": "that way" is the channel just named.
+_THAT_WAY_KO = re.compile(
+    r"(?P<channel>텔레그램|이메일|메일|문자)(?:을|를|은|는|도|만)?\s(?P<between>[^.?!]{0,20}?)그쪽으로"
+)
 
 
 def _korean_spelled_out(text: str) -> str:
     if not say.korean(text):
         return text
+    text = _TOLD_THEN_PLEASE_KO.sub(" 전해줘", text)
+    text = _THAT_WAY_KO.sub(r"\g<channel> \g<between>\g<channel>로", text)
     glued = _GLUED_PLEASE_KO.sub(" ", _GLUED_CHANNEL_KO.sub(" ", _FEELING_GLUED_KO.sub(".", text)))
     return _WRITTEN_STYLE_KO.sub("해", glued)
+
+
+# Who, given as a field of its own: "… 'Thank you for your patience.' Recipients: Mr Oliver
+# Brown and Ms Emma Wilson.", "The recipient is Mrs Kim Minji (Class A).", "받는 분: 최유나 선생님".
+_WHO_LABELLED = re.compile(
+    r"(?:^|(?<=[.!?;'\"”’)])\s+)"  # noqa: RUF001
+    r"(?:(?:the\s+)?recipients?(?:\s+(?:is|are|will be|should be))?\s*:?|"
+    r"(?:to|send\s+(?:it\s+)?to|addressed\s+to)\s*:|"
+    r"(?:받는\s?(?:분|사람)|수신(?:자|인|처)?|대상(?:자)?)\s*(?::|은|는)?)"
+    r"\s+(?P<who>[^.!?;:'\"“‘]{2,80}?)\s*(?:[.!?;]+|$)(?=\s|$)",  # noqa: RUF001
+    re.IGNORECASE,
+)
+
+
+_IN_BRACKETS = re.compile(r"\s*\([^()]*\)")
+
+
+def _who_labelled_first(text: str, env: _Env) -> str:
+    """A message whose recipients are a field of their own, said apart from the request, read
+    as if they were named where it asks: "Please send the following SMS to Mr Oliver Brown and
+    Ms Emma Wilson, verbatim: '…'". Only when the field names someone the directory knows, and
+    only the first place a tool's own word appears is where they go."""
+    field_ = _WHO_LABELLED.search(text)
+    if field_ is None:
+        return text
+    # "Mrs Kim Minji (Class A)": a group in brackets after a name says which one, not who else
+    who = _IN_BRACKETS.sub("", field_["who"]).strip()
+    if not find_recipients(who, env.directory).names:
+        who = field_["who"].strip()
+        if not find_recipients(who, env.directory).names:
+            return text
+    rest = (text[: field_.start()] + " " + text[field_.end() :]).strip()
+    cues = [
+        match
+        for tool in env.classifier.write_tools
+        if (match := env.classifier.cues[tool].search(rest)) is not None
+    ]
+    if not cues:
+        return text
+    at = min(cues, key=lambda match: match.start()).end()
+    if say.korean(rest):
+        start = min(cues, key=lambda match: match.start()).start()
+        return f"{rest[:start]}{who}께 {rest[start:]}"
+    return f"{rest[:at]} to {who}{rest[at:]}"
 
 
 def _understand(text: str, history: list[tuple[Role, str]], env: _Env, depth: int) -> _Result:
     # "문ㅈ자", "이메ㅣㄹ", "emial": a slipped key is read as the word meant
     text = _points_as_sentences(_korean_spelled_out(text))
+    text = _who_labelled_first(text, env)
     text = _after_the_dismissed(as_meant(text, env.own_words()), env)
     text = _mind_changed_on_the_day(_mind_changed_on_the_tool(text, env))
     text = _mind_changed_on_the_title(_mind_changed_on_the_time(text))
@@ -897,6 +958,10 @@ def _title_said_last(text: str) -> tuple[str, str | None]:
     return text[: said.start()].rstrip(), said["title"].strip()
 
 
+def _says_nothing(text: str, env: _Env) -> bool:
+    return says_nothing(text, (words.cue for words in env.classifier.tools.values()))
+
+
 def _fresh(text: str, label: Label, confidence: float, env: _Env) -> _Result:
     text = _without_pleasantries(text)
     text, title_last = _title_said_last(text)
@@ -904,6 +969,10 @@ def _fresh(text: str, label: Label, confidence: float, env: _Env) -> _Result:
     split = split_message(_without_the_second_thought(text, env.directory) if instead else text)
     if title_last and not split.heading:
         split = replace(split, heading=title_last)
+    if split.heading and split.body and _says_nothing(split.body, env):
+        # "…일정을 안내해 주실 수 있을까요? 제목은 '교사 연수 안내'로 부탁드립니다.": what follows
+        # the title is the asking; the words are read from the request
+        split = replace(split, body=None)
     label = _told_by_head(label, split, env)
     words = env.words(label)
     # A labelled, quoted subject counts for any e-mail, a scheduled one too.
@@ -980,6 +1049,10 @@ def _fresh(text: str, label: Label, confidence: float, env: _Env) -> _Result:
     )
     if _NO_WORDS_YET.search(text):  # the writer says the words are still to come: ask for them
         draft = replace(draft, body=None)
+    if env.is_a(label, "announcement"):
+        draft = replace(draft, body=_participle_told(draft.body))
+    if draft.ko:  # "…께 문자로 내일 휴강을 안내해 주세요": the news named, not yet said
+        draft = replace(draft, body=_object_told_of(draft.body), subject=_topic_of(draft.subject))
     if (
         env.is_a(label, "reminder")
         # "상담 예약 확정됐다고 안내해줘": a booking the text tells of is not "예약" of the sending
@@ -1065,6 +1138,21 @@ def _time_words_then_break(after: str, env: _Env) -> re.Match[str] | None:
 
 # "Can you put an announcement out? I haven't a clue what it should say yet.", "내용은 아직 못
 # 정했어요": whatever else the message tells, it is not the words.
+# A Korean text that is only the object of the request's verb ("내일 휴강을 [안내해 주세요]")
+# names the news; sent, it says that news is given ("내일 휴강 안내드립니다.").
+_OBJECT_LEFT_KO = re.compile(r"^(?P<topic>[^.?!]*[가-힣])(?:을|를)$")
+
+
+def _object_told_of(body: str | None) -> str | None:
+    left = _OBJECT_LEFT_KO.match(body.strip()) if body else None
+    return f"{left['topic']} 안내드립니다." if left else body
+
+
+def _topic_of(subject: str | None) -> str | None:
+    left = _OBJECT_LEFT_KO.match(subject.strip()) if subject else None
+    return left["topic"] if left else subject
+
+
 _NO_WORDS_YET = re.compile(
     r"\b(?:i\s+)?(?:haven'?t|have\s+no|don'?t\s+have|do\s+not\s+have|have\s+not\s+got)\s+"
     r"(?:a|any|the\s+(?:faintest|slightest))?\s*(?:clue|idea)\s+what\s+(?:it|the\s+\w+|to)\s+"
@@ -1075,7 +1163,11 @@ _NO_WORDS_YET = re.compile(
     # "I'll think about the wording in a minute", "내용은 이따가 생각해 볼게요"
     r"\b(?:i['’ ]?ll|i\s+will|let\s+me)\s+(?:have\s+a\s+)?think\s+(?:about|of|over)\s+"  # noqa: RUF001
     r"(?:the\s+)?(?:wording|words|text|content|what\s+(?:it\s+should|to)\s+say)\b|"
-    r"(?:내용|문구)\S*\s?(?:은|는)?\s?(?:이따가?|나중에|좀\s?있다가?)\s?(?:\S+\s)?(?:생각|정할|정해)",
+    r"(?:내용|문구)\S*\s?(?:은|는)?\s?(?:이따가?|나중에|좀\s?있다가?)\s?(?:\S+\s)?(?:생각|정할|정해)|"
+    # the words forgotten mid-request: "what was I going to say", "뭐라고 하려고 했더라"
+    r"\bwhat\s+was\s+i\s+(?:going\s+to|gonna|about\s+to)\s+(?:say|write|tell)\b|"
+    r"\blost\s+my\s+train\s+of\s+thought\b|"
+    r"뭐라고\s?(?:하려고|쓰려고|보내려고|말하려고)\s?했더라",
     re.IGNORECASE,
 )
 
@@ -1125,7 +1217,10 @@ _NOTICE_THEN_SAID = re.compile(
 )
 _A_VERB = re.compile(
     r"\b(?:is|are|has|have|had|will|was|were|won ?t|can ?t|cannot|might|may|must|needs?|"
-    r"starts?|begins?|ends?|closes?|opens?|runs?|\w+ed)\b",
+    r"starts?|begins?|ends?|closes?|opens?|runs?|\w+ed|"
+    # what a notice tells its readers: a state ("heating off", "gym shut") or what to do
+    r"off|shut|late|wear|bring|use|come|remember|check|keep|avoid|collect|return|don ?t|"
+    r"no need)\b",
     re.IGNORECASE,
 )
 
@@ -1230,11 +1325,11 @@ def _announced_topic(head: str) -> str | None:
         and not _POINTING.match(about["topic"])
     ):
         return tidy(about["topic"])
+    if reminding := _NOTICE_REMINDING.search(head):
+        return tidy(f"{_REMINDING_AS[reminding['how'].lower()]}{reminding['said']}")
     said = _NOTICE_THEN_SAID.search(head) or _ANNOUNCE_THEN_SAID.search(head)
     if said and _A_VERB.search(said["said"]):
         return tidy(said["said"])
-    if reminding := _NOTICE_REMINDING.search(head):
-        return tidy(f"{_REMINDING_AS[reminding['how'].lower()]}{reminding['said']}")
     return None
 
 
@@ -1243,20 +1338,51 @@ def _announced_topic(head: str) -> str | None:
 # then at once a statement (the caller wants its verb: "announce the new timetable" says
 # nothing yet).
 _ANNOUNCE_THEN_SAID = re.compile(
-    r"^(?:(?:pls|please|can you|could you|would you)\s+)*announce\s+"
+    r"^(?:(?:pls|please|can you|could you|would you)\s+)*"
+    # "announcement water off in the building tomorrow 1 till 3 …", "post announcement now fire
+    # drill tomorrow at 11 …": the notice named, then at once what it says
+    r"(?:announce|(?:(?:post|put up|make|do|new)\s+)?(?:an?\s+)?(?:announcement|notice)"
+    r"(?:\s+(?:now|pls|please|asap))?)\s+"
     r"(?:to\s+(?:everyone|everybody|all|the \w+)\s+)?(?:that\s+)?"
-    r"(?P<said>(?!(?:a|an|it|this|that)\b)\w\S*(?:\s+\S+){3,})$",
+    r"(?P<said>(?!(?:a|an|it|this|that|pls|please|now)\b)\w\S*(?:\s+\S+){3,})$",
     re.IGNORECASE,
 )
 # "make an announcement, title 'Lab safety', reminding students to always wear goggles …": the
 # notice, then what it does to its readers, said as a participle.
-_NOTICE_REMINDING = re.compile(
-    r"\b(?:announcement|notice|post)\b[^.?!]{0,40}?,?\s+(?P<how>reminding|asking|telling)\s+"
+_AUDIENCE = (
     r"(?:(?:all|the|our)\s+)?(?:students|pupils|kids|children|parents|families|staff|teachers|"
-    r"everyone|everybody|people)\s+(?:to|that)\s+(?P<said>\S+(?:\s+\S+){2,}?)\s*[?.!]*$",
+    r"everyone|everybody|people)"
+)
+_NOTICE_REMINDING = re.compile(
+    r"\b(?:announcement|notice|post)\b[^.?!]{0,40}?,?\s+"
+    r"(?P<how>reminding|asking|telling|inviting|encouraging|urging)\s+"
+    # "…, inviting families and staff to bring in …": one audience or two
+    rf"{_AUDIENCE}(?:\s+(?:and|&)\s+{_AUDIENCE})?"
+    r"\s+(?:to|that)\s+(?P<said>\S+(?:\s+\S+){2,}?)\s*[?.!]*$",
     re.IGNORECASE,
 )
-_REMINDING_AS = {"reminding": "Reminder: please ", "asking": "Please ", "telling": ""}
+# The same participle opening the split-off text: "…titled 'Art Swap', inviting students and
+# parents to bring in …" → "You are warmly invited to bring in …".
+_PARTICIPLE_OPENS = re.compile(
+    r"^(?P<how>reminding|asking|telling|inviting|encouraging|urging)\s+"
+    rf"{_AUDIENCE}(?:\s+(?:and|&)\s+{_AUDIENCE})?\s+(?:to|that)\s+(?P<said>\S+(?:\s+\S+){{2,}})$",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+def _participle_told(body: str | None) -> str | None:
+    opens = _PARTICIPLE_OPENS.match(body.strip()) if body else None
+    return tidy(f"{_REMINDING_AS[opens['how'].lower()]}{opens['said']}") if opens else body
+
+
+_REMINDING_AS = {
+    "reminding": "Reminder: please ",
+    "asking": "Please ",
+    "telling": "",
+    "inviting": "You are warmly invited to ",
+    "encouraging": "Please ",
+    "urging": "Please ",
+}
 
 # "about it? call it Coding Club": the topic points back at what was said before the request.
 _POINTING = re.compile(r"(?:it|this|that|these|them)\b", re.IGNORECASE)
@@ -1449,6 +1575,9 @@ _ABOUT_SENDING = re.compile(
 _MAX_WHEN_FRAGMENT_WORDS = 4
 
 
+_LEAD_IN_WORDS = 2
+
+
 def _request_clause(head: str) -> str:
     """The head without the sentences before the request that explain it."""
     head = TOPIC_FIRST.sub("", head.strip())  # the topic's time is not when to send
@@ -1459,6 +1588,9 @@ def _request_clause(head: str) -> str:
         if not _EXPLAINING.search(s)
         and (len(s.split()) <= _MAX_WHEN_FRAGMENT_WORDS or _ABOUT_SENDING.search(s))
     ]
+    if before and before[-1] not in kept and len(last.split()) <= _LEAD_IN_WORDS:
+        # "…gets a text today at 3pm? Just: '…'": the last sentence only leads in to the text
+        kept.append(before[-1])
     return " ".join([*kept, last])
 
 
@@ -1511,7 +1643,10 @@ _ADDRESSED_BY = re.compile(
     r"^(?:\S*(?:님|쌤|씨)(?:께|에게|한테)?\s+)?"
     r"(?:(?:문자|텔레그램|텔레|텔그|메일|이메일|메시지|메세지)(?:로|으로)\s+)?"
     # "…the teachers by email - staff meeting moved": how, then a dash or colon, then the text
-    r"(?:(?:by|via|over|on)\s+(?:e-?mail|sms|text|telegram)\b\s*[-–—:,]?\s*)?",  # noqa: RUF001
+    r"(?:(?:by|via|over|on)\s+(?:e-?mail|sms|text|telegram)\b\s*[-–—:,]?\s*)?"  # noqa: RUF001
+    # "send oliver brown a telegram his headlights r on": the thing sent, named after who
+    r"(?:(?:a|an)\s+(?:quick\s+)?(?:text|sms|telegram|tg|e-?mail|message|msg)"
+    r"(?:\s+message)?\b\s*[-–—:,]?\s*)?",  # noqa: RUF001
     re.IGNORECASE,
 )
 
@@ -1525,7 +1660,10 @@ def _after_recipients(label: str, head: str, found: Found, env: _Env) -> str | N
     if not (env.is_a(label, "message") or timed_message) or not found.end:
         return None
     rest = _ADDRESSED_BY.sub("", re.sub(r"^\W+", "", head[found.end :]).strip())
+    rest = _CHANNEL_NAMED_KO.sub("", rest)
     rest = _MEMO_SUBJECT.sub("", rest)  # "전체 선생님 문자 건. 내일 …": a memo's "re: SMS"
+    if say.korean(rest) and _A_GLUED_STATEMENT_KO.match(rest) and not _says_nothing(rest, env):
+        return tidy(rest)  # "선생님들한테 문자 오늘셔틀없어요": Korean typed fast, in one word
     # "Emma한테 문자 좀 해줘": three words after her name, all of them the request itself.
     if len(request_words_removed(rest).split()) < 2 or _TIME_ONLY.match(rest):
         return None
@@ -1533,7 +1671,9 @@ def _after_recipients(label: str, head: str, found: Found, env: _Env) -> str | N
         return None
     told = _TOLD_TO.match(rest)
     if told is None:
-        return tidy(rest)
+        # "…께 이메일로 다음 주 연수 일정을 안내해 주실 수 있을까요? 제목은 …": the asking that
+        # closes a Korean request is not part of the words
+        return tidy(request_words_removed(rest) if say.korean(rest) else rest)
     asked = _WHETHER.match(rest[told.end() :].strip()) if told["verb"].lower() == "ask" else None
     if asked is not None:  # "to ask whether Sam can stay behind? I wasn't sure …" → "Can Sam …?"
         return f"{asked['modal'].capitalize()} {asked['subject']} {asked['rest'].strip()}?"
@@ -1559,6 +1699,10 @@ _OBJECT_FIRST = re.compile(r"^\s+(?:him|her|them)\b", re.IGNORECASE)
 _VERBS_OF_A_PERSON = frozenset({"ask", "tell", "remind", "let", "help", "thank", "invite", "warn"})
 
 
+# "오늘셔틀없어요": a statement typed without spaces, ending as one does.
+_A_GLUED_STATEMENT_KO = re.compile(r"^[가-힣0-9]{5,}(?:요|다|니다|세요)[.!~]*$")
+# The channel alone, before the words: "선생님들한테 문자 오늘셔틀없어요".
+_CHANNEL_NAMED_KO = re.compile(r"^(?:문자|텔레그램|텔레|이메일|메일)\s+(?=\S{5,})")
 _MEMO_SUBJECT = re.compile(r"^(?:문자|메일|이메일|공지|텔레(?:그램)?|카톡)\s*건\s*[.:,]\s*")
 # "It'd be good if Oliver got a Telegram from us at some point", "…have Emma Wilson get an SMS
 # the day after tomorrow at 10 about her library books": that one arrives, and when, and on
@@ -1986,7 +2130,7 @@ def _check_body(draft: Draft, env: _Env) -> Understanding | None:
         and not _TEXT_LATER.match(body)
         and not _ONLY_COURTESY.match(body)
         and not _WRITE_IT_YOURSELF.match(body)
-        and not says_nothing(body, (words.cue for words in env.classifier.tools.values()))
+        and not _says_nothing(body, env)
     ):
         return None
     # A scheduled SMS is still an SMS to the person asking: name the channel they named.

@@ -64,10 +64,12 @@ _EN_CLOCK = re.compile(
     rf"\b(?P<qual>half\s+past|half|(?:a\s+)?quarter\s+past|(?:a\s+)?quarter\s+to)\s+"
     rf"(?P<qh>{_EN_HOUR})\b(?!\s*(?:hours?|days?|weeks?|mins?|minutes?)\b)"
     r"(?:\s+in\s+the\s+(?P<qpart>morning|afternoon|evening))?"
-    # "8.30am": a dot between hour and minutes, as British writing has it; "545 pm": none
-    rf"|(?<![\d.:])\b(?P<h>\d{{1,2}})(?:[:.]?(?P<m>\d{{2}}))?\s*(?P<ap>[ap])\.?m\b\.?"
+    # "8.30am": a dot between hour and minutes, as British writing has it; "545 pm": none;
+    # "6 30 pm": a space, as dictation and hurried typing have it
+    rf"|(?<![\d.:])\b(?P<h>\d{{1,2}})(?:(?:[:.]|\s)?(?P<m>\d{{2}}))?\s*(?P<ap>[ap])\.?m\b\.?"
     # "9 in the morning", "half 3"-free spoken forms: an hour with its part of the day
-    rf"|\b(?:at\s+)?(?P<dh>{_EN_HOUR})(?:[:.](?P<dm>\d{{2}}))?\s+(?:o'?clock\s+)?in\s+the\s+"
+    rf"|\b(?:at\s+)?(?P<dh>{_EN_HOUR})(?:(?:[:.]|\s)(?P<dm>\d{{2}}))?\s+(?:o'?clock\s+)?"
+    r"in\s+the\s+"
     r"(?P<day_part>morning|afternoon|evening)\b"
     rf"|\b(?P<h24>\d{{1,2}}):(?P<m24>\d{{2}})\b"
     rf"|\b(?P<oh>{_EN_HOUR})\s*o'?clock\b"
