@@ -44,7 +44,7 @@ from chat.builtin_model.dataqa import DataQuestion, data_reply, plan_data_questi
 from chat.builtin_model.extractive import MIN_SCORE, MIN_STANDING_ACROSS, compose_answer
 from chat.builtin_model.lookup import Lookup, find_lookup, lookup_reply
 from chat.builtin_model.recipient_problems import in_korean
-from chat.builtin_model.router import help_reply, remark_by_meaning
+from chat.builtin_model.router import asks_nothing, help_reply, remark_by_meaning
 from chat.builtin_model.search_query import derive_search_query
 from chat.builtin_model.understanding.context import (
     RunRequest,
@@ -156,7 +156,11 @@ def _data_question(text: str, request: RunRequest | None) -> DataQuestion | None
 
 
 def _a_remark(text: str) -> bool:
-    """Whether ``text`` is a remark that asks nothing (router.remark_by_meaning)."""
+    """Whether ``text`` is a remark that asks nothing (router.remark_by_meaning). Every
+    question reaches here on its way to the documents: the patterns go first, so a question
+    is never embedded a second time (``understand_request`` read it already)."""
+    if not asks_nothing(text):
+        return False
     try:
         scores = classifier().classify(text).scores
     except EmbeddingError:  # no embeddings: the documents are searched, as before

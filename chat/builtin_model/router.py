@@ -601,8 +601,9 @@ def _channel_only_told_of(text: str) -> bool:
         return False
     for sentence in split_sentences(_QUOTED_SPAN.sub(" ", text)):
         said = _LATIN_THEN_HANGUL.sub(" ", normalise(sentence))
-        command = command_of(said, korean=bool(_HANGUL.search(said)))
-        missing = unsupported_in(command, head=command, korean=bool(_HANGUL.search(said)))
+        korean = bool(_HANGUL.search(said))
+        command = command_of(said, korean=korean)
+        missing = unsupported_in(command, head=command, korean=korean)
         if missing is None or missing.missing != "channel":
             continue
         # "WhatsApp her instead": the channel as the verb asks for it too
@@ -834,18 +835,26 @@ _QUESTION_WORD = re.compile(
 _ASKED_KO = re.compile(r"(?:나요|가요|까요|냐|니|래|지)(?=[\sㅋㅎ~]*(?:[.?!…]|$))")
 
 
-def remark_by_meaning(text: str, *, scores: Mapping[str, float]) -> SmallTalk | None:
-    """A remark that asks nothing, read by the intent classifier's ``scores``, or None."""
+def asks_nothing(text: str) -> bool:
+    """Whether ``text`` has no question word or ending, no request and no tool's word in it
+    (the patterns alone: cheap, so a caller asks this before it embeds anything)."""
     words = normalise(text)
     asked = _ASKS.search(text.strip()) or _ASKED_KO.search(text.strip())
     if not words or asked or _QUESTION_WORD.search(words):
-        return None
-    if _ASKS_SOMETHING.search(words) or _requested_tool(words, korean=False) or _first_cue(words):
+        return False
+    return not (
+        _ASKS_SOMETHING.search(words) or _requested_tool(words, korean=False) or _first_cue(words)
+    )
+
+
+def remark_by_meaning(text: str, *, scores: Mapping[str, float]) -> SmallTalk | None:
+    """A remark that asks nothing, read by the intent classifier's ``scores``, or None."""
+    if not asks_nothing(text):
         return None
     routes = {label: score for label, score in scores.items() if label not in tool_words()}
     if not routes or max(routes, key=lambda label: routes[label]) not in SMALL_TALK_LABELS:
         return None
-    return SmallTalk("remark", bool(_HANGUL.search(words)))
+    return SmallTalk("remark", bool(_HANGUL.search(text)))
 
 
 _INTRODUCTION = re.compile(

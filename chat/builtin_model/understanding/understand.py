@@ -287,11 +287,10 @@ def _who_labelled_first(text: str, env: _Env) -> str:
     ]
     if not cues:
         return text
-    at = min(cues, key=lambda match: match.start()).end()
-    if say.korean(rest):
-        start = min(cues, key=lambda match: match.start()).start()
-        return f"{rest[:start]}{who}께 {rest[start:]}"
-    return f"{rest[:at]} to {who}{rest[at:]}"
+    first = min(cues, key=lambda match: match.start())
+    if say.korean(rest):  # "…께" before the tool's word; " to …" after it
+        return f"{rest[: first.start()]}{who}께 {rest[first.start() :]}"
+    return f"{rest[: first.end()]} to {who}{rest[first.end() :]}"
 
 
 def _understand(text: str, history: list[tuple[Role, str]], env: _Env, depth: int) -> _Result:
@@ -1144,13 +1143,13 @@ _OBJECT_LEFT_KO = re.compile(r"^(?P<topic>[^.?!]*[가-힣])(?:을|를)$")
 
 
 def _object_told_of(body: str | None) -> str | None:
-    left = _OBJECT_LEFT_KO.match(body.strip()) if body else None
-    return f"{left['topic']} 안내드립니다." if left else body
+    topic = _topic_of(body)
+    return f"{topic} 안내드립니다." if topic != body else body
 
 
-def _topic_of(subject: str | None) -> str | None:
-    left = _OBJECT_LEFT_KO.match(subject.strip()) if subject else None
-    return left["topic"] if left else subject
+def _topic_of(text: str | None) -> str | None:
+    left = _OBJECT_LEFT_KO.match(text.strip()) if text else None
+    return left["topic"] if left else text
 
 
 _NO_WORDS_YET = re.compile(
@@ -1326,7 +1325,7 @@ def _announced_topic(head: str) -> str | None:
     ):
         return tidy(about["topic"])
     if reminding := _NOTICE_REMINDING.search(head):
-        return tidy(f"{_REMINDING_AS[reminding['how'].lower()]}{reminding['said']}")
+        return _told_as_said(reminding)
     said = _NOTICE_THEN_SAID.search(head) or _ANNOUNCE_THEN_SAID.search(head)
     if said and _A_VERB.search(said["said"]):
         return tidy(said["said"])
@@ -1349,32 +1348,7 @@ _ANNOUNCE_THEN_SAID = re.compile(
 )
 # "make an announcement, title 'Lab safety', reminding students to always wear goggles …": the
 # notice, then what it does to its readers, said as a participle.
-_AUDIENCE = (
-    r"(?:(?:all|the|our)\s+)?(?:students|pupils|kids|children|parents|families|staff|teachers|"
-    r"everyone|everybody|people)"
-)
-_NOTICE_REMINDING = re.compile(
-    r"\b(?:announcement|notice|post)\b[^.?!]{0,40}?,?\s+"
-    r"(?P<how>reminding|asking|telling|inviting|encouraging|urging)\s+"
-    # "…, inviting families and staff to bring in …": one audience or two
-    rf"{_AUDIENCE}(?:\s+(?:and|&)\s+{_AUDIENCE})?"
-    r"\s+(?:to|that)\s+(?P<said>\S+(?:\s+\S+){2,}?)\s*[?.!]*$",
-    re.IGNORECASE,
-)
-# The same participle opening the split-off text: "…titled 'Art Swap', inviting students and
-# parents to bring in …" → "You are warmly invited to bring in …".
-_PARTICIPLE_OPENS = re.compile(
-    r"^(?P<how>reminding|asking|telling|inviting|encouraging|urging)\s+"
-    rf"{_AUDIENCE}(?:\s+(?:and|&)\s+{_AUDIENCE})?\s+(?:to|that)\s+(?P<said>\S+(?:\s+\S+){{2,}})$",
-    re.IGNORECASE | re.DOTALL,
-)
-
-
-def _participle_told(body: str | None) -> str | None:
-    opens = _PARTICIPLE_OPENS.match(body.strip()) if body else None
-    return tidy(f"{_REMINDING_AS[opens['how'].lower()]}{opens['said']}") if opens else body
-
-
+# How a notice's request says what it tells its readers, and how the text says it.
 _REMINDING_AS = {
     "reminding": "Reminder: please ",
     "asking": "Please ",
@@ -1383,6 +1357,35 @@ _REMINDING_AS = {
     "encouraging": "Please ",
     "urging": "Please ",
 }
+_AUDIENCE = (
+    r"(?:(?:all|the|our)\s+)?(?:students|pupils|kids|children|parents|families|staff|teachers|"
+    r"everyone|everybody|people)"
+)
+# "…, inviting families and staff to bring in …": the participle, one audience or two, "to"
+_PARTICIPLE = (
+    rf"(?P<how>{'|'.join(_REMINDING_AS)})\s+"
+    rf"{_AUDIENCE}(?:\s+(?:and|&)\s+{_AUDIENCE})?\s+(?:to|that)\s+"
+)
+_NOTICE_REMINDING = re.compile(
+    rf"\b(?:announcement|notice|post)\b[^.?!]{{0,40}}?,?\s+{_PARTICIPLE}"
+    r"(?P<said>\S+(?:\s+\S+){2,}?)\s*[?.!]*$",
+    re.IGNORECASE,
+)
+# The same participle opening the split-off text: "…titled 'Art Swap', inviting students and
+# parents to bring in …" → "You are warmly invited to bring in …".
+_PARTICIPLE_OPENS = re.compile(
+    rf"^{_PARTICIPLE}(?P<said>\S+(?:\s+\S+){{2,}})$", re.IGNORECASE | re.DOTALL
+)
+
+
+def _participle_told(body: str | None) -> str | None:
+    opens = _PARTICIPLE_OPENS.match(body.strip()) if body else None
+    return _told_as_said(opens) if opens else body
+
+
+def _told_as_said(participle: re.Match[str]) -> str:
+    return tidy(f"{_REMINDING_AS[participle['how'].lower()]}{participle['said']}")
+
 
 # "about it? call it Coding Club": the topic points back at what was said before the request.
 _POINTING = re.compile(r"(?:it|this|that|these|them)\b", re.IGNORECASE)
