@@ -93,7 +93,14 @@ _IMPERSONATION_EN = re.compile(
     r"(?:make|making) (?:it|the \w+) look like|looks? like it(?:s| s| came| comes) from|"
     rf"as (?:the |their |her |his |your )?(?:{_AUTHORITY_EN})\b|"
     rf"from (?:the |their |her |his |your )?(?:{_AUTHORITY_EN})\b(?= saying| that| and| telling|$)|"
-    rf"this is (?:the |your |their )?(?:{_AUTHORITY_EN})\b)"
+    rf"this is (?:the |your |their )?(?:{_AUTHORITY_EN})\b|"
+    # written as someone's parent or teacher: "email teacher Yuna like I am Minji mother", "as if
+    # I were Minji's mother", "like you're Oliver Brown's dad" (a named person's relative; "like
+    # you are a teacher" is only a tone)
+    r"(?:like|as if|as though) (?:i am|i m|im|i was|i were|you are|you re|youre|you were|we are|"
+    r"we re|we were) (?!a |an |the |my |your |our |their )\w+(?: \w+)?(?: s)? "
+    r"(?:mother|mom|mum|mommy|father|dad|daddy|parent|parents|guardian|grandma|grandmother|"
+    r"grandpa|grandfather|teacher|aunt|uncle)\b)"
 )
 # "in my name" / "in our name" is honest; only someone else's name is impersonation.
 _OWN_NAME_EN = re.compile(r"\bin (?:my|our|the academy s|the school s) (?:own )?name\b")
@@ -194,6 +201,9 @@ _LIE_EN = re.compile(
 )
 _LIE_KO = re.compile(
     r"사실(?:은|이)? 아닌|거짓말|실제로[^.?!]{0,12}없|"
+    # "…홍역 돌았다고 문자 뿌려주세욬ㅋㅋ 진짜는 아닌데", "…사실 아님ㅋㅋ": said untrue, in passing
+    # ("진짜 아니라고" is a correction, the words to send)
+    r"진짜(?:는|로)?\s?(?:아닌데|아니지만|아님)|사실\s?아님|"
     # the sender concedes the claim is untrue: "사실은 아니지만 그래야 …", "사실은 아닙니다만"
     r"사실(?:은|이)?\s?(?:아니지만|아닙니다만|아니긴\s?하지만|아니긴\s?한데)|"
     r"반응(?:을|이)? (?:보려고|궁금|보자|볼까|보게)|"
@@ -286,6 +296,10 @@ _ABUSE_EN = re.compile(
     # to your son"
     r"something (?:\w+ )?(?:can|could|may|might|will|would|is going to|gonna) happen to "
     r"(?:him|her|them|you|your|his|their)\b|"
+    # …with the verb left bare, on an ultimatum: "if you not pay fee this week, something bad
+    # happen to your son", "pay this week or something bad happen to his kid"
+    r"\b(?:or|if (?:you|he|she|they) (?:not|don t|dont|do not|doesn t|doesnt|won t|wont))\b"
+    r"[^.?!]{0,60}?something (?:\w+ )?happens? to (?:him|her|them|you|your|his|their)\b|"
     # calling someone a criminal to others: "…we'll tell every parent his kid is a thief"
     r"(?:he|she|they|(?:his|her|their) \w+) (?:is|s|are|re|was) (?:a |an )?"
     r"(?:thief|thieves|liar|liars|criminal|crook|cheat|fraud|pervert)|"

@@ -43,6 +43,8 @@ _FAMILY_S = r"\b(?:mom|mum|dad|mother|father|parent|guardian)(?:['’]?s)?\s+"  
 _FIELD_WORDS: dict[Field, re.Pattern[str]] = {
     "email": re.compile(
         r"\be-?mail\s+(?:address(?:es)?|addr|add)\b|\bmail\s+address\b"
+        # "Emma Wilson 어머님 email address가 뭐예요?": a Korean particle glued to the noun
+        r"|\be-?mail\s*address(?=[가-힣])"
         r"|'s\s+(?:work\s+|personal\s+|home\s+)?e-?mail\b"
         r"|\be-?mail\s+(?:for|of)\b"
         # "what email we have on file for James Taylor?"
@@ -207,12 +209,23 @@ _OPTED_OUT = re.compile(
     r"(?: any)? (?:messages|texts|emails|e-mails)\b",
     _I,
 )
+# "텔레그램 되는 사람 누구. 수신거부 빼고.", "…except the ones who opted out": those who opted
+# out are left out of the answer, not asked about.
+_OPTED_OUT_LEFT_OUT = re.compile(
+    r"수신\s*거부(?:하신|한)?\s*(?:분|사람|분들|사람들)?\s*(?:은|는)?\s*(?:빼고|제외|말고)|"
+    r"\b(?:except|excluding|minus|not counting|apart from|leaving out|but not)\s+(?:the\s+)?"
+    r"(?:ones?\s+|those\s+|people\s+|anyone\s+|contacts\s+)?(?:who\s+(?:have\s+|has\s+)?)?"
+    r"(?:opted[- ]?out|unsubscribed)\b",
+    _I,
+)
 # Who belongs to a group, asked of a group the question names.
 _WHO_IS_IN = re.compile(
     r"명단|누구누구|누가\s*(?:있|속|들어|계)|누구(?:야|예요|에요|인지|있|세요)|어느\s*분|어떤\s*분|"
     r"\bwho(?:['\u2019]?s|\s+(?:is|are|else is))?\s+(?:actually\s+|exactly\s+|currently\s+|now\s+)?"
     r"(?:in|on|part of)\b|\bwho belongs?\b|"
     r"\bmembers?\b|"
+    # "Who've we got in the Class B lot again?"
+    r"\bwho(?:['\u2019]?ve|\s+have|\s+do)\s+we\s+(?:got|have)\s+(?:in|on)\b|"
     r"\bnames\b|\broster\b|\bwho (?:are|r|re) the\b|(?:\+|\band|&) who\W*$|"
     r"\blist (?:of )?(?:the |all )?(?:names|members|people|parents|teachers|contacts)\b",
     _I,
@@ -301,6 +314,8 @@ def find_lookup(text: str, directory: Directory) -> Lookup | None:
             return Lookup(_members(shared, ()), (), groups=shared, korean=korean, members=True)
     if contacts and fields:
         return Lookup(_about(contacts, fields), fields, contacts=contacts, korean=korean)
+    reachable = bool(_OPTED_OUT_LEFT_OUT.search(text))
+    text = _OPTED_OUT_LEFT_OUT.sub(" ", text)
     channels = [f for f, words in _CHANNEL_WORDS.items() if words.search(text)]
     lacking = bool(_LACKS.search(text))
     asks_who = bool(groups or _PEOPLE.search(text))
@@ -309,7 +324,7 @@ def find_lookup(text: str, directory: Directory) -> Lookup | None:
             _holders("opted_out", groups, lacking=False), (), groups=groups, korean=korean
         )
     if not contacts and len(channels) == 1 and asks_who and (lacking or _HAS.search(text)):
-        sql = _holders(channels[0], groups, lacking=lacking)
+        sql = _holders(channels[0], groups, lacking=lacking, reachable=reachable)
         return Lookup(sql, (channels[0],), groups=groups, lacking=lacking, korean=korean)
     if not contacts and groups and fields and "groups" not in fields:
         # "선생님들 메일주소가 어떻게 되지?", "the teachers' phone numbers?": each member's
@@ -390,14 +405,23 @@ def _members(groups: tuple[str, ...], fields: tuple[Field, ...]) -> str:
     )
 
 
-def _holders(field: Field | Literal["opted_out"], groups: tuple[str, ...], *, lacking: bool) -> str:
-    """Who has (or lacks) an address on a channel, or who opted out, within ``groups``."""
+def _holders(
+    field: Field | Literal["opted_out"],
+    groups: tuple[str, ...],
+    *,
+    lacking: bool,
+    reachable: bool = False,
+) -> str:
+    """Who has (or lacks) an address on a channel, or who opted out, within ``groups``;
+    ``reachable``: those who opted out are left out ("수신거부 빼고")."""
     if field == "opted_out":
         where, shown = ["c.opted_out"], "c.name"
     else:
         column = _COLUMN_SQL[field].split(" AS ")[0]
         where = [f"coalesce({column}, '') {'=' if lacking else '<>'} ''"]
         shown = "c.name, c.opted_out" if lacking else f"c.name, {_COLUMN_SQL[field]}, c.opted_out"
+        if reachable:
+            where.append("NOT c.opted_out")
     source = "actions_contact c"
     if groups:
         source += _JOINS

@@ -417,8 +417,9 @@ def _rules_question(text: str, words: str, *, korean: bool) -> RulesQuestion | N
 
 _TOOL_NOUNS_EN = r"(?:sms|text|text message|message|telegram|email|e mail|announcement|reminder)"
 _CANCEL = _whole(
-    r"(?:(?:oh|ok|okay|actually|wait|no|sorry|please|hmm|um|hold on|on second thought)\s+)*"
+    r"(?:(?:oh|ok|okay|actually|wait|no|sorry|please|hmm|um|hold on|on second thought|so)\s+)*"
     r"(?:cancel|withdraw|scrap|drop|undo|call off|forget|never ?mind|nvm|dont send|do not send|"
+    r"(?:dont|don t|do not) (?:proceed|go ahead) with|"
     # one word each after the verb: no backtracking blow-up
     r"stop|disregard|ignore)(?: (?:it|that|this|the|my|last|latest|one))*"
     rf"(?: (?P<tool>{_TOOL_NOUNS_EN}))?(?: (?:request|action))?"
@@ -446,15 +447,18 @@ _CANCEL_UNIT_EN = (
     r"(?:(?:take (?:it|that|this)(?: one)? back|(?:never ?mind|nvm)(?! (?:the|about|my|your)\b)|"
     r"forget (?:it|that|about it))|"
     r"(?:(?:cancel|withdraw|scratch|scrap|drop|undo|call off|forget|pull|retract|disregard|ignore|"
-    r"stop|hold off on|hold|dont send|do not send|don t send|never ?mind|nvm)\s*)+"
+    r"stop|hold off on|hold|dont send|do not send|don t send|never ?mind|nvm|"
+    # "so please do not proceed with that message after all"
+    r"(?:dont|don t|do not|please do not|please don t) (?:proceed|go ahead|go on) with)\s*)+"
     rf"(?:(?:{_CANCEL_REFERENT} )*(?:{_TOOL_NOUNS_EN})|"
     rf"(?:{_CANCEL_REFERENT} )*(?:it|that|this|one|everything)))"
-    r"(?: (?:request|action|one|please|thanks|thank you))*"
+    r"(?: (?:request|action|one|please|thanks|thank you|after all))*"
 )
 # One or more withdrawals in a row ("never mind, don't send it"); the tool is the first named.
 _CANCEL_OPENING_EN = re.compile(
-    r"^(?:(?:oh|ok|okay|actually|wait|no|nope|sorry|please|pls|hmm|um|uh|ah|oops|hey|"
-    r"hold on|on second thought|can you|could you|would you|will you|i want to|i d like to|"
+    r"^(?:(?:oh|ok|okay|actually|wait|no|nope|sorry|please|pls|hmm|um|uh|ah|oops|hey|so|"
+    r"hold on|on second thought|on reflection|can you|could you|would you|will you|i want to|"
+    r"i d like to|"
     r"lets|let s)\s+)*"
     rf"{_CANCEL_UNIT_EN}(?: {_CANCEL_UNIT_EN})*(?= |$)"
 )

@@ -150,10 +150,13 @@ _TOLD_LAST_KO = re.compile(
 _KO_TITLE_THEN_TOLD = re.compile(
     # (a title never runs on over "내용은": "제목은 셔틀노선변경 내용은 …하고 …한다고")
     r"[\s,.?]*제목(?:은|는)\s*(?P<heading>(?:(?!\s(?:내용|본문))[^,.?!]){2,30}?)"
-    r"(?:이고|고|으로\s*하고|로\s*하고)\s*,?\s*"
+    # "…제목은 체험학습 안내로 해주시공 담달에 과학관 간다구용": "…로 해 주시고" too
+    r"(?:이고|고|(?:으로|로)\s*(?:하고|하시고|해\s?주시고|해\s?주시공|해\s?주고|해\s?줘요?|"
+    r"해\s?주세요|부탁해요|부탁드려요))\s*,?\s*"
     # "…써 주세요"; or the request came before and the told part ends the message ("…이메일 좀
     # 보내주세요 제목은 셔틀 정류장 변경이고 다음주부터 정류장이 바뀌었다고요")
-    r"(?P<told>[^,.?!]{4,}?(?:라고|다고|자고))\s*(?:(?:써|적어|넣어)\S*|요)?\s*[.!~]*$"
+    r"(?P<told>[^,.?!]{4,}?(?:라고|다고|자고|라구|다구|자구))\s*(?:(?:써|적어|넣어)\S*|요|용)?"
+    r"\s*[.!~]*$"
 )
 _ADDRESS_FIRST_KO = re.compile(
     r"^(?P<to>\S+@\S+\.\w+)\s*(?:이|그|요)?\s*(?:주소|메일|이메일)?\s*"
@@ -305,6 +308,11 @@ _DASHED_HEADING = re.compile(
     r"(?:\s+(?:-{1,2}|[–—])\s+(?=\S)|"  # noqa: RUF001
     # "subject parent-teacher conference, his slot is 4:15 tmrw": a comma, then a statement
     rf"\s*[,;]\s+(?={_STATEMENT_START}))",
+    re.IGNORECASE,
+)
+_DASH_OPENS = re.compile(r"(?:-{1,2}|[–—])\s+(?=\S)")  # noqa: RUF001
+_TOPIC_LAST = re.compile(
+    r"\s\b(?:re|about|regarding|concerning)\s+(?:the\s+)?(?P<t>[^?.!,;]{2,60}?)\s*[?.!]*$",
     re.IGNORECASE,
 )
 # "email the class B parents about the museum trip - we need the slips back by Thursday": what
@@ -859,6 +867,17 @@ def _split(text: str) -> Split:
     )
     if labelled is not None:  # the quoted subject is not the body: split what is left
         before, after = text[: labelled.start()].rstrip(), text[labelled.end() :].lstrip()
+        dash = _DASH_OPENS.match(after)
+        spoken_of = _TOPIC_LAST.search(before) if dash is not None else None
+        if dash is not None and spoken_of is None and (asked := _split(before)).body is None:
+            # "…announcement up? Title 'Half-term' - holiday club runs …": the words after the dash
+            return Split(asked.head, tidy(after[dash.end() :]), labelled["heading"].strip())
+        if dash is not None and spoken_of is not None:
+            # "…email the Class A lot re the zoo trip consent forms? Subject 'Zoo trip' - forms back
+            # to us …": the topic said before heads the words after the dash
+            named_first = spoken_of["t"][:1].upper() + spoken_of["t"][1:]
+            body = f"{named_first}: {tidy(after[dash.end() :])}"
+            return Split(before[: spoken_of.start()].strip(), body, labelled["heading"].strip())
         split = _split(f"{before} {after}")
         if split.body is None and labelled.re is _LINE_HEADING and after:
             split = Split(before, tidy(after))  # "Subject: Trip⏎The bus leaves at 8"
@@ -1053,7 +1072,18 @@ def tidy(body: str) -> str:
     # A closing "thanks!" / "please" / "cheers" thanks the assistant, not the recipient.
     body = _CLOSING_THANKS.sub("", _SIGNED_OFF.sub("", body))
     body = _ON_MY_BEHALF.sub("", body).strip()
+    body = _BARE_REMIND.sub("Reminder: ", body)
     return body[:1].upper() + body[1:] if body else body
+
+
+# "…send telegram to Yuna teacher, remind report card deadline": the verb asks for a reminder
+# of the thing named after it ("Reminder: report card deadline"); not when someone is named
+# ("remind Emma that …", "remind them to …").
+_BARE_REMIND = re.compile(
+    r"^[Rr]emind\s+(?:about\s+|of\s+|re\s+)?"
+    r"(?!(?:him|her|them|me|us|you|everyone|everybody|all|to|that|the\s+\w+\s+(?:to|that))\b)"
+    r"(?=[a-z0-9])"
+)
 
 
 # After a labelled title, "내용" alone labels the text too.

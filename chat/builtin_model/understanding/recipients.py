@@ -328,6 +328,8 @@ def _ordered_group_hits(
     is a weaker hit, so two groups starting with it become a question."""
     for first in range(len(forms) - len(alias) + 1):
         window = forms[first : first + len(alias)]
+        if window[0][1][:1] == ["a"] and len(alias) > 1:
+            continue  # "a parent in class B": the article, not class A's letter
         if _words_cover(alias, [f for _, f in window]):
             yield Hit(group, "group", window[0][0], window[-1][0] + 1, weight)
     if len(alias) > 1 and weight == _GLOSSED:
@@ -507,11 +509,24 @@ def _one_counted_after(tokens: list[str], end: int) -> bool:
 
 
 def _one_of_before(tokens: list[str], start: int) -> bool:
-    """ "one of the class A parents", "one of our teachers"."""
-    return [t.lower() for t in tokens[max(0, start - 3) : start]] in (
-        ["one", "of", "the"],
-        ["one", "of", "our"],
+    """ "one of the class A parents", "one of our teachers"; "the mom from class A", "a parent
+    in class B" (one parent, said in the singular, of the group)."""
+    before = [t.lower() for t in tokens[max(0, start - 3) : start]]
+    if before in (["one", "of", "the"], ["one", "of", "our"]):
+        return True
+    if before[-1:] in (["the"], ["a"], ["that"]) and tokens[start].lower() in _ONE_PARENT_EN:
+        return True  # "a parent in class B", read as one window of the group's name
+    return (
+        len(before) == 3
+        and before[0] in ("the", "a", "that")
+        and before[1] in _ONE_PARENT_EN
+        and before[2] in ("from", "in", "of")
     )
+
+
+_ONE_PARENT_EN = frozenset(
+    {"mom", "mum", "mother", "dad", "father", "parent", "guardian", "mama", "papa"}
+)
 
 
 _MEMBER_KO = re.compile(r"^(?:어머님|어머니|아버님|아버지|학부모님?|부모님|선생님|학생)$")

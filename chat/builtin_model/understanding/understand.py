@@ -209,6 +209,17 @@ _GLUED_CHANNEL_KO = re.compile(
 )
 _GLUED_PLEASE_KO = re.compile(r"(?<=문자|메일|텔레|공지)(?=좀|ㄱㄱ)")
 _WRITTEN_STYLE_KO = re.compile(r"(?<=[가-힣])하여(?=\s?주)")
+# Voice input with no spaces at all ("김민지어머님한테문자보내줘내일수학시험은네시반에본다고"): the
+# request's verb ends where the words to send begin, and a label of the words ("…제목은수강료안내
+# 내용은…") starts a field of its own. Not before an ending that goes on the verb ("보내줘서",
+# "보내줘야", "보내주세요라고").
+_GLUED_REQUEST_KO = re.compile(
+    r"(?P<verb>(?:보내|올려|전해|남겨|넣어|날려|써|알려)(?:주세요|주십시오|줘요|주셈|줘))"
+    r"(?=[가-힣0-9])(?![서야도라봐요면고며여용욤유염잉])"
+)
+_GLUED_LABEL_KO = re.compile(
+    r"(?<=[가-힣])(?=(?:내용|본문)은)|(?<=[제내본][목용문]은)(?=[가-힣0-9])(?!요)"
+)
 # Laughter typed onto a clipped request ends it: "최유나쌤께 문자요ㅎㅎ 오늘 …" is "문자요. 오늘 …",
 # so the request and the words to send are read apart. Only there: elsewhere ("정신없네ㅠㅠ 암튼
 # …", "추울수있다고ㅠ 애들 …") the rules already read around it, and a full stop would cut them.
@@ -241,12 +252,22 @@ _THAT_WAY_KO = re.compile(
 )
 
 
+# "선생님들 보라고 공지 하나. 다음 달 …", "학부모님들 보시게 공지 좀": who is to read the notice is
+# its audience ("선생님들 대상으로 공지"), not its words.
+_READERS_KO = re.compile(
+    r"(?<=[가-힣])\s?(?:보(?:시)?라고|보(?:시)?게|보(?:시)?도록|읽(?:으)?(?:시)?라고|보실\s?수\s?있게)"
+    r"\s*(?=(?:전체\s?)?공지)"
+)
+
+
 def _korean_spelled_out(text: str) -> str:
     if not say.korean(text):
         return text
+    text = _READERS_KO.sub(" 대상으로 ", text)
     text = _TOLD_THEN_PLEASE_KO.sub(" 전해줘", text)
     text = _THAT_WAY_KO.sub(r"\g<channel> \g<between>\g<channel>로", text)
     glued = _GLUED_PLEASE_KO.sub(" ", _GLUED_CHANNEL_KO.sub(" ", _FEELING_GLUED_KO.sub(".", text)))
+    glued = _GLUED_LABEL_KO.sub(" ", _GLUED_REQUEST_KO.sub(r"\g<verb> ", glued))
     return _WRITTEN_STYLE_KO.sub("해", glued)
 
 
@@ -1091,7 +1112,9 @@ _GREETING_FIRST = re.compile(
     re.IGNORECASE,
 )
 _THANKS_LAST = re.compile(
-    r"(?:(?<=[.!~])\s+(?:(?:thank\s+you|thanks|thx|ty|many\s+thanks|thanks\s+again|"
+    r"(?:(?<=[.!~])\s+(?:(?:(?:lovely|great|brilliant|perfect|super)[,!]?\s+)?"
+    r"(?:thank\s+you|thanks|thx|ty|many\s+thanks|thanks\s+again|ta|"
+    r"cheers(?:\s+(?:mate|mates|love|all))?|"
     r"(?:muchas\s+)?gracias|merci(?:\s+beaucoup)?|감사합니다|고맙습니다)"
     r"(?:\s+(?:so\s+much|a\s+lot|very\s+much|po|in\s+advance|for\s+(?:your|the)\s+help))*"
     r"|have\s+a\s+(?:good|nice|great)\s+(?:one|day))"
@@ -1102,8 +1125,21 @@ _THANKS_LAST = re.compile(
 )
 
 
+# "…an e-mail to Mr Taylor, if that would not be too much bother.", "…James Taylor please, if
+# that's ok": a courtesy that closes the request says nothing to send.
+_COURTESY_LAST = re.compile(
+    r"[,;]?\s+if\s+(?:(?:it|that|this)\s*(?:'|\u2019)?\s*(?:is|s|would|will|isn't|wouldn't)"
+    r"(?:\s+not)?(?:\s+be)?(?:\s+(?:too\s+much|much|any|a)\s+(?:trouble|bother|hassle))|"
+    r"(?:it|that|this)\s*(?:'|\u2019)?\s*(?:is|s|would\s+be)\s+(?:ok|okay|alright|all\s+right|fine)"
+    r"(?:\s+with\s+you)?|you\s+(?:would|could|'d)\s+be\s+so\s+kind|"
+    r"you\s+(?:don't|do\s+not|dont)\s+mind)\s*[!.~^]*\s*$",
+    re.IGNORECASE,
+)
+
+
 def _without_pleasantries(text: str) -> str:
     plain = _THANKS_LAST.sub("", _GREETING_FIRST.sub("", text, count=1)).strip()
+    plain = _COURTESY_LAST.sub("", plain).strip()
     return plain or text
 
 
@@ -1872,7 +1908,7 @@ def _named(head: str) -> list[str]:
 _ANNOUNCE_WORDS = re.compile(
     r"\b(?:please|pls|plz|can you|could you|an+oun+c\w*|post|publish|put up|make|an?|the|notice|"
     r"for|to|titled|called|everyone)\b|전체|공지(?:사항)?(?:를|을|으로|로|요|염|용)?[~!.]*|올려\S*|띄워\S*|게시\S*|"
-    r"등록\S*|(?<!\S)수\s*있\S*|"
+    r"등록\S*|(?<!\S)수\s*있\S*|(?<!\S)대상으로(?!\S)|"
     r"해\s*줘\S*|해\s*주세요|주세요|좀|(?<!\S)(?:줘|줄래|줄래요|주실래요)(?!\S)",
     re.IGNORECASE,
 )

@@ -123,13 +123,20 @@ _DATE = re.compile(
     _I,
 )
 _OFFSET = re.compile(
-    rf"\bin\s+(?:(?P<half_an>half\s+an)\s+hour|(?P<n>\d+|an?|{_EN_WORDS})\s+"
+    # "after 2 day, at 2pm": "in", said as the Korean "2일 후" is
+    rf"\b(?:in|after)\s+(?:(?P<half_an>half\s+an)\s+hour|(?P<n>\d+|an?|{_EN_WORDS})\s+"
     r"(?P<unit>min(?:ute)?s?|h(?:ou)?rs?|days?|weeks?)(?P<and_half>\s+and\s+a\s+half)?)\b"
     rf"|\b(?:a\s+)?(?P<n_from>\d+|{_EN_WORDS})?\s*(?P<unit_from>day|week)s?\s+from\s+(?:now|today)\b"
     rf"|(?P<kn>\d+|{_KO_WORDS})\s*(?P<kunit>분|시간|일|주일?)"
     r"(?:\s*(?P<khalf>반)|\s*(?P<km>\d{1,2})\s*분)?\s*(?:후|뒤|있다가)"
-    r"|(?P<kdays>하루|이틀|사흘|나흘|일주일|열흘)\s*(?:후|뒤)",
+    # "삼일뒤", "오일 후": a count of days in Sino-Korean numerals
+    r"|(?P<kdays>하루|이틀|사흘|나흘|일주일|열흘|이일|삼일|사일|오일|육일|칠일|십일)\s*(?:후|뒤)",
     _I,
+)
+_KO_DAYS = (
+    {"하루": 1, "이틀": 2, "사흘": 3, "나흘": 4, "일주일": 7, "열흘": 10}
+    | {f"{numeral}일": n for n, numeral in enumerate("이삼사오육칠", start=2)}
+    | {"십일": 10}
 )
 _MINUTES = {"min": 1, "h": 60, "시": 60, "분": 1}
 _LATIN_THEN_HANGUL = re.compile(r"(?<=[A-Za-z])(?=[가-힣])")
@@ -137,7 +144,7 @@ _LATIN_THEN_HANGUL = re.compile(r"(?<=[A-Za-z])(?=[가-힣])")
 
 # The English words a time is said in ("in 2 days at 4:30pm", "tomorrow morning at nine").
 _TIME_WORD = re.compile(
-    r"at|in|on|by|around|about|the|this|next|of|a|an|day|days|week|weeks|hours?|mins?|minutes?|"
+    r"at|in|after|on|by|around|about|the|this|next|of|a|an|day|days|week|weeks|hours?|mins?|minutes?|"
     r"today|tonight|tomorrow|tmrw?|morning|afternoon|evening|night|noon|midday|o'?clock|"
     r"\d{1,2}(?::\d{2})?(?:\s*(?:am|pm|a\.m\.|p\.m\.))?|am|pm|a\.m\.|p\.m\.|"
     rf"{_EN_WORDS}|half|quarter|past|to|(?:{_WEEKDAY_STEM})(?:day)?",
@@ -361,7 +368,7 @@ def _offset(text: str) -> tuple[str, timedelta] | None:
         days = 7 if match["unit_from"].lower() == "week" else 1
         return match.group(0), timedelta(days=days * _number(match["n_from"] or "1"))
     if match["kdays"]:
-        days = {"하루": 1, "이틀": 2, "사흘": 3, "나흘": 4, "일주일": 7, "열흘": 10}[match["kdays"]]
+        days = _KO_DAYS[match["kdays"]]
         return match.group(0), timedelta(days=days)
     if match["kunit"]:
         count, unit = _number(match["kn"]), match["kunit"]
