@@ -416,10 +416,12 @@ def _rules_question(text: str, words: str, *, korean: bool) -> RulesQuestion | N
 
 
 _TOOL_NOUNS_EN = r"(?:sms|text|text message|message|telegram|email|e mail|announcement|reminder)"
+# "so please do not proceed with that message after all": the request is not to go on
+_NOT_GOING_ON = r"(?:dont|don t|do not) (?:proceed|go ahead|go on) with"
 _CANCEL = _whole(
     r"(?:(?:oh|ok|okay|actually|wait|no|sorry|please|hmm|um|hold on|on second thought|so)\s+)*"
     r"(?:cancel|withdraw|scrap|drop|undo|call off|forget|never ?mind|nvm|dont send|do not send|"
-    r"(?:dont|don t|do not) (?:proceed|go ahead) with|"
+    rf"{_NOT_GOING_ON}|"
     # one word each after the verb: no backtracking blow-up
     r"stop|disregard|ignore)(?: (?:it|that|this|the|my|last|latest|one))*"
     rf"(?: (?P<tool>{_TOOL_NOUNS_EN}))?(?: (?:request|action))?"
@@ -447,9 +449,7 @@ _CANCEL_UNIT_EN = (
     r"(?:(?:take (?:it|that|this)(?: one)? back|(?:never ?mind|nvm)(?! (?:the|about|my|your)\b)|"
     r"forget (?:it|that|about it))|"
     r"(?:(?:cancel|withdraw|scratch|scrap|drop|undo|call off|forget|pull|retract|disregard|ignore|"
-    r"stop|hold off on|hold|dont send|do not send|don t send|never ?mind|nvm|"
-    # "so please do not proceed with that message after all"
-    r"(?:dont|don t|do not|please do not|please don t) (?:proceed|go ahead|go on) with)\s*)+"
+    rf"stop|hold off on|hold|dont send|do not send|don t send|never ?mind|nvm|{_NOT_GOING_ON})\s*)+"
     rf"(?:(?:{_CANCEL_REFERENT} )*(?:{_TOOL_NOUNS_EN})|"
     rf"(?:{_CANCEL_REFERENT} )*(?:it|that|this|one|everything)))"
     r"(?: (?:request|action|one|please|thanks|thank you|after all))*"

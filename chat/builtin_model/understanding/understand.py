@@ -218,7 +218,7 @@ _GLUED_REQUEST_KO = re.compile(
     r"(?=[가-힣0-9])(?![서야도라봐요면고며여용욤유염잉])"
 )
 _GLUED_LABEL_KO = re.compile(
-    r"(?<=[가-힣])(?=(?:내용|본문)은)|(?<=[제내본][목용문]은)(?=[가-힣0-9])(?!요)"
+    r"(?<=[가-힣])(?=(?:내용|본문)은)|(?<=제목은|내용은|본문은)(?=[가-힣0-9])(?!요)"
 )
 # Laughter typed onto a clipped request ends it: "최유나쌤께 문자요ㅎㅎ 오늘 …" is "문자요. 오늘 …",
 # so the request and the words to send are read apart. Only there: elsewhere ("정신없네ㅠㅠ 암튼

@@ -122,6 +122,12 @@ _DATE = re.compile(
     r"|(?:(?P<kmon>\d{1,2})\s*월\s*)?(?P<kd>\d{1,2})\s*일(?!\s*(?:후|뒤|간|요일))",
     _I,
 )
+# Days counted in words: native ("사흘") and, as dictated, Sino-Korean ("삼일뒤", "오일 후").
+_KO_DAYS = (
+    {"하루": 1, "이틀": 2, "사흘": 3, "나흘": 4, "일주일": 7, "열흘": 10}
+    | {f"{numeral}일": n for n, numeral in enumerate("이삼사오육칠", start=2)}
+    | {"십일": 10}
+)
 _OFFSET = re.compile(
     # "after 2 day, at 2pm": "in", said as the Korean "2일 후" is
     rf"\b(?:in|after)\s+(?:(?P<half_an>half\s+an)\s+hour|(?P<n>\d+|an?|{_EN_WORDS})\s+"
@@ -129,14 +135,8 @@ _OFFSET = re.compile(
     rf"|\b(?:a\s+)?(?P<n_from>\d+|{_EN_WORDS})?\s*(?P<unit_from>day|week)s?\s+from\s+(?:now|today)\b"
     rf"|(?P<kn>\d+|{_KO_WORDS})\s*(?P<kunit>분|시간|일|주일?)"
     r"(?:\s*(?P<khalf>반)|\s*(?P<km>\d{1,2})\s*분)?\s*(?:후|뒤|있다가)"
-    # "삼일뒤", "오일 후": a count of days in Sino-Korean numerals
-    r"|(?P<kdays>하루|이틀|사흘|나흘|일주일|열흘|이일|삼일|사일|오일|육일|칠일|십일)\s*(?:후|뒤)",
+    rf"|(?P<kdays>{'|'.join(sorted(_KO_DAYS, key=len, reverse=True))})\s*(?:후|뒤)",
     _I,
-)
-_KO_DAYS = (
-    {"하루": 1, "이틀": 2, "사흘": 3, "나흘": 4, "일주일": 7, "열흘": 10}
-    | {f"{numeral}일": n for n, numeral in enumerate("이삼사오육칠", start=2)}
-    | {"십일": 10}
 )
 _MINUTES = {"min": 1, "h": 60, "시": 60, "분": 1}
 _LATIN_THEN_HANGUL = re.compile(r"(?<=[A-Za-z])(?=[가-힣])")
